@@ -1,0 +1,88 @@
+import { zValidator } from "@hono/zod-validator";
+import { createFactory } from "hono/factory";
+import { jsonError } from "../http-errors";
+import type { Logger } from "../observability/logger";
+import { admissionDuration, admissionTotal } from "../observability/metrics";
+import { encodeResponse } from "./response";
+import { type AdmissionRequest, admissionReviewSchema } from "./review";
+import type { HandlerName, Rule } from "./rule";
+import { errored, type Verdict } from "./verdict";
+
+type AdmissionEnv = { Variables: { receivedAt: number } };
+
+const factory = createFactory<AdmissionEnv>();
+
+/** `application/json`, optionally with parameters such as `charset=utf-8`. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+const requireJsonBody = factory.createMiddleware(async (c, next) => {
+  c.set("receivedAt", performance.now());
+  const contentType = c.req.header("content-type") ?? "";
+  if (!JSON_MEDIA_TYPE.test(contentType)) {
+    return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
+  }
+  await next();
+});
+
+const validReview = zValidator("json", admissionReviewSchema, (result, c) => {
+  if (!result.success) {
+    const details = result.error.issues.map(
+      (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
+    );
+    return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
+  }
+});
+
+async function decide(rule: Rule, request: AdmissionRequest, log: Logger): Promise<Verdict> {
+  try {
+    return await rule(request);
+  } catch (error) {
+    log.error({ err: error, uid: request.uid }, "rule failed unexpectedly");
+    return errored(
+      "internal",
+      "internal error while evaluating the request; retry, and report it if it persists",
+    );
+  }
+}
+
+/**
+ * The one admission pipeline: Content-Type check, envelope validation, the
+ * rule, then exactly one metric sample, one log line and the encoded review.
+ */
+export function admit(handler: HandlerName, rule: Rule, log: Logger) {
+  return factory.createHandlers(requireJsonBody, validReview, async (c) => {
+    const { apiVersion, request } = c.req.valid("json");
+    const verdict = await decide(rule, request, log);
+    const body = encodeResponse(apiVersion, request.uid, verdict);
+
+    admissionTotal.labels(handler, verdict.result, verdict.reason).inc();
+    admissionDuration.labels(handler).observe((performance.now() - c.get("receivedAt")) / 1000);
+    logVerdict(log, handler, request, verdict);
+    return c.json(body);
+  });
+}
+
+function logVerdict(
+  log: Logger,
+  handler: HandlerName,
+  request: AdmissionRequest,
+  verdict: Verdict,
+) {
+  const fields = {
+    handler,
+    uid: request.uid,
+    operation: request.operation,
+    kind: request.kind?.kind,
+    resource: request.namespace
+      ? `${request.namespace}/${request.name ?? ""}`
+      : (request.name ?? ""),
+    user: request.userInfo?.username,
+    result: verdict.result,
+    reason: verdict.reason,
+  };
+  if (verdict.result === "error")
+    log.error({ ...fields, message: verdict.message }, "admission error");
+  else if (verdict.result === "deny")
+    log.warn({ ...fields, message: verdict.message }, "admission denied");
+  else log.debug(fields, "admission allowed");
+}

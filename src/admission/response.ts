@@ -1,0 +1,30 @@
+import { MESSAGE_PREFIX } from "../cocoon/keys";
+import type { AdmissionApiVersion } from "./review";
+import type { Verdict } from "./verdict";
+
+export interface AdmissionResponseReview {
+  apiVersion: AdmissionApiVersion;
+  kind: "AdmissionReview";
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { code: 403; reason: "Forbidden"; message: string };
+  };
+}
+
+/** The AdmissionReview answer, in the apiVersion the apiserver sent. Never carries a patch. */
+export function encodeResponse(
+  apiVersion: AdmissionApiVersion,
+  uid: string,
+  verdict: Verdict,
+): AdmissionResponseReview {
+  const response: AdmissionResponseReview["response"] = { uid, allowed: verdict.allowed };
+  if (!verdict.allowed) {
+    response.status = {
+      code: 403,
+      reason: "Forbidden",
+      message: `${MESSAGE_PREFIX}${verdict.message ?? verdict.reason}`,
+    };
+  }
+  return { apiVersion, kind: "AdmissionReview", response };
+}

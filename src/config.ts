@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { OPERATOR_USERNAME } from "./cocoon/keys";
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** Parses Go-style durations as the manifests write them: `800ms`, `3s`, `1m30s`. */
+export function parseDurationMs(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === "0") return 0;
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== trimmed) return undefined;
+  return parts.reduce(
+    (total, [, amount, unit]) =>
+      total + Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS],
+    0,
+  );
+}
+
+const duration = (options: { positive: boolean }) =>
+  z.string().transform((text, ctx) => {
+    const ms = parseDurationMs(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 800ms or 3s` });
+      return z.NEVER;
+    }
+    if (options.positive && ms <= 0) {
+      ctx.addIssue({ code: "custom", message: "must be greater than zero" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+export interface ListenAddress {
+  readonly hostname: string;
+  readonly port: number;
+}
+
+const listenAddress = z.string().transform((text, ctx): ListenAddress => {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[3]);
+  if (!match || !Number.isInteger(port) || port > 65535) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not [host]:port, e.g. :8443` });
+    return z.NEVER;
+  }
+  const hostname = match[1] ?? match[2] ?? "";
+  return { hostname: hostname === "" ? "0.0.0.0" : hostname, port };
+});
+
+const usernameList = z
+  .string()
+  .transform(
+    (text) =>
+      new Set(
+        text
+          .split(",")
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ) as ReadonlySet<string>,
+  )
+  .refine((names) => names.size > 0, "must name at least one user");
+
+const positiveInteger = z
+  .string()
+  .regex(/^\d+$/, "must be a whole number of bytes")
+  .transform(Number)
+  .refine((bytes) => bytes > 0, "must be greater than zero");
+
+/** SPEC §10, one entry per environment variable. */
+const environmentSchema = z.object({
+  KUBECONFIG: z.string().optional(),
+  WEBHOOK_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  TLS_CERT: z.string().min(1).default("/etc/cocoon/webhook/certs/tls.crt"),
+  TLS_KEY: z.string().min(1).default("/etc/cocoon/webhook/certs/tls.key"),
+  LISTEN_ADDR: listenAddress.prefault(":8443"),
+  METRICS_ADDR: listenAddress.prefault(":9090"),
+  POD_CREATORS: usernameList.prefault(OPERATOR_USERNAME),
+  APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
+  SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
+  MAX_REQUEST_BYTES: positiveInteger.prefault("7340032"),
+  DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
+});
+
+export type Config = z.infer<typeof environmentSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+}
+
+/** Reads the configuration; an unset or empty variable takes its default. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(environmentSchema.shape)
+      .map((name) => [name, env[name]] as const)
+      .filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = environmentSchema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+  );
+}

@@ -1,0 +1,18 @@
+import type { Context } from "hono";
+
+type ErrorStatus = 400 | 404 | 405 | 413 | 415 | 500;
+
+/** Every non-review answer is a small JSON object saying what was wrong. */
+export const jsonError = (c: Context, status: ErrorStatus, error: string, details?: string[]) =>
+  c.json(details ? { error, details } : { error }, status);
+
+export function methodNotAllowed(c: Context, allowed: readonly string[]) {
+  c.header("Allow", allowed.join(", "));
+  return jsonError(
+    c,
+    405,
+    `method ${c.req.method} not allowed on ${c.req.path}; use ${allowed.join(" or ")}`,
+  );
+}
+
+export const notFound = (c: Context) => jsonError(c, 404, `no such path: ${c.req.path}`);

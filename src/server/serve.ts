@@ -1,0 +1,90 @@
+import type { HandlerName, Rule } from "../admission/rule";
+import type { Config } from "../config";
+import type { Logger } from "../observability/logger";
+import { tlsCertificateExpiry, tlsReloadsTotal } from "../observability/metrics";
+import { AdmissionListener } from "./admission-listener";
+import { createAdmissionApp, createOpsApp } from "./apps";
+import type { Readiness } from "./probes";
+import { loadTlsPair, type TlsPair } from "./tls-pair";
+import { watchTlsFiles } from "./tls-watcher";
+
+export const TLS_POLL_INTERVAL_MS = 1000;
+
+export interface RunningServer {
+  readonly admissionPort: number;
+  readonly opsPort: number;
+  /** Resolves once shutdown is complete; true when in-flight requests all finished in time. */
+  shutdown(): Promise<boolean>;
+}
+
+function recordCertificate(pair: TlsPair): void {
+  tlsCertificateExpiry.set(Math.floor(pair.notAfter.getTime() / 1000));
+}
+
+/** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
+export function startServer(
+  config: Config,
+  rules: Readonly<Record<HandlerName, Rule>>,
+  log: Logger,
+): RunningServer {
+  const readiness: Readiness = { ready: true };
+  const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+  const admissionApp = createAdmissionApp(rules, readiness, log);
+  const listener = new AdmissionListener(
+    {
+      address: config.LISTEN_ADDR,
+      maxRequestBodySize: config.MAX_REQUEST_BYTES,
+      fetch: (request) => admissionApp.fetch(request),
+    },
+    pair,
+  );
+  recordCertificate(pair);
+
+  const opsApp = createOpsApp(readiness, log);
+  const ops = Bun.serve({
+    hostname: config.METRICS_ADDR.hostname,
+    port: config.METRICS_ADDR.port,
+    fetch: (request) => opsApp.fetch(request),
+  });
+
+  const stopWatching = watchTlsFiles(
+    [config.TLS_CERT, config.TLS_KEY],
+    TLS_POLL_INTERVAL_MS,
+    () => {
+      try {
+        const next = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+        listener.rotate(next);
+        recordCertificate(next);
+        tlsReloadsTotal.labels("success").inc();
+        log.info({ notAfter: next.notAfter.toISOString() }, "serving rotated TLS certificate");
+      } catch (error) {
+        tlsReloadsTotal.labels("failure").inc();
+        log.error(
+          { err: error },
+          "TLS certificate change not applied; still serving the previous certificate, will retry on the next change",
+        );
+      }
+    },
+  );
+
+  log.info(
+    { admission: listener.port, ops: ops.port, notAfter: pair.notAfter.toISOString() },
+    "cocoon-webhook serving",
+  );
+
+  return {
+    admissionPort: listener.port,
+    opsPort: ops.port ?? config.METRICS_ADDR.port,
+    async shutdown() {
+      readiness.ready = false;
+      listener.beginDrain();
+      log.info({ drainDelayMs: config.DRAIN_DELAY }, "shutdown: not ready, draining");
+      await Bun.sleep(config.DRAIN_DELAY);
+      stopWatching();
+      log.info({ timeoutMs: config.SHUTDOWN_TIMEOUT }, "shutdown: finishing in-flight requests");
+      const finished = await listener.stop(config.SHUTDOWN_TIMEOUT);
+      await ops.stop(true);
+      return finished;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, test } from "bun:test";
+import { BINARY } from "./harness";
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = Bun.spawnSync([BINARY, ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 10_000,
+  });
+  return {
+    code: result.exitCode,
+    stdout: result.stdout.toString(),
+    stderr: result.stderr.toString(),
+  };
+}
+
+describe("command line", () => {
+  test("version prints version, revision and build time", () => {
+    const { code, stdout } = run(["version"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^cocoon-webhook \d+\.\d+\.\d+ \(revision \S+, built \d{4}-\d\d-\d\dT/);
+  });
+
+  test("an unknown command is a usage error", () => {
+    const { code, stderr } = run(["frobnicate"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("usage:");
+  });
+
+  test.each([
+    ["APISERVER_TIMEOUT", "0s"],
+    ["APISERVER_TIMEOUT", "soon"],
+    ["DRAIN_DELAY", "-1s"],
+    ["SHUTDOWN_TIMEOUT", "15"],
+    ["LISTEN_ADDR", "8443"],
+    ["METRICS_ADDR", ":99999"],
+    ["MAX_REQUEST_BYTES", "7MiB"],
+    ["WEBHOOK_LOG_LEVEL", "verbose"],
+    ["POD_CREATORS", " , "],
+  ])("serve refuses %s=%p and names the variable", (variable, value) => {
+    const { code, stderr } = run(["serve"], { [variable]: value });
+    expect(code).toBe(2);
+    expect(stderr).toContain(variable);
+  });
+});

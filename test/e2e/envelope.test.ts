@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { review } from "./reviews";
+
+const MAX_REQUEST_BYTES = 64 * 1024;
+let webhook: WebhookProcess;
+
+beforeAll(async () => {
+  webhook = await startWebhook({ env: { MAX_REQUEST_BYTES: String(MAX_REQUEST_BYTES) } });
+});
+afterAll(async () => {
+  await webhook.stop();
+});
+
+const notGatedPod = {
+  metadata: { name: "plain" },
+  spec: { containers: [{ name: "app", image: "nginx" }] },
+};
+
+describe("AdmissionReview envelope over HTTPS", () => {
+  test("echoes request.uid and answers in v1, ignoring the apiserver's ?timeout query", async () => {
+    const sent = review({ object: notGatedPod });
+    const response = await webhook.post("/mutate?timeout=5s", sent);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toStartWith("application/json");
+    expect(await response.json()).toEqual({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: sent.request.uid, allowed: true },
+    });
+  });
+
+  test("answers a v1beta1 review in v1beta1", async () => {
+    const sent = review({ apiVersion: "admission.k8s.io/v1beta1", object: notGatedPod });
+    const body = await (await webhook.post("/mutate", sent)).json();
+    expect(body.apiVersion).toBe("admission.k8s.io/v1beta1");
+    expect(body.response.uid).toBe(sent.request.uid);
+  });
+
+  test.each([
+    ["not JSON", "{not json", "not valid JSON"],
+    ["kind is not AdmissionReview", { ...review(), kind: "Pod" }, "kind"],
+    ["unknown apiVersion", { ...review(), apiVersion: "admission.k8s.io/v2" }, "apiVersion"],
+    ["no request", { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, "request"],
+    ["request without uid", { ...review(), request: { operation: "CREATE" } }, "request.uid"],
+    ["empty uid", { ...review(), request: { ...review().request, uid: "" } }, "request.uid"],
+    ["a JSON array", [], "(body)"],
+  ])("400 with a JSON error for %s", async (_label, body, named) => {
+    const response = await webhook.post("/validate", body);
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain(named);
+  });
+
+  test("415 for a Content-Type other than application/json", async () => {
+    const response = await webhook.post("/mutate", review(), { "content-type": "text/plain" });
+    expect(response.status).toBe(415);
+    expect((await response.json()).error).toContain("application/json");
+  });
+
+  test("accepts application/json with a charset parameter", async () => {
+    const response = await webhook.post("/mutate", review({ object: notGatedPod }), {
+      "content-type": "application/json; charset=utf-8",
+    });
+    expect(response.status).toBe(200);
+  });
+
+  test("413 for a body over MAX_REQUEST_BYTES, and the server keeps serving", async () => {
+    const huge = JSON.stringify(review({ object: { padding: "x".repeat(MAX_REQUEST_BYTES) } }));
+    expect((await webhook.post("/mutate", huge)).status).toBe(413);
+    expect((await webhook.post("/mutate", review({ object: notGatedPod }))).status).toBe(200);
+  });
+
+  test("404 with a JSON body for an unknown path", async () => {
+    const response = await webhook.post("/nope", review());
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toContain("/nope");
+  });
+
+  test("405 with a JSON body and Allow header for a wrong method", async () => {
+    const response = await fetch(`${webhook.admissionUrl}/validate-cocoonset`, {
+      tls: { ca: webhook.ca.cert },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect((await response.json()).error).toContain("GET");
+  });
+
+  test("records exactly one admission sample per review that reaches a handler, none for envelope errors", async () => {
+    const labels = {
+      handler: "validate_cocoonhibernation",
+      result: "skipped",
+      reason: "operation",
+    };
+    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const hibernationDelete = review({
+      operation: "DELETE",
+      kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
+    });
+    await webhook.post("/validate-cocoonhibernation", hibernationDelete);
+    await webhook.post("/validate-cocoonhibernation", "{broken");
+    await webhook.post("/validate-cocoonhibernation", review(), { "content-type": "text/plain" });
+    const after = await webhook.metrics();
+    expect(sampleValue(after, "cocoon_webhook_admission_total", labels)).toBe(before + 1);
+    expect(
+      sampleValue(after, "cocoon_webhook_admission_duration_seconds_count", {
+        handler: "validate_cocoonhibernation",
+      }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  test("refuses plaintext HTTP on the admission port", async () => {
+    const plain = webhook.admissionUrl.replace("https://", "http://");
+    const outcome = await fetch(`${plain}/healthz`).then(
+      (response) => response.status,
+      () => "refused",
+    );
+    expect(outcome).not.toBe(200);
+  });
+});

@@ -1,0 +1,142 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
+
+export const BINARY = join(import.meta.dir, "../../dist/cocoon-webhook");
+
+if (!existsSync(BINARY)) {
+  throw new Error(`${BINARY} is missing: run \`make build\` (or \`make e2e\`) first`);
+}
+
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+export interface WebhookProcess {
+  readonly ca: TestCa;
+  readonly serving: KeyPair;
+  readonly admissionUrl: string;
+  readonly opsUrl: string;
+  readonly process: Subprocess<"ignore", "pipe", "pipe">;
+  /** Every stdout line so far (JSON log lines). */
+  readonly logs: () => string[];
+  /** POSTs a body to an admission path over HTTPS, verifying the test CA. */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** The ops listener's /metrics text. */
+  metrics(): Promise<string>;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export interface StartOptions {
+  readonly env?: Record<string, string>;
+  readonly ca?: TestCa;
+  readonly serving?: KeyPair;
+}
+
+/** Starts the compiled binary with a test CA's certificate and waits until /readyz answers. */
+export async function startWebhook(options: StartOptions = {}): Promise<WebhookProcess> {
+  const ca = options.ca ?? createTestCa("webhook-ca");
+  const serving = options.serving ?? ca.issue(`serving-${crypto.randomUUID()}`);
+  const admissionPort = freePort();
+  const opsPort = freePort();
+  const child = Bun.spawn([BINARY, "serve"], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      TLS_CERT: serving.certFile,
+      TLS_KEY: serving.keyFile,
+      LISTEN_ADDR: `127.0.0.1:${admissionPort}`,
+      METRICS_ADDR: `127.0.0.1:${opsPort}`,
+      DRAIN_DELAY: "0s",
+      SHUTDOWN_TIMEOUT: "5s",
+      WEBHOOK_LOG_LEVEL: "debug",
+      ...options.env,
+    },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const lines: string[] = [];
+  const errors: string[] = [];
+  collectLines(child.stdout, lines);
+  collectLines(child.stderr, errors);
+
+  const admissionUrl = `https://localhost:${admissionPort}`;
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  await waitUntilReady(opsUrl, child, errors);
+
+  return {
+    ca,
+    serving,
+    admissionUrl,
+    opsUrl,
+    process: child,
+    logs: () => [...lines],
+    post: (path, body, headers = {}) =>
+      fetch(`${admissionUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+        tls: { ca: ca.cert },
+      }),
+    metrics: async () => (await fetch(`${opsUrl}/metrics`)).text(),
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
+      return child.exited;
+    },
+  };
+}
+
+async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    const complete = pending.split("\n");
+    pending = complete.pop() ?? "";
+    into.push(...complete.filter(Boolean));
+  }
+}
+
+async function waitUntilReady(opsUrl: string, child: Subprocess, stderr: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      await Bun.sleep(50); // let stderr drain
+      throw new Error(
+        `cocoon-webhook exited with ${child.exitCode} before becoming ready: ${stderr.join("\n")}`,
+      );
+    }
+    try {
+      if ((await fetch(`${opsUrl}/readyz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(20);
+  }
+  throw new Error("cocoon-webhook did not become ready within 10 s");
+}
+
+/** The value of one sample in Prometheus text exposition, or 0 when absent. */
+export function sampleValue(
+  metricsText: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
+  for (const line of metricsText.split("\n")) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries(
+      [...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => present[key] === value))
+      return Number(match[3]);
+  }
+  return 0;
+}

@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test";
+import https from "node:https";
+import { startWebhook, type WebhookProcess } from "./harness";
+import { review } from "./reviews";
+
+const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
+
+/** Starts a review whose body is held back until `finish()`: in flight from the server's view. */
+function requestInFlight(webhook: WebhookProcess) {
+  const body = JSON.stringify(plainPod);
+  const { hostname, port } = new URL(webhook.admissionUrl);
+  let finish = () => {};
+  const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const request = https.request(
+      {
+        host: hostname,
+        port,
+        path: "/mutate",
+        method: "POST",
+        ca: webhook.ca.cert,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on("error", reject);
+    request.write(body.slice(0, 10));
+    request.flushHeaders();
+    finish = () => request.end(body.slice(10));
+  });
+  return { answered, finish: () => finish() };
+}
+
+describe("probes", () => {
+  test("answer on both listeners and reject other methods", async () => {
+    const webhook = await startWebhook();
+    try {
+      const tlsOptions = { tls: { ca: webhook.ca.cert } };
+      for (const base of [webhook.admissionUrl, webhook.opsUrl]) {
+        const healthz = await fetch(`${base}/healthz`, tlsOptions);
+        expect([healthz.status, await healthz.text()]).toEqual([200, "ok"]);
+        const readyz = await fetch(`${base}/readyz`, tlsOptions);
+        expect([readyz.status, await readyz.text()]).toEqual([200, "ready"]);
+        expect((await fetch(`${base}/healthz`, { ...tlsOptions, method: "POST" })).status).toBe(
+          405,
+        );
+      }
+      const metrics = await fetch(`${webhook.opsUrl}/metrics`);
+      expect(metrics.headers.get("content-type")).toContain("text/plain");
+      expect(await metrics.text()).toContain("process_resident_memory_bytes");
+    } finally {
+      await webhook.stop();
+    }
+  });
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM: not ready at once, serves through DRAIN_DELAY, finishes in-flight requests, exits 0", async () => {
+    const webhook = await startWebhook({ env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s" } });
+    const inFlight = requestInFlight(webhook);
+    await Bun.sleep(100);
+
+    const signalledAt = Date.now();
+    webhook.process.kill("SIGTERM");
+    await Bun.sleep(100);
+    expect((await fetch(`${webhook.opsUrl}/readyz`)).status).toBe(503);
+    expect(
+      (await fetch(`${webhook.admissionUrl}/readyz`, { tls: { ca: webhook.ca.cert } })).status,
+    ).toBe(503);
+
+    const duringDrain = await webhook.post("/mutate", plainPod);
+    expect(duringDrain.status).toBe(200);
+    expect(duringDrain.headers.get("connection")).toBe("close");
+    expect((await duringDrain.json()).response.allowed).toBeTrue();
+
+    await Bun.sleep(1700); // past DRAIN_DELAY: the listener no longer accepts, the held request is still open
+    inFlight.finish();
+    const answer = await inFlight.answered;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).response.uid).toBe(plainPod.request.uid);
+
+    expect(await webhook.process.exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(1500 + 5000);
+  }, 15_000);
+
+  test("a second signal exits at once", async () => {
+    const webhook = await startWebhook({ env: { DRAIN_DELAY: "20s" } });
+    webhook.process.kill("SIGTERM");
+    await Bun.sleep(200);
+    const secondAt = Date.now();
+    webhook.process.kill("SIGINT");
+    const code = await webhook.process.exited;
+    expect(Date.now() - secondAt).toBeLessThan(1000);
+    expect(code).not.toBe(0);
+  });
+});

@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { X509Certificate } from "node:crypto";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import tls from "node:tls";
+import type { KeyPair } from "../support/certs";
+import { createTestCa } from "../support/certs";
+import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { review } from "./reviews";
+
+/** The certificate a fresh TLS handshake is served, by serial number. */
+function servedSerial(
+  url: string,
+  ca: string,
+  options: tls.ConnectionOptions = {},
+): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect(
+      { host: hostname, port: Number(port), ca, servername: hostname, ...options },
+      () => {
+        resolve(socket.getPeerCertificate().serialNumber);
+        socket.end();
+      },
+    );
+    socket.on("error", reject);
+  });
+}
+
+const serialOf = (pair: { cert: string }) => new X509Certificate(pair.cert).serialNumber;
+
+async function eventually<T>(
+  probe: () => Promise<T>,
+  until: (value: T) => boolean,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (until(value) || Date.now() > deadline) return value;
+    await Bun.sleep(100);
+  }
+}
+
+/** A Secret volume's layout: files are symlinks through `..data` to a timestamped directory. */
+class SecretVolume {
+  readonly dir = mkdtempSync(join(tmpdir(), "cocoon-secret-"));
+  readonly certFile = join(this.dir, "tls.crt");
+  readonly keyFile = join(this.dir, "tls.key");
+  #generation = 0;
+
+  constructor(pair: KeyPair) {
+    this.publish(pair);
+    symlinkSync("..data/tls.crt", this.certFile);
+    symlinkSync("..data/tls.key", this.keyFile);
+  }
+
+  /** What the kubelet does: new directory, then an atomic rename of the `..data` link. */
+  publish(pair: { cert: string; key: string }): void {
+    const version = `..${Date.now()}_${++this.#generation}`;
+    mkdirSync(join(this.dir, version));
+    writeFileSync(join(this.dir, version, "tls.crt"), pair.cert);
+    writeFileSync(join(this.dir, version, "tls.key"), pair.key);
+    symlinkSync(version, join(this.dir, "..data_tmp"));
+    renameSync(join(this.dir, "..data_tmp"), join(this.dir, "..data"));
+  }
+}
+
+describe("TLS", () => {
+  const ca = createTestCa("rotation-ca");
+  const first = ca.issue("first");
+  const volume = new SecretVolume(first);
+  let webhook: WebhookProcess;
+
+  beforeAll(async () => {
+    webhook = await startWebhook({
+      ca,
+      serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
+    });
+  });
+  afterAll(async () => {
+    await webhook.stop();
+  });
+
+  test("refuses TLS 1.1 and accepts TLS 1.2", async () => {
+    await expect(
+      servedSerial(webhook.admissionUrl, ca.cert, { minVersion: "TLSv1", maxVersion: "TLSv1.1" }),
+    ).rejects.toThrow();
+    expect(
+      await servedSerial(webhook.admissionUrl, ca.cert, {
+        minVersion: "TLSv1.2",
+        maxVersion: "TLSv1.2",
+      }),
+    ).toBeString();
+  });
+
+  test("exposes the serving certificate's expiry", async () => {
+    const expiry = sampleValue(
+      await webhook.metrics(),
+      "cocoon_webhook_tls_certificate_expiry_timestamp_seconds",
+    );
+    const notAfter = new X509Certificate(first.cert).validTo;
+    expect(expiry).toBe(Math.floor(new Date(notAfter).getTime() / 1000));
+  });
+
+  test("serves rotated certificates without a restart, under keep-alive load, with zero failed requests", async () => {
+    const stopLoad = { stop: false };
+    const body = JSON.stringify(review({ object: { metadata: { name: "plain" }, spec: {} } }));
+    const failures: string[] = [];
+    let answered = 0;
+    const client = async () => {
+      while (!stopLoad.stop) {
+        try {
+          const response = await webhook.post("/mutate", body);
+          if (response.status !== 200) failures.push(`HTTP ${response.status}`);
+          await response.arrayBuffer();
+          answered++;
+        } catch (error) {
+          failures.push(`${new Date().toISOString()} ${(error as Error).message.slice(0, 30)}`);
+        }
+      }
+    };
+    const clients = Array.from({ length: 4 }, client);
+    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+      result: "success",
+    });
+
+    const served = () => servedSerial(webhook.admissionUrl, ca.cert);
+    const seen: string[] = [];
+    const rotations = [0, 1, 2].map((rotation) => ca.issue(`rotated-${rotation}`));
+    for (const next of rotations) {
+      volume.publish(next);
+      seen.push(await eventually(served, (serial) => serial === serialOf(next)));
+    }
+    // A plain in-place rewrite of both files is picked up too.
+    const inPlace = ca.issue("in-place");
+    writeFileSync(join(volume.dir, "..data", "tls.key"), inPlace.key);
+    writeFileSync(join(volume.dir, "..data", "tls.crt"), inPlace.cert);
+    seen.push(await eventually(served, (serial) => serial === serialOf(inPlace)));
+
+    await Bun.sleep(1500); // let the last retired listener finish its drain window under load
+    stopLoad.stop = true;
+    await Promise.all(clients);
+
+    expect(seen).toEqual([...rotations.map(serialOf), serialOf(inPlace)]);
+    if (failures.length)
+      console.log(
+        webhook
+          .logs()
+          .filter((l) => l.includes("rotat"))
+          .join("\n"),
+      );
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(50);
+    const after = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+      result: "success",
+    });
+    expect(after - before).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+
+  test("keeps serving the old certificate when the new pair does not match, and counts the failure", async () => {
+    const servedBefore = await servedSerial(webhook.admissionUrl, ca.cert);
+    const failuresBefore = sampleValue(
+      await webhook.metrics(),
+      "cocoon_webhook_tls_reloads_total",
+      { result: "failure" },
+    );
+    const a = ca.issue("mismatch-a");
+    const b = ca.issue("mismatch-b");
+    volume.publish({ cert: a.cert, key: b.key });
+
+    const failuresAfter = await eventually(
+      async () =>
+        sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+          result: "failure",
+        }),
+      (count) => count > failuresBefore,
+    );
+    expect(failuresAfter).toBe(failuresBefore + 1);
+    expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(servedBefore);
+    expect((await webhook.post("/mutate", review({ object: { spec: {} } }))).status).toBe(200);
+    expect(webhook.logs().some((line) => line.includes("does not match"))).toBeTrue();
+
+    // The next good pair is picked up again.
+    const good = ca.issue("recovered");
+    volume.publish(good);
+    const recovered = await eventually(
+      () => servedSerial(webhook.admissionUrl, ca.cert),
+      (serial) => serial === serialOf(good),
+    );
+    expect(recovered).toBe(serialOf(good));
+  }, 20_000);
+
+  test("exits non-zero naming the file when the certificate is missing at start", async () => {
+    const missing = join(volume.dir, "absent.crt");
+    copyFileSync(first.keyFile, join(volume.dir, "present.key"));
+    await expect(
+      startWebhook({
+        ca,
+        serving: { ...first, certFile: missing, keyFile: join(volume.dir, "present.key") },
+      }),
+    ).rejects.toThrow(/exited with [1-9].*absent\.crt/s);
+  });
+});
