@@ -1,0 +1,131 @@
+import type { AdmissionRequest } from "../admission/review";
+import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { COCOON_TOLERATION_KEY, COCOONHIBERNATION_KIND } from "../cocoon/keys";
+import {
+  isWorkloadKind,
+  isWorkloadResource,
+  readScaleReplicas,
+  readWorkloadReplicas,
+  WORKLOAD_KINDS,
+  type WorkloadKind,
+  workloadIsCocoon,
+} from "../cocoon/workload";
+import { type KubeApi, KubeApiError, type WorkloadResource } from "../kube/port";
+
+export interface ScaleGuardDeps {
+  readonly kube: KubeApi;
+}
+
+/** The scale-down a request asks for, as named in messages. */
+interface ScaleDown {
+  readonly kind: WorkloadKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly oldReplicas: number;
+  readonly newReplicas: number;
+}
+
+/**
+ * `/validate` (SPEC §5): cocoon-tolerated Deployments and StatefulSets may not
+ * be scaled down, neither through `/scale` nor by a direct UPDATE.
+ */
+export async function scaleGuard(
+  request: AdmissionRequest,
+  deps: ScaleGuardDeps,
+): Promise<Verdict> {
+  if (request.operation !== "UPDATE") return skipped("operation");
+  if (request.subResource === "scale") return guardScaleSubresource(request, deps.kube);
+  return guardWorkloadUpdate(request);
+}
+
+/** A Scale object carries no pod template, so only a scale-down pays for a GET of the parent. */
+async function guardScaleSubresource(request: AdmissionRequest, kube: KubeApi): Promise<Verdict> {
+  const resource = request.resource?.resource;
+  if (!isWorkloadResource(resource)) return skipped("kind");
+  const oldReplicas = readScaleReplicas(request.oldObject);
+  const newReplicas = readScaleReplicas(request.object);
+  if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
+  if (newReplicas >= oldReplicas) return allowed();
+
+  const scaleDown: ScaleDown = {
+    kind: WORKLOAD_KINDS[resource],
+    namespace: request.namespace ?? "",
+    name: request.name ?? "",
+    oldReplicas,
+    newReplicas,
+  };
+  const parent = await fetchParent(kube, resource, scaleDown);
+  if (!parent.ok) {
+    return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
+  }
+  if (parent.workload === undefined) return skipped("no_parent");
+  if (!workloadIsCocoon(parent.workload)) return skipped("not_cocoon");
+  return denied("scale_down", scaleDownMessage(scaleDown));
+}
+
+/** `workload` is `undefined` when the parent does not exist (404). */
+type ParentFetch =
+  | { readonly ok: true; readonly workload: unknown }
+  | { readonly ok: false; readonly failure: string };
+
+async function fetchParent(
+  kube: KubeApi,
+  resource: WorkloadResource,
+  { namespace, name }: ScaleDown,
+): Promise<ParentFetch> {
+  if (!namespace || !name) return { ok: false, failure: "the request names no namespace/name" };
+  try {
+    return { ok: true, workload: await kube.getWorkload(resource, namespace, name) };
+  } catch (error) {
+    // Anything else is a bug, left to admit() to report as an internal error.
+    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
+    throw error;
+  }
+}
+
+/** Direct UPDATE: the old object's template decides, so dropping the toleration while scaling down does not slip through. */
+function guardWorkloadUpdate(request: AdmissionRequest): Verdict {
+  const kind = request.kind?.kind;
+  if (!isWorkloadKind(kind)) return skipped("kind");
+  const oldReplicas = readWorkloadReplicas(request.oldObject);
+  const newReplicas = readWorkloadReplicas(request.object);
+  if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
+  if (!workloadIsCocoon(request.oldObject)) return skipped("not_cocoon");
+  if (newReplicas >= oldReplicas) return allowed();
+  return denied(
+    "scale_down",
+    scaleDownMessage({
+      kind,
+      namespace: request.namespace ?? "",
+      name: request.name ?? "",
+      oldReplicas,
+      newReplicas,
+    }),
+  );
+}
+
+function describeScaleDown({ kind, namespace, name, oldReplicas, newReplicas }: ScaleDown): string {
+  return `${kind} ${namespace}/${name} from ${oldReplicas} to ${newReplicas} replicas`;
+}
+
+function scaleDownMessage(scaleDown: ScaleDown): string {
+  return (
+    `spec.replicas: scaling down ${describeScaleDown(scaleDown)} is not allowed: its pod ` +
+    `template tolerates "${COCOON_TOLERATION_KEY}", so its pods are cocoon VMs and removing ` +
+    `replicas destroys their state; to suspend VMs, create a ${COCOONHIBERNATION_KIND} ` +
+    `(spec.desire: Hibernate) for each pod instead`
+  );
+}
+
+function parentFetchMessage(
+  resource: WorkloadResource,
+  scaleDown: ScaleDown,
+  failure: string,
+): string {
+  return (
+    `cannot verify parent workload ${scaleDown.kind} ${scaleDown.namespace}/${scaleDown.name}, ` +
+    `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
+    `refused (fail-closed): ${failure}; retry once the webhook can reach the Kubernetes API ` +
+    `(check its network path, its RBAC to get ${resource}, and APISERVER_TIMEOUT)`
+  );
+}
