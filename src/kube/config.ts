@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { type Cluster, KubeConfig, type User } from "@kubernetes/client-node";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { errorText } from "./errors";
+
+export type KubeLogLevel = "debug" | "info" | "warn" | "error";
+export type KubeLog = (
+  level: KubeLogLevel,
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+/** Where the apiserver address and credentials came from. */
+export type ClusterAccessSource = "kubeconfig" | "in-cluster";
+
+/** The current context of a loaded KubeConfig, plus the token file client-node would not re-read. */
+export interface ClusterAccess {
+  readonly source: ClusterAccessSource;
+  readonly kubeConfig: KubeConfig;
+  readonly cluster: Cluster;
+  readonly user: User;
+  /** Absolute path of a bearer-token file to re-read on rotation, if the user has one. */
+  readonly tokenFile?: string;
+}
+
+/** Mirrors client-node's loadFromCluster(), which prefixes these paths with its pathPrefix. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export interface ClusterAccessOptions {
+  /** The KUBECONFIG path; wins over the in-cluster service account. */
+  readonly kubeconfigPath?: string;
+  /** Prefix for the service-account files (tests); the real root is "". */
+  readonly inClusterRoot?: string;
+  readonly log?: KubeLog;
+}
+
+/**
+ * Resolves the apiserver the webhook talks to: the KUBECONFIG file when
+ * given, else the in-cluster service account, else `undefined`. A KUBECONFIG
+ * that cannot be used throws: a typo must not silently fall back.
+ */
+export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess | undefined {
+  if (options.kubeconfigPath) return loadKubeconfigFile(options.kubeconfigPath);
+  return loadInCluster(options.inClusterRoot ?? "", options.log);
+}
+
+function loadKubeconfigFile(path: string): ClusterAccess {
+  const kubeConfig = new KubeConfig();
+  try {
+    kubeConfig.loadFromFile(path);
+  } catch (error) {
+    throw new Error(`KUBECONFIG ${path}: cannot load kubeconfig: ${errorText(error)}`);
+  }
+  const { cluster, user } = currentClusterAndUser(kubeConfig, `KUBECONFIG ${path}`);
+  const tokenFile = kubeconfigTokenFile(path, user);
+  return { source: "kubeconfig", kubeConfig, cluster, user, ...(tokenFile ? { tokenFile } : {}) };
+}
+
+function loadInCluster(root: string, log: KubeLog | undefined): ClusterAccess | undefined {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) return undefined;
+  const tokenFile = `${root}${SERVICE_ACCOUNT_DIR}/token`;
+  if (!existsSync(tokenFile)) {
+    log?.("warn", "KUBERNETES_SERVICE_HOST is set but there is no service-account token", {
+      tokenFile,
+    });
+    return undefined;
+  }
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromCluster(root);
+  const { cluster, user } = currentClusterAndUser(kubeConfig, "in-cluster config");
+  if (cluster.caFile && !existsSync(cluster.caFile)) {
+    throw new Error(`in-cluster config: the cluster CA ${cluster.caFile} does not exist`);
+  }
+  return { source: "in-cluster", kubeConfig, cluster, user, tokenFile };
+}
+
+function currentClusterAndUser(
+  kubeConfig: KubeConfig,
+  origin: string,
+): { cluster: Cluster; user: User } {
+  const cluster = kubeConfig.getCurrentCluster();
+  const user = kubeConfig.getCurrentUser();
+  const context = kubeConfig.getCurrentContext();
+  if (!cluster) {
+    throw new Error(
+      `${origin}: current context "${context}" names no cluster; set current-context`,
+    );
+  }
+  if (!user) throw new Error(`${origin}: current context "${context}" names no user`);
+  return { cluster, user };
+}
+
+const tokenFileFields = z.looseObject({
+  tokenFile: z.string().min(1).optional(),
+  "token-file": z.string().min(1).optional(),
+});
+
+const rawKubeconfig = z.looseObject({
+  users: z.array(z.looseObject({ name: z.string(), user: tokenFileFields.nullish() })).nullish(),
+});
+
+const tokenFileAuthProvider = z.looseObject({
+  config: z.looseObject({ tokenFile: z.string().min(1) }),
+});
+
+/**
+ * client-node drops client-go's `tokenFile` user field and reads its own
+ * `token-file` spelling once at load, so the raw document is consulted for
+ * that one field; everything else comes from KubeConfig. A relative path is
+ * relative to the kubeconfig's folder, as in client-go.
+ */
+function kubeconfigTokenFile(kubeconfigPath: string, user: User): string | undefined {
+  const fromAuthProvider = tokenFileAuthProvider.safeParse(user.authProvider);
+  const raw = rawKubeconfig.safeParse(parseYaml(readFileSync(kubeconfigPath, "utf8")));
+  const rawUser = raw.success
+    ? raw.data.users?.find((entry) => entry.name === user.name)
+    : undefined;
+  const path =
+    rawUser?.user?.tokenFile ??
+    rawUser?.user?.["token-file"] ??
+    (fromAuthProvider.success ? fromAuthProvider.data.config.tokenFile : undefined);
+  if (path === undefined) return undefined;
+  return isAbsolute(path) ? path : join(dirname(kubeconfigPath), path);
+}

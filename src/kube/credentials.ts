@@ -1,0 +1,119 @@
+import type { RequestOptions } from "node:https";
+import { z } from "zod";
+import type { ClusterAccess, KubeLog } from "./config";
+import { errorText } from "./errors";
+import { KubeApiError } from "./port";
+import { type WatchedFile, watchFile } from "./watched-file";
+
+/** How often rotated token, CA and client-certificate files are looked at, at most. */
+export const DEFAULT_FILE_RECHECK_MS = 1000;
+
+/** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
+export interface ApiserverCredentials {
+  /** Authorization (and Impersonate-User) headers; throws KubeApiError when they cannot be made. */
+  headers(): Promise<Record<string, string>>;
+  /** TLS options for Bun's fetch; verification is always on. */
+  tls(): BunFetchRequestInitTLS;
+  /** After a 401 the token file may have just rotated: look at it on the next call. */
+  unauthorized(): void;
+}
+
+const authorizationHeader = z.looseObject({ Authorization: z.string() });
+
+type PemSource = () => string | undefined;
+
+export function createCredentials(
+  access: ClusterAccess,
+  options: { recheckMs?: number; log?: KubeLog },
+): ApiserverCredentials {
+  const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
+  const watch = (path: string, what: string): WatchedFile =>
+    watchFile(path, {
+      recheckMs,
+      onError: (error) =>
+        options.log?.("warn", `cannot re-read the ${what}; keeping the previous one`, {
+          path,
+          error: errorText(error),
+        }),
+    });
+  const pem = (what: string, file?: string, base64Data?: string): PemSource => {
+    if (file) {
+      const watched = watch(file, what);
+      return () => readOrThrow(watched, what);
+    }
+    const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+    return () => decoded;
+  };
+
+  const { cluster, user } = access;
+  const ca = pem("cluster CA", cluster.caFile, cluster.caData);
+  const clientCert = pem("client certificate", user.certFile, user.certData);
+  const clientKey = pem("client key", user.keyFile, user.keyData);
+  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer token file") : undefined;
+  const authorization = authorizationSource(access, tokenFile);
+
+  return {
+    async headers() {
+      const headers: Record<string, string> = {};
+      const value = await authorization();
+      if (value) headers.Authorization = value;
+      if (user.impersonateUser) headers["Impersonate-User"] = user.impersonateUser;
+      return headers;
+    },
+    tls() {
+      // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED in the environment cannot turn it off.
+      const tls: BunFetchRequestInitTLS = { rejectUnauthorized: true };
+      const caPem = ca();
+      const certPem = clientCert();
+      const keyPem = clientKey();
+      if (caPem) tls.ca = caPem;
+      if (certPem) tls.cert = certPem;
+      if (keyPem) tls.key = keyPem;
+      if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+      return tls;
+    },
+    unauthorized() {
+      tokenFile?.recheckNow();
+    },
+  };
+}
+
+function authorizationSource(
+  access: ClusterAccess,
+  tokenFile: WatchedFile | undefined,
+): () => Promise<string | undefined> {
+  const { user } = access;
+  if (tokenFile) {
+    return async () => {
+      const token = readOrThrow(tokenFile, "bearer token file").trim();
+      if (token === "") throw new KubeApiError(`bearer token file ${tokenFile.path} is empty`);
+      return `Bearer ${token}`;
+    };
+  }
+  if (user.exec || user.authProvider) {
+    // Exec plugins and auth providers (cloud CLIs on a developer's machine) stay with client-node.
+    return async () => {
+      const requestOptions: RequestOptions = {};
+      await access.kubeConfig.applyToHTTPSOptions(requestOptions);
+      const headers = authorizationHeader.safeParse(requestOptions.headers);
+      return headers.success ? headers.data.Authorization : undefined;
+    };
+  }
+  if (user.token) {
+    const header = `Bearer ${user.token.trim()}`;
+    return async () => header;
+  }
+  if (user.username) {
+    const basic = Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64");
+    return async () => `Basic ${basic}`;
+  }
+  return async () => undefined;
+}
+
+function readOrThrow(file: WatchedFile, what: string): string {
+  try {
+    return file.read();
+  } catch (error) {
+    throw new KubeApiError(`cannot read the ${what} ${file.path}: ${errorText(error)}`);
+  }
+}

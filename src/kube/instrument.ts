@@ -1,0 +1,46 @@
+import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
+import type { KubeLog } from "./config";
+import { errorText } from "./errors";
+import { KubeApiTimeoutError } from "./http";
+import { KubeApiError } from "./port";
+
+export type ApiserverVerb = "get" | "list";
+export type ApiserverResource = "deployments" | "statefulsets" | "cocoonhibernations";
+export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
+
+export interface CallLabels {
+  readonly verb: ApiserverVerb;
+  readonly resource: ApiserverResource;
+  /** `GET deployments default/web`: the prefix of every error message. */
+  readonly operation: string;
+}
+
+/**
+ * Runs one apiserver call and records it exactly once in both metrics. Any
+ * error leaves as a KubeApiError, so the rules can rely on the port's contract.
+ */
+export async function instrumented<T>(
+  labels: CallLabels,
+  call: () => Promise<T>,
+  outcomeOf: (result: T) => ApiserverOutcome,
+  log?: KubeLog,
+): Promise<T> {
+  const { verb, resource, operation } = labels;
+  const startedAt = performance.now();
+  let outcome: ApiserverOutcome = "error";
+  try {
+    const result = await call();
+    outcome = outcomeOf(result);
+    return result;
+  } catch (error) {
+    outcome = error instanceof KubeApiTimeoutError ? "timeout" : "error";
+    throw error instanceof KubeApiError
+      ? error
+      : new KubeApiError(`${operation}: ${errorText(error)}`);
+  } finally {
+    const seconds = (performance.now() - startedAt) / 1000;
+    apiserverRequestDuration.observe({ verb, resource }, seconds);
+    apiserverRequestsTotal.inc({ verb, resource, outcome });
+    log?.("debug", "apiserver call", { operation, outcome, durationMs: seconds * 1000 });
+  }
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/api";
+import type { KubeLogLevel } from "../../src/kube/config";
+import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
+import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
+
+let apiserver: FakeApiserver;
+let emptyRoot: string;
+
+beforeAll(async () => {
+  apiserver = await startFakeApiserver();
+  apiserver.setWorkload("statefulsets", "db", "pg", { kind: "StatefulSet" });
+  emptyRoot = mkdtempSync(join(tmpdir(), "no-service-account-"));
+});
+afterAll(async () => {
+  await apiserver.stop();
+  rmSync(emptyRoot, { recursive: true, force: true });
+});
+
+const NOT_IN_CLUSTER = { KUBERNETES_SERVICE_HOST: undefined, KUBERNETES_SERVICE_PORT: undefined };
+
+describe("choosing the cluster configuration", () => {
+  test("KUBECONFIG: the file's server and user", async () => {
+    const handle = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
+    expect(handle.source).toBe("kubeconfig");
+    expect(handle.server).toBe(apiserver.url);
+    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toEqual({
+      kind: "StatefulSet",
+    });
+  });
+
+  test("KUBECONFIG wins over the in-cluster service account", async () => {
+    const account = apiserver.writeServiceAccountRoot();
+    const handle = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" },
+      () =>
+        createKubeApi({
+          timeoutMs: 3000,
+          kubeconfigPath: apiserver.kubeconfigPath,
+          inClusterRoot: account.root,
+        }),
+    );
+    expect(handle.source).toBe("kubeconfig");
+  });
+
+  test("a KUBECONFIG that cannot be read stops start-up with a message naming it", () => {
+    expect(() =>
+      createKubeApi({ timeoutMs: 3000, kubeconfigPath: "/nonexistent/kubeconfig" }),
+    ).toThrow("KUBECONFIG /nonexistent/kubeconfig: cannot load kubeconfig");
+  });
+
+  test("a KUBECONFIG without a current context stops start-up", () => {
+    const path = join(emptyRoot, "no-context.yaml");
+    writeFileSync(path, "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n");
+    expect(() => createKubeApi({ timeoutMs: 3000, kubeconfigPath: path })).toThrow(
+      `KUBECONFIG ${path}: current context`,
+    );
+  });
+
+  test("in-cluster: service-account token and ca.crt under the root, KUBERNETES_SERVICE_HOST/PORT", async () => {
+    const account = apiserver.writeServiceAccountRoot();
+    const handle = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: account.host, KUBERNETES_SERVICE_PORT: account.port },
+      () => createKubeApi({ timeoutMs: 3000, inClusterRoot: account.root }),
+    );
+    expect(handle.source).toBe("in-cluster");
+    expect(handle.server).toBe(apiserver.url);
+    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toEqual({
+      kind: "StatefulSet",
+    });
+    expect(apiserver.requests.at(-1)?.authorization).toBe(`Bearer ${apiserver.token}`);
+  });
+
+  test("in-cluster variables without a token file: no configuration, with a warning", async () => {
+    const logged: { level: KubeLogLevel; message: string }[] = [];
+    const handle = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "443" },
+      () =>
+        createKubeApi({
+          timeoutMs: 3000,
+          inClusterRoot: emptyRoot,
+          log: (level, message) => logged.push({ level, message }),
+        }),
+    );
+    expect(handle.source).toBe("none");
+    expect(logged.map(({ level }) => level)).toEqual(["warn", "warn"]);
+    expect(logged[0]?.message).toContain("no service-account token");
+  });
+});
+
+describe("without any cluster configuration", () => {
+  test("every call fails with a KubeApiError saying how to configure one, and is counted", async () => {
+    const handle = await withEnvironment(NOT_IN_CLUSTER, () =>
+      createKubeApi({ timeoutMs: 3000, inClusterRoot: emptyRoot }),
+    );
+    expect(handle.source).toBe("none");
+    expect(handle.server).toBeUndefined();
+
+    const getDeltas = await metricDeltas("get", "deployments", async () => {
+      const error = await kubeApiErrorFrom(handle.api.getWorkload("deployments", "default", "web"));
+      expect(error.message).toBe(`GET deployments default/web: ${NO_KUBE_API_MESSAGE}`);
+    });
+    const listDeltas = await metricDeltas("list", "cocoonhibernations", async () => {
+      const error = await kubeApiErrorFrom(handle.api.listHibernations("default"));
+      expect(error.message).toContain(
+        "no Kubernetes API is configured: set KUBECONFIG or run in-cluster",
+      );
+    });
+
+    expect(getDeltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
+    expect(listDeltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { renameSync } from "node:fs";
+import { createKubeApi } from "../../src/kube/api";
+import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
+import { kubeApiErrorFrom, withEnvironment } from "./helpers";
+
+let apiserver: FakeApiserver;
+
+beforeAll(async () => {
+  apiserver = await startFakeApiserver({ tokenFile: true });
+  apiserver.setHibernations("default", [{ metadata: { name: "vm-0" } }]);
+});
+afterAll(() => apiserver.stop());
+
+describe("a rotated bearer-token file is picked up without a restart", () => {
+  test("kubeconfig user with tokenFile", async () => {
+    const { api } = createKubeApi({
+      timeoutMs: 3000,
+      kubeconfigPath: apiserver.kubeconfigPath,
+      fileRecheckMs: 0,
+    });
+    const first = apiserver.token;
+    await api.listHibernations("default");
+
+    const second = apiserver.rotateToken();
+    expect(await api.listHibernations("default")).toHaveLength(1);
+
+    expect(apiserver.requests.slice(-2).map((request) => request.authorization)).toEqual([
+      `Bearer ${first}`,
+      `Bearer ${second}`,
+    ]);
+  });
+
+  test("in-cluster token: a 401 makes the next call re-read the file at once", async () => {
+    const account = apiserver.writeServiceAccountRoot();
+    const { api } = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: account.host, KUBERNETES_SERVICE_PORT: account.port },
+      () => createKubeApi({ timeoutMs: 3000, inClusterRoot: account.root, fileRecheckMs: 60_000 }),
+    );
+    await api.listHibernations("default");
+
+    const rotated = apiserver.rotateToken();
+    const stale = await kubeApiErrorFrom(api.listHibernations("default"));
+    expect(stale.status).toBe(401);
+
+    expect(await api.listHibernations("default")).toHaveLength(1);
+    expect(apiserver.requests.at(-1)?.authorization).toBe(`Bearer ${rotated}`);
+  });
+
+  test("a token file that disappears keeps the last good token", async () => {
+    const { api } = createKubeApi({
+      timeoutMs: 3000,
+      kubeconfigPath: apiserver.kubeconfigPath,
+      fileRecheckMs: 0,
+    });
+    await api.listHibernations("default");
+    const tokenFilePath = apiserver.tokenFilePath ?? "";
+    renameSync(tokenFilePath, `${tokenFilePath}.moved`);
+    try {
+      expect(await api.listHibernations("default")).toHaveLength(1);
+    } finally {
+      renameSync(`${tokenFilePath}.moved`, tokenFilePath);
+    }
+  });
+});
