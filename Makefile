@@ -44,5 +44,16 @@ build: deps
 e2e: build
 	$(BUN) test test/e2e
 
+# Not part of `make test`: timings are figures to read, never assertions.
+bench: build
+	$(BUN) bench/run.ts
+
+chaos: build
+	$(BUN) test --timeout 900000 test/chaos
+
+# Needs kind and a Docker engine (not available on the development machines).
+kind-e2e:
+	scripts/kind-e2e.sh
+
 clean:
 	rm -rf dist .dev node_modules/.installed
