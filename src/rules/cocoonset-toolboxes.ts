@@ -1,0 +1,151 @@
+import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/vm-options";
+import type { DecodedToolbox } from "./cocoonset-shape";
+import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
+import { quote } from "./json-values";
+import {
+  enumViolation,
+  formatPath,
+  isUnset,
+  type PathSegments,
+  type ReportViolation,
+  resolveEnum,
+  violation,
+} from "./violation";
+
+const RFC_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const RFC_1123_LABEL_MAX_LENGTH = 63;
+const PURELY_NUMERIC = /^[0-9]+$/;
+
+/** Toolbox names, modes and the per-mode requirements of every toolbox. */
+export function toolboxViolations(
+  toolboxes: readonly DecodedToolbox[],
+  agentBackend: VmBackend | undefined,
+  report: ReportViolation,
+): void {
+  const firstWithName = new Map<string, PathSegments>();
+  for (const toolbox of toolboxes) {
+    nameViolations(toolbox, firstWithName, report);
+    modeViolations(toolbox, agentBackend, report);
+  }
+}
+
+function nameViolations(
+  { at, fields: { name } }: DecodedToolbox,
+  earlier: Map<string, PathSegments>,
+  report: ReportViolation,
+): void {
+  const nameAt = [...at, "name"];
+  if (isUnset(name)) {
+    report(
+      violation(
+        "toolbox.name-required",
+        nameAt,
+        'is required; name the toolbox, for example "browser"',
+      ),
+    );
+    return;
+  }
+  if (PURELY_NUMERIC.test(name)) {
+    report(
+      violation(
+        "toolbox.name-not-numeric",
+        nameAt,
+        `${quote(name)} is purely numeric, and numbers name the agent slots; add a letter, for example "tools-${name}"`,
+      ),
+    );
+  } else if (!isRfc1123Label(name)) {
+    report(
+      violation(
+        "toolbox.name-label",
+        nameAt,
+        `${quote(name)} is not an RFC 1123 label; use at most ${RFC_1123_LABEL_MAX_LENGTH} lowercase letters, digits and "-", starting and ending with a letter or digit`,
+      ),
+    );
+  }
+  const first = earlier.get(name);
+  if (first) {
+    report(
+      violation(
+        "toolbox.name-unique",
+        nameAt,
+        `${quote(name)} is already the name of ${formatPath(first)}; toolbox names must be unique within the set`,
+      ),
+    );
+  } else earlier.set(name, at);
+}
+
+function isRfc1123Label(name: string): boolean {
+  return name.length <= RFC_1123_LABEL_MAX_LENGTH && RFC_1123_LABEL.test(name);
+}
+
+function modeViolations(
+  toolbox: DecodedToolbox,
+  agentBackend: VmBackend | undefined,
+  report: ReportViolation,
+): void {
+  const { at, fields } = toolbox;
+  const invalidMode = enumViolation(
+    "toolbox.mode",
+    [...at, "mode"],
+    fields.mode,
+    toolboxMode,
+    DEFAULT_TOOLBOX_MODE,
+  );
+  if (invalidMode) report(invalidMode);
+  const mode = resolveEnum(toolboxMode, fields.mode, DEFAULT_TOOLBOX_MODE);
+  if (mode === "static") staticToolboxViolations(toolbox, report);
+  else if (mode) managedToolboxViolations(toolbox, mode, agentBackend, report);
+  else {
+    // Unknown mode: only the checks that hold for every mode, no guessing.
+    const invalidConnType = connTypeViolation(at, fields.connType);
+    if (invalidConnType) report(invalidConnType);
+  }
+}
+
+/** A static toolbox attaches to an external VM: it needs its address, not an image. */
+function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportViolation): void {
+  const missing = [
+    ["staticIP", fields.staticIP, "the IP address of the external VM"],
+    ["staticVMID", fields.staticVMID, "the ID of the external VM"],
+  ] as const;
+  for (const [field, value, meaning] of missing) {
+    if (!isUnset(value)) continue;
+    report(
+      violation(
+        "toolbox.static-target",
+        [...at, field],
+        `is required for mode "static"; set it to ${meaning}, or use mode "run" or "clone"`,
+      ),
+    );
+  }
+  const invalidConnType = connTypeViolation(at, fields.connType);
+  if (invalidConnType) report(invalidConnType);
+}
+
+function managedToolboxViolations(
+  { at, fields }: DecodedToolbox,
+  mode: "run" | "clone",
+  agentBackend: VmBackend | undefined,
+  report: ReportViolation,
+): void {
+  if (isUnset(fields.image)) {
+    report(
+      violation(
+        "toolbox.image-required",
+        [...at, "image"],
+        `is required for mode ${quote(mode)}; set the VM image, or use mode "static" for an external VM`,
+      ),
+    );
+  }
+  vmViolations({ at, fields, mode, modeDefaulted: isUnset(fields.mode) }, report);
+  const backend = resolvedBackend(fields);
+  if (backend && agentBackend && backend !== agentBackend) {
+    report(
+      violation(
+        "toolbox.backend-matches-agent",
+        [...at, "backend"],
+        `is ${quote(backend)}${isUnset(fields.backend) ? " (the default)" : ""} but the agent's backend is ${quote(agentBackend)}; every VM of a set runs on the agent's backend, so set ${quote(agentBackend)}`,
+      ),
+    );
+  }
+}

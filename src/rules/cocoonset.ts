@@ -1,0 +1,119 @@
+import type { AdmissionRequest } from "../admission/review";
+import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { specsSemanticallyEqual } from "../cocoon/spec-equality";
+import {
+  agentMode,
+  DEFAULT_AGENT_MODE,
+  hibernatePolicy,
+  snapshotPolicy,
+} from "../cocoon/vm-options";
+import { nameBudgetViolations } from "./cocoonset-names";
+import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";
+import { toolboxViolations } from "./cocoonset-toolboxes";
+import { resolvedBackend, vmViolations } from "./cocoonset-vm";
+import { isJsonObject } from "./json-values";
+import {
+  describeViolations,
+  enumViolation,
+  isUnset,
+  type ReportViolation,
+  resolveEnum,
+  type Violation,
+  violation,
+} from "./violation";
+
+export type { Violation } from "./violation";
+
+/**
+ * Every SPEC §6 rule the object breaks, in document order of the checks;
+ * empty when it is valid. Undefined when `object` is not a JSON object at
+ * all: anything object-shaped is checked field by field, so a mistyped field
+ * is reported at its path instead of hiding the rest. `namespace` is where
+ * the set lives (it is part of every VM name).
+ */
+export function cocoonSetViolations(object: unknown, namespace: string): Violation[] | undefined {
+  if (!isJsonObject(object)) return undefined;
+  const found: Violation[] = [];
+  const report: ReportViolation = (each) => found.push(each);
+  const set = decodeCocoonSet(object, report);
+  if (set.agent) agentViolations(set.agent, report);
+  toolboxViolations(set.toolboxes, set.agent && resolvedBackend(set.agent), report);
+  for (const policy of [
+    enumViolation(
+      "set.snapshot-policy",
+      ["spec", "snapshotPolicy"],
+      set.snapshotPolicy,
+      snapshotPolicy,
+    ),
+    enumViolation(
+      "set.hibernate-policy",
+      ["spec", "hibernatePolicy"],
+      set.hibernatePolicy,
+      hibernatePolicy,
+    ),
+  ]) {
+    if (policy) report(policy);
+  }
+  nameBudgetViolations(set, namespace, report);
+  return found;
+}
+
+function agentViolations(agent: AgentFields, report: ReportViolation): void {
+  if (isUnset(agent.image)) {
+    report(
+      violation(
+        "agent.image-required",
+        [...AGENT_PATH, "image"],
+        'is required; set the agent VM image, an OCI repo[:tag] such as "org/agent:1.0" (or a cloud-image URL in mode "run")',
+      ),
+    );
+  }
+  if (agent.replicas !== undefined && agent.replicas < 0) {
+    report(
+      violation(
+        "agent.replicas-non-negative",
+        [...AGENT_PATH, "replicas"],
+        `must be 0 or more, got ${agent.replicas}; it counts the sub-agents besides the main agent, so 0 runs the main agent alone`,
+      ),
+    );
+  }
+  const invalidMode = enumViolation(
+    "agent.mode",
+    [...AGENT_PATH, "mode"],
+    agent.mode,
+    agentMode,
+    DEFAULT_AGENT_MODE,
+  );
+  if (invalidMode) report(invalidMode);
+  const mode = resolveEnum(agentMode, agent.mode, DEFAULT_AGENT_MODE);
+  vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
+}
+
+/**
+ * `/validate-cocoonset` (SPEC §6). An UPDATE that leaves `spec` unchanged is
+ * not checked, so a CR that predates a rule can still lose its finalizer.
+ */
+export function validateCocoonSet(request: AdmissionRequest): Verdict {
+  if (request.operation !== "CREATE" && request.operation !== "UPDATE") return skipped("operation");
+  const { object, oldObject } = request;
+  if (!isJsonObject(object)) {
+    return errored(
+      "decode",
+      "the request's object is not a JSON object, so it cannot be a CocoonSet",
+    );
+  }
+  if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
+    if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
+  }
+  const violations = cocoonSetViolations(object, namespaceOf(request, object)) ?? [];
+  if (violations.length === 0) return allowed();
+  return denied("invalid_spec", `invalid CocoonSet: ${describeViolations(violations)}`);
+}
+
+/** `request.namespace` is always set for a namespaced object; the object's own is a fallback. */
+function namespaceOf(request: AdmissionRequest, object: Record<string, unknown>): string {
+  if (request.namespace) return request.namespace;
+  const metadata = object.metadata;
+  const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
+  return typeof namespace === "string" ? namespace : "";
+}

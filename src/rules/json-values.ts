@@ -1,0 +1,22 @@
+/** Plain JSON values as decoded objects hold them, and how messages show them. */
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const QUOTED_VALUE_LIMIT = 100;
+
+/** A user-supplied string as a message shows it: JSON-quoted, cut short when long. */
+export function quote(value: string): string {
+  return JSON.stringify(
+    value.length > QUOTED_VALUE_LIMIT ? `${value.slice(0, QUOTED_VALUE_LIMIT)}…` : value,
+  );
+}
+
+/** A short rendering of any JSON value for messages. */
+export function describeJson(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isJsonObject(value)) return "an object";
+  if (typeof value === "string") return quote(value);
+  return String(value);
+}
