@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { readError, readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
 import { review } from "./reviews";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -23,7 +23,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
     const response = await webhook.post("/mutate?timeout=5s", sent);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toStartWith("application/json");
-    expect(await response.json()).toEqual({
+    expect(await readReview(response)).toEqual({
       apiVersion: "admission.k8s.io/v1",
       kind: "AdmissionReview",
       response: { uid: sent.request.uid, allowed: true },
@@ -32,7 +32,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
 
   test("answers a v1beta1 review in v1beta1", async () => {
     const sent = review({ apiVersion: "admission.k8s.io/v1beta1", object: notGatedPod });
-    const body = await (await webhook.post("/mutate", sent)).json();
+    const body = await readReview(await webhook.post("/mutate", sent));
     expect(body.apiVersion).toBe("admission.k8s.io/v1beta1");
     expect(body.response.uid).toBe(sent.request.uid);
   });
@@ -48,13 +48,13 @@ describe("AdmissionReview envelope over HTTPS", () => {
   ])("400 with a JSON error for %s", async (_label, body, named) => {
     const response = await webhook.post("/validate", body);
     expect(response.status).toBe(400);
-    expect(JSON.stringify(await response.json())).toContain(named);
+    expect(JSON.stringify(await readError(response))).toContain(named);
   });
 
   test("415 for a Content-Type other than application/json", async () => {
     const response = await webhook.post("/mutate", review(), { "content-type": "text/plain" });
     expect(response.status).toBe(415);
-    expect((await response.json()).error).toContain("application/json");
+    expect((await readError(response)).error).toContain("application/json");
   });
 
   test("accepts application/json with a charset parameter", async () => {
@@ -73,7 +73,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
   test("404 with a JSON body for an unknown path", async () => {
     const response = await webhook.post("/nope", review());
     expect(response.status).toBe(404);
-    expect((await response.json()).error).toContain("/nope");
+    expect((await readError(response)).error).toContain("/nope");
   });
 
   test("405 with a JSON body and Allow header for a wrong method", async () => {
@@ -82,7 +82,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
     });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
-    expect((await response.json()).error).toContain("GET");
+    expect((await readError(response)).error).toContain("GET");
   });
 
   test("records exactly one admission sample per review that reaches a handler, none for envelope errors", async () => {

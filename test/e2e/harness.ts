@@ -140,3 +140,18 @@ export function sampleValue(
   }
   return 0;
 }
+
+export interface ReviewAnswer {
+  apiVersion: string;
+  kind: string;
+  response: {
+    uid: string;
+    allowed: boolean;
+    patch?: string;
+    status?: { code: number; reason: string; message: string };
+  };
+}
+
+export const readReview = async (response: Response) => (await response.json()) as ReviewAnswer;
+export const readError = async (response: Response) =>
+  (await response.json()) as { error: string; details?: string[] };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import https from "node:https";
-import { startWebhook, type WebhookProcess } from "./harness";
+import { readReview, startWebhook, type WebhookProcess } from "./harness";
 import { review } from "./reviews";
 
 const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
@@ -76,7 +76,7 @@ describe("graceful shutdown", () => {
     const duringDrain = await webhook.post("/mutate", plainPod);
     expect(duringDrain.status).toBe(200);
     expect(duringDrain.headers.get("connection")).toBe("close");
-    expect((await duringDrain.json()).response.allowed).toBeTrue();
+    expect((await readReview(duringDrain)).response.allowed).toBeTrue();
 
     await Bun.sleep(1700); // past DRAIN_DELAY: the listener no longer accepts, the held request is still open
     inFlight.finish();
