@@ -29,7 +29,7 @@ const validSet = cocoonSet({
   snapshotPolicy: "main-only",
 });
 
-const invalidSet = cocoonSet({
+const invalidSpec = {
   agent: { image: "cocoon/agent:1", replicas: 1, backend: "firecracker", os: "windows" },
   toolboxes: [
     { name: "42", image: "x" },
@@ -37,7 +37,8 @@ const invalidSet = cocoonSet({
     { name: "dup", image: "z" },
   ],
   snapshotPolicy: "sometimes",
-});
+};
+const invalidSet = cocoonSet(invalidSpec);
 
 function hibernation(name: string, podName: string, desire = "Hibernate", terminating = false) {
   return {
@@ -115,15 +116,12 @@ describe("/validate-cocoonset over HTTPS", () => {
 
   test("an UPDATE with a semantically unchanged spec passes, even for an old invalid CR", async () => {
     const withMemory = (memory: string) => ({
-      ...invalidSet.spec.agent,
+      ...invalidSpec.agent,
       resources: { limits: { memory } },
     });
-    const before = cocoonSet({ ...invalidSet.spec, agent: withMemory("1Gi") });
-    const { snapshotPolicy, toolboxes, agent } = {
-      ...invalidSet.spec,
-      agent: withMemory("1024Mi"),
-    };
-    const after = cocoonSet({ snapshotPolicy, toolboxes, agent });
+    const before = cocoonSet({ ...invalidSpec, agent: withMemory("1Gi") });
+    const { snapshotPolicy, toolboxes } = invalidSpec;
+    const after = cocoonSet({ snapshotPolicy, toolboxes, agent: withMemory("1024Mi") });
     const labels = { handler: "validate_cocoonset", result: "skipped", reason: "no_change" };
     const samplesBefore = sampleValue(
       await webhook.metrics(),
