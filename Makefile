@@ -32,7 +32,7 @@ lint: deps
 	$(BIN)/biome check .
 
 unit: deps
-	$(BUN) test --path-ignore-patterns='test/e2e/**'
+	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**'
 
 build: deps
 	$(BUN) build src/main.ts --compile --minify --sourcemap \
