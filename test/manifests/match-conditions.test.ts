@@ -1,0 +1,459 @@
+import { describe, expect, test } from "bun:test";
+import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import fc from "fast-check";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/keys";
+import { podEntersCocoonGate } from "../../src/cocoon/pod";
+import { workloadIsCocoon } from "../../src/cocoon/workload";
+import { isRecord, type Json, type KubeObject, render } from "./kustomize";
+
+/*
+ * The apiserver skips the webhook when a matchCondition is false, so the CEL
+ * must agree exactly with the predicates the webhook itself applies. These
+ * properties evaluate the rendered expressions with @bufbuild/cel against
+ * generated objects shaped like the apiserver's (typed fields, omitted empty
+ * fields, plus null and empty sections for robustness).
+ *
+ * One difference to keep in mind: @bufbuild/cel treats a null-valued map key
+ * as absent for has() and `in`, where cel-go (the apiserver) reports it as
+ * present. The expressions therefore guard every section with both has() and
+ * `!= null`, which gives the same verdict under either reading; the examples
+ * below pin the null cases.
+ */
+
+type Bindings = { object: Json; oldObject: Json; request: Json };
+type Condition = { name: string; evaluate: (bindings: Bindings) => boolean };
+
+const objects = render("manifests/default");
+
+function webhook(kind: string, name: string): { [key: string]: Json } {
+  const configuration = objects.find(
+    (object: KubeObject) =>
+      object.kind === kind &&
+      isRecord(object.metadata) &&
+      object.metadata.name === "cocoon-webhook",
+  );
+  const webhooks = configuration?.webhooks;
+  const found = Array.isArray(webhooks)
+    ? webhooks.find((entry) => isRecord(entry) && entry.name === name)
+    : undefined;
+  if (!isRecord(found)) throw new Error(`no webhook ${name} in ${kind}`);
+  return found;
+}
+
+function compile(kind: string, name: string): Condition[] {
+  const conditions = webhook(kind, name).matchConditions;
+  if (!Array.isArray(conditions) || conditions.length === 0)
+    throw new Error(`${name} has no matchConditions`);
+  const env = celEnv();
+  return conditions.map((condition) => {
+    if (
+      !isRecord(condition) ||
+      typeof condition.expression !== "string" ||
+      typeof condition.name !== "string"
+    ) {
+      throw new Error(`${name}: malformed matchCondition`);
+    }
+    const { expression, name: conditionName } = condition;
+    const program = plan(env, parse(expression));
+    return {
+      name: conditionName,
+      evaluate: (bindings) => {
+        const result = program(bindings as { [key: string]: CelInput });
+        if (isCelError(result)) {
+          throw new Error(
+            `${conditionName} errored (${result.message}) on ${JSON.stringify(bindings)}`,
+          );
+        }
+        if (typeof result !== "boolean")
+          throw new Error(`${conditionName} returned ${String(result)}`);
+        return result;
+      },
+    };
+  });
+}
+
+/** The apiserver calls the webhook only when every matchCondition is true. */
+function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
+  return conditions.map((condition) => condition.evaluate(bindings)).every(Boolean);
+}
+
+const podGate = compile("MutatingWebhookConfiguration", "pods.cocoon-webhook.cocoonstack.io");
+const scaleGuard = compile(
+  "ValidatingWebhookConfiguration",
+  "workloads.cocoon-webhook.cocoonstack.io",
+);
+
+function podRequest(operation: "CREATE" | "UPDATE"): Json {
+  return {
+    uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
+    kind: { group: "", version: "v1", kind: "Pod" },
+    resource: { group: "", version: "v1", resource: "pods" },
+    requestKind: { group: "", version: "v1", kind: "Pod" },
+    requestResource: { group: "", version: "v1", resource: "pods" },
+    name: "p",
+    namespace: "default",
+    operation,
+    userInfo: { username: "system:serviceaccount:cocoon-system:cocoon-operator" },
+    dryRun: false,
+  };
+}
+
+/** A workload request; subResource is omitted (as the apiserver's omitempty does) when absent. */
+function workloadRequest(subResource: string | undefined): Json {
+  const request: { [key: string]: Json } = {
+    uid: "705ab4f5-6393-11e8-b7cc-42010a800003",
+    kind: { group: "apps", version: "v1", kind: "Deployment" },
+    resource: { group: "apps", version: "v1", resource: "deployments" },
+    name: "web",
+    namespace: "default",
+    operation: "UPDATE",
+    userInfo: { username: "kubernetes-admin" },
+  };
+  if (subResource !== undefined) request.subResource = subResource;
+  return request;
+}
+
+// ---------------------------------------------------------------- generators
+
+/** A record whose optional fields are omitted or present; never undefined-valued. */
+function record(
+  required: { [key: string]: fc.Arbitrary<Json> },
+  optional: { [key: string]: fc.Arbitrary<Json> } = {},
+): fc.Arbitrary<Json> {
+  const fields = [
+    ...Object.entries(required).map(([key, arbitrary]) =>
+      arbitrary.map((value): [string, Json] | undefined => [key, value]),
+    ),
+    ...Object.entries(optional).map(([key, arbitrary]) =>
+      fc.option(
+        arbitrary.map((value): [string, Json] | undefined => [key, value]),
+        { nil: undefined },
+      ),
+    ),
+  ];
+  return fc
+    .tuple(...fields)
+    .map((entries): Json => Object.fromEntries(entries.filter((entry) => entry !== undefined)));
+}
+
+/** Null stands for a section the apiserver would omit; rare, as it never sends it. */
+const orNull = (arbitrary: fc.Arbitrary<Json>): fc.Arbitrary<Json> =>
+  fc.oneof({ arbitrary, weight: 6 }, { arbitrary: fc.constant(null), weight: 1 });
+
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+
+const tolerationKey = fc.constantFrom(
+  COCOON_TOLERATION_KEY,
+  COCOON_TOLERATION_KEY,
+  `${COCOON_TOLERATION_KEY}-x`,
+  "Virtual-Kubelet.io/provider",
+  "virtual-kubelet.io",
+  "node.kubernetes.io/not-ready",
+  "node.kubernetes.io/unreachable",
+  "",
+);
+
+const toleration: fc.Arbitrary<Json> = fc.oneof(
+  // Keyless Exists: tolerates every taint, but is not a marker.
+  { arbitrary: fc.constant({ operator: "Exists" }), weight: 1 },
+  {
+    arbitrary: record(
+      {},
+      {
+        key: orNull(tolerationKey),
+        operator: fc.constantFrom("Exists", "Equal"),
+        value: fc.constantFrom("", "cocoon", "sandboxd"),
+        effect: fc.constantFrom("NoSchedule", "NoExecute", "PreferNoSchedule"),
+        tolerationSeconds: fc.integer({ min: 0, max: 3600 }),
+      },
+    ),
+    weight: 4,
+  },
+);
+
+const tolerations = orNull(fc.array(toleration, { maxLength: 4 }));
+
+const annotationKey = fc.oneof(
+  fc.constantFrom(VM_NAME_ANNOTATION, `${VM_NAME_ANNOTATION}-x`, "vm.cocoonstack.io/hibernate"),
+  label,
+);
+
+const annotations = orNull(
+  fc
+    .array(fc.tuple(annotationKey, fc.constantFrom("", "vk-default-demo-0", "true")), {
+      maxLength: 3,
+    })
+    .map((pairs): Json => Object.fromEntries(pairs)),
+);
+
+const ownerReferences: fc.Arbitrary<Json> = fc.array(
+  record({
+    apiVersion: fc.constantFrom("cocoonset.cocoonstack.io/v1", "apps/v1"),
+    kind: fc.constantFrom("CocoonSet", "ReplicaSet"),
+    name: label,
+    uid: fc.uuid(),
+  }),
+  { maxLength: 2 },
+);
+
+const metadata = orNull(
+  record(
+    { name: label },
+    {
+      namespace: label,
+      labels: fc.dictionary(label, label, { maxKeys: 2 }),
+      annotations,
+      ownerReferences,
+    },
+  ),
+);
+
+const container = record({
+  name: label,
+  image: fc.constantFrom("busybox", "registry.k8s.io/pause:3.10"),
+});
+
+const podSpec = orNull(
+  record(
+    { containers: fc.array(container, { minLength: 1, maxLength: 2 }) },
+    { tolerations, nodeName: label, restartPolicy: fc.constantFrom("Always", "Never") },
+  ),
+);
+
+const pod = record(
+  { apiVersion: fc.constant("v1"), kind: fc.constant("Pod") },
+  { metadata, spec: podSpec },
+);
+
+const templateSpec = orNull(
+  record({ containers: fc.array(container, { minLength: 1, maxLength: 2 }), tolerations }),
+);
+
+const workloadMeta = {
+  apiVersion: fc.constant("apps/v1"),
+  kind: fc.constantFrom("Deployment", "StatefulSet"),
+  metadata: record({ name: label, namespace: label }),
+};
+const selector = fc.constant({ matchLabels: { app: "web" } });
+const templateLabels = record({}, { labels: fc.constant({ app: "web" }) });
+
+/** Complete workloads as the apiserver stores them. */
+const denseWorkload = record({
+  ...workloadMeta,
+  spec: record(
+    { selector, template: record({ metadata: templateLabels, spec: templateSpec }) },
+    { replicas: fc.integer({ min: 0, max: 5 }) },
+  ),
+});
+
+/** Workloads with sections missing or null. */
+const sparseWorkload = record(workloadMeta, {
+  spec: orNull(
+    record(
+      { selector },
+      {
+        replicas: fc.integer({ min: 0, max: 5 }),
+        template: orNull(record({}, { metadata: orNull(templateLabels), spec: podSpec })),
+      },
+    ),
+  ),
+});
+
+const workload = fc.oneof(
+  { arbitrary: denseWorkload, weight: 3 },
+  { arbitrary: sparseWorkload, weight: 1 },
+);
+
+const scale = record(
+  {
+    apiVersion: fc.constant("autoscaling/v1"),
+    kind: fc.constant("Scale"),
+    metadata: record({ name: label, namespace: label }),
+  },
+  { spec: record({}, { replicas: fc.integer({ min: 1, max: 5 }) }) },
+);
+
+const RUNS = { numRuns: 2000 };
+
+// ---------------------------------------------------------------- properties
+
+describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
+  test("generated pods are gated as often as not", () => {
+    const sample = fc.sample(pod, { numRuns: 1000, seed: 1 });
+    const gated = sample.filter((generated) => podEntersCocoonGate(generated)).length;
+    expect(gated).toBeGreaterThan(200);
+    expect(gated).toBeLessThan(800);
+  });
+
+  test("CREATE: called exactly for pods entering the gate", () => {
+    fc.assert(
+      fc.property(pod, (object) => {
+        const bindings = { object, oldObject: null, request: podRequest("CREATE") };
+        expect(calls(podGate, bindings)).toBe(podEntersCocoonGate(object));
+      }),
+      RUNS,
+    );
+  });
+
+  test("UPDATE: called exactly when the pod newly enters the gate", () => {
+    fc.assert(
+      fc.property(pod, pod, (object, oldObject) => {
+        const bindings = { object, oldObject, request: podRequest("UPDATE") };
+        const expected = podEntersCocoonGate(object) && !podEntersCocoonGate(oldObject);
+        expect(calls(podGate, bindings)).toBe(expected);
+      }),
+      RUNS,
+    );
+  });
+
+  test("UPDATE of a pod to itself is never sent", () => {
+    fc.assert(
+      fc.property(pod, (object) => {
+        expect(calls(podGate, { object, oldObject: object, request: podRequest("UPDATE") })).toBe(
+          false,
+        );
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("scale guard matchCondition agrees with workloadIsCocoon on the old object", () => {
+  test("generated workloads are cocoon ones as often as not", () => {
+    const sample = fc.sample(workload, { numRuns: 1000, seed: 1 });
+    const cocoon = sample.filter((generated) => workloadIsCocoon(generated)).length;
+    expect(cocoon).toBeGreaterThan(100);
+    expect(cocoon).toBeLessThan(900);
+  });
+
+  test("direct updates: called exactly when the old template carries the cocoon toleration", () => {
+    fc.assert(
+      fc.property(workload, workload, (object, oldObject) => {
+        const bindings = { object, oldObject, request: workloadRequest(undefined) };
+        expect(calls(scaleGuard, bindings)).toBe(workloadIsCocoon(oldObject));
+      }),
+      RUNS,
+    );
+  });
+
+  test("every /scale request is sent (a Scale has no template to judge)", () => {
+    fc.assert(
+      fc.property(scale, scale, (object, oldObject) => {
+        expect(calls(scaleGuard, { object, oldObject, request: workloadRequest("scale") })).toBe(
+          true,
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test("other subresources follow the old object", () => {
+    fc.assert(
+      fc.property(workload, (oldObject) => {
+        const bindings = { object: oldObject, oldObject, request: workloadRequest("status") };
+        expect(calls(scaleGuard, bindings)).toBe(workloadIsCocoon(oldObject));
+      }),
+      RUNS,
+    );
+  });
+});
+
+// ---------------------------------------------------------------- examples
+
+const gatePod = (spec: Json, metadataValue: Json = { name: "p" }): Json => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: metadataValue,
+  spec,
+});
+const containers = [{ name: "c", image: "busybox" }];
+
+describe("pod gate examples", () => {
+  const rows: ReadonlyArray<readonly [string, Json, boolean]> = [
+    ["no tolerations, no annotations", gatePod({ containers }), false],
+    [
+      "keyless Exists toleration",
+      gatePod({ containers, tolerations: [{ operator: "Exists" }] }),
+      false,
+    ],
+    [
+      "cocoon toleration, any operator",
+      gatePod({
+        containers,
+        tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Equal", value: "x" }],
+      }),
+      true,
+    ],
+    [
+      "cocoon toleration after a keyless one",
+      gatePod({
+        containers,
+        tolerations: [{ operator: "Exists" }, { key: COCOON_TOLERATION_KEY }],
+      }),
+      true,
+    ],
+    ["null tolerations", gatePod({ containers, tolerations: null }), false],
+    ["null toleration entry", gatePod({ containers, tolerations: [null] }), false],
+    ["null toleration key", gatePod({ containers, tolerations: [{ key: null }] }), false],
+    ["empty spec", gatePod({}), false],
+    ["null spec", gatePod(null), false],
+    [
+      "annotation with empty value",
+      gatePod({ containers }, { annotations: { [VM_NAME_ANNOTATION]: "" } }),
+      true,
+    ],
+    [
+      "other annotation",
+      gatePod({ containers }, { annotations: { [`${VM_NAME_ANNOTATION}-x`]: "v" } }),
+      false,
+    ],
+    ["null annotations", gatePod({ containers }, { name: "p", annotations: null }), false],
+    ["null metadata", gatePod({ containers }, null), false],
+    ["empty metadata", gatePod({ containers }, {}), false],
+    ["empty pod", {}, false],
+  ];
+  for (const [name, object, expected] of rows) {
+    test(`${name}: ${expected ? "gated" : "not gated"}`, () => {
+      expect(podEntersCocoonGate(object)).toBe(expected);
+      expect(calls(podGate, { object, oldObject: null, request: podRequest("CREATE") })).toBe(
+        expected,
+      );
+    });
+  }
+});
+
+describe("scale guard examples", () => {
+  const cocoonTemplate = {
+    spec: { containers, tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }] },
+  };
+  const deployment = (spec: Json): Json => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "w" },
+    spec,
+  });
+  const rows: ReadonlyArray<readonly [string, Json, boolean]> = [
+    ["cocoon template", deployment({ template: cocoonTemplate }), true],
+    [
+      "keyless Exists only",
+      deployment({ template: { spec: { containers, tolerations: [{ operator: "Exists" }] } } }),
+      false,
+    ],
+    ["no template", deployment({ replicas: 2 }), false],
+    ["null template", deployment({ template: null }), false],
+    ["null template spec", deployment({ template: { spec: null } }), false],
+    ["null spec", deployment(null), false],
+    ["null old object", null, false],
+  ];
+  for (const [name, oldObject, expected] of rows) {
+    test(`${name}: ${expected ? "sent" : "skipped"}`, () => {
+      const bindings = {
+        object: deployment({ template: cocoonTemplate }),
+        oldObject,
+        request: workloadRequest(undefined),
+      };
+      expect(calls(scaleGuard, bindings)).toBe(expected);
+      expect(workloadIsCocoon(oldObject)).toBe(expected);
+    });
+  }
+});
