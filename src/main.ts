@@ -9,6 +9,8 @@ const USAGE = `usage: cocoon-webhook [serve | version | validate]
 
   serve      run the admission webhook (default); configured by environment variables
   version    print version, git revision and build time
+  validate   check CocoonSet and CocoonHibernation manifests offline with the same rules
+             (cocoon-webhook validate --help)
 `;
 
 const EXIT_SIGNAL_BASE = 128;
@@ -64,6 +66,9 @@ async function main(args: readonly string[]): Promise<number> {
   switch (command) {
     case "serve":
       return serve();
+    case "validate":
+      // Loaded on demand: offline validation needs neither servers nor kube config.
+      return (await import("./cli/validate")).runValidate(args.slice(1));
     case "version":
       console.log(
         `cocoon-webhook ${VERSION_INFO.version} (revision ${VERSION_INFO.revision}, built ${VERSION_INFO.buildTime})`,

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { extname, join } from "node:path";
+
+/** One input's text and the name findings show for it. */
+export interface SourceText {
+  readonly file: string;
+  readonly text: string;
+}
+
+/** Input that cannot be validated: unreadable, or not YAML/JSON. Exit code 2. */
+export interface InputProblem {
+  readonly file: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly message: string;
+}
+
+export const STDIN_PATH = "-";
+export const STDIN_NAME = "<stdin>";
+const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
+
+export interface ReadInputs {
+  readonly sources: SourceText[];
+  readonly problems: InputProblem[];
+}
+
+/**
+ * The texts behind `paths`, in order: a file as named (whatever its
+ * extension), a directory as its *.yaml, *.yml and *.json files at any depth
+ * in name order, `-` as stdin. Hidden entries (`.git`, `.github`, …) are not
+ * walked into: they hold tooling config, not manifests, unless named.
+ */
+export async function readInputs(
+  paths: readonly string[],
+  readStdin: () => Promise<string>,
+): Promise<ReadInputs> {
+  const sources: SourceText[] = [];
+  const problems: InputProblem[] = [];
+  let stdinText: string | undefined;
+  for (const path of paths) {
+    if (path === STDIN_PATH) {
+      stdinText ??= await readStdin();
+      sources.push({ file: STDIN_NAME, text: stdinText });
+      continue;
+    }
+    for (const file of filesUnder(path, problems)) {
+      try {
+        sources.push({ file, text: readFileSync(file, "utf8") });
+      } catch (error) {
+        problems.push({ file, message: `cannot read: ${describeFsError(error)}` });
+      }
+    }
+  }
+  return { sources, problems };
+}
+
+function filesUnder(path: string, problems: InputProblem[]): string[] {
+  try {
+    if (!statSync(path).isDirectory()) return [path];
+    return manifestsIn(path);
+  } catch (error) {
+    problems.push({ file: path, message: `cannot read: ${describeFsError(error)}` });
+    return [];
+  }
+}
+
+function manifestsIn(directory: string): string[] {
+  const entries = readdirSync(directory, { withFileTypes: true })
+    .filter((entry) => !entry.name.startsWith("."))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries.flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return manifestsIn(path);
+    return MANIFEST_EXTENSIONS.has(extname(entry.name).toLowerCase()) ? [path] : [];
+  });
+}
+
+function describeFsError(error: unknown): string {
+  if (error instanceof Error && "code" in error) {
+    switch (error.code) {
+      case "ENOENT":
+        return "no such file or directory";
+      case "EACCES":
+        return "permission denied";
+      case "EISDIR":
+        return "is a directory";
+    }
+  }
+  return error instanceof Error ? error.message : String(error);
+}
