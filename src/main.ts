@@ -1,8 +1,3 @@
-import { ConfigError, loadConfig } from "./config";
-import { createKubeApi } from "./kube/api";
-import { createLogger } from "./observability/logger";
-import { buildRules } from "./rules";
-import { type RunningServer, startServer } from "./server/serve";
 import { VERSION_INFO } from "./version";
 
 const USAGE = `usage: cocoon-webhook [serve | version | validate]
@@ -13,61 +8,13 @@ const USAGE = `usage: cocoon-webhook [serve | version | validate]
              (cocoon-webhook validate --help)
 `;
 
-const EXIT_SIGNAL_BASE = 128;
-const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
-
-async function serve(): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`cocoon-webhook: ${error.message}`);
-    return 2;
-  }
-  const log = createLogger(config.WEBHOOK_LOG_LEVEL);
-  let server: RunningServer;
-  try {
-    const kube = createKubeApi({
-      timeoutMs: config.APISERVER_TIMEOUT,
-      kubeconfigPath: config.KUBECONFIG,
-      log: (level, message, fields) => log[level](fields ?? {}, message),
-    });
-    server = startServer(config, buildRules(config, kube.api), log);
-  } catch (error) {
-    // A missing certificate, an unusable KUBECONFIG, a port in use: say which and stop.
-    const message = error instanceof Error ? error.message : String(error);
-    log.fatal({ err: error }, `cannot start: ${message}`);
-    console.error(`cocoon-webhook: cannot start: ${message}`);
-    return 1;
-  }
-
-  return new Promise((resolve) => {
-    let stopping = false;
-    for (const signal of Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]) {
-      process.on(signal, () => {
-        if (stopping) {
-          log.warn({ signal }, "second signal: exiting now");
-          process.exit(EXIT_SIGNAL_BASE + SIGNAL_NUMBERS[signal]);
-        }
-        stopping = true;
-        log.info({ signal }, "shutdown requested");
-        server.shutdown().then((finished) => {
-          log.info({ finished }, "shutdown complete");
-          resolve(0);
-        });
-      });
-    }
-  });
-}
-
 async function main(args: readonly string[]): Promise<number> {
   const [command = "serve"] = args;
   switch (command) {
+    // Each command loads only its own modules: `validate` starts no server and reads no kube config.
     case "serve":
-      return serve();
+      return (await import("./server/command")).runServe();
     case "validate":
-      // Loaded on demand: offline validation needs neither servers nor kube config.
       return (await import("./cli/validate")).runValidate(args.slice(1));
     case "version":
       console.log(

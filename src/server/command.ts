@@ -1,0 +1,54 @@
+import { ConfigError, loadConfig } from "../config";
+import { createKubeApi } from "../kube/api";
+import { createLogger } from "../observability/logger";
+import { buildRules } from "../rules";
+import { type RunningServer, startServer } from "./serve";
+
+const EXIT_SIGNAL_BASE = 128;
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+
+/** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
+export async function runServe(): Promise<number> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`cocoon-webhook: ${error.message}`);
+    return 2;
+  }
+  const log = createLogger(config.WEBHOOK_LOG_LEVEL);
+  let server: RunningServer;
+  try {
+    const kube = createKubeApi({
+      timeoutMs: config.APISERVER_TIMEOUT,
+      kubeconfigPath: config.KUBECONFIG,
+      log: (level, message, fields) => log[level](fields ?? {}, message),
+    });
+    server = startServer(config, buildRules(config, kube.api), log);
+  } catch (error) {
+    // A missing certificate, an unusable KUBECONFIG, a port in use: say which and stop.
+    const message = error instanceof Error ? error.message : String(error);
+    log.fatal({ err: error }, `cannot start: ${message}`);
+    console.error(`cocoon-webhook: cannot start: ${message}`);
+    return 1;
+  }
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    for (const signal of Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]) {
+      process.on(signal, () => {
+        if (stopping) {
+          log.warn({ signal }, "second signal: exiting now");
+          process.exit(EXIT_SIGNAL_BASE + SIGNAL_NUMBERS[signal]);
+        }
+        stopping = true;
+        log.info({ signal }, "shutdown requested");
+        server.shutdown().then((finished) => {
+          log.info({ finished }, "shutdown complete");
+          resolve(0);
+        });
+      });
+    }
+  });
+}
