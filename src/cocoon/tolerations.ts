@@ -7,12 +7,22 @@ const tolerationSchema = z.object({ key: z.string().optional() });
 export type Toleration = z.infer<typeof tolerationSchema>;
 
 /**
- * A `tolerations` list. Each entry is decoded on its own and a malformed one
+ * A `tolerations` list. Each entry is judged on its own and a malformed one
  * is dropped, so it cannot hide a well-formed cocoon toleration beside it.
+ * Walked by hand rather than with a per-entry zod schema: the gate runs on
+ * every pod, and 500 000 entries cost 300-600 ms through zod (blocking every
+ * other review) against ~50 ms this way.
  */
 export const tolerationsSchema = z
-  .array(tolerationSchema.optional().catch(undefined))
-  .transform((entries) => entries.filter((entry) => entry !== undefined));
+  .custom<readonly unknown[]>((value) => Array.isArray(value), { message: "expected an array" })
+  .transform((entries): Toleration[] => entries.filter(isToleration));
+
+/** An object whose `key`, if any, is a string; kept as is (never copied: a pod may carry many). */
+function isToleration(entry: unknown): entry is Toleration {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return false;
+  const key = "key" in entry ? entry.key : undefined;
+  return key === undefined || typeof key === "string";
+}
 
 /**
  * Whether a toleration's key is the cocoon taint key, whatever its operator,
