@@ -1,41 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import tls from "node:tls";
-import type { KeyPair } from "../support/certs";
 import { createTestCa } from "../support/certs";
+import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 import { review } from "./reviews";
-
-/** The certificate a fresh TLS handshake is served, by serial number. */
-function servedSerial(
-  url: string,
-  ca: string,
-  options: tls.ConnectionOptions = {},
-): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect(
-      { host: hostname, port: Number(port), ca, servername: hostname, ...options },
-      () => {
-        resolve(socket.getPeerCertificate().serialNumber);
-        socket.end();
-      },
-    );
-    socket.on("error", reject);
-  });
-}
-
-const serialOf = (pair: { cert: string }) => new X509Certificate(pair.cert).serialNumber;
 
 async function eventually<T>(
   probe: () => Promise<T>,
@@ -47,30 +17,6 @@ async function eventually<T>(
     const value = await probe();
     if (until(value) || Date.now() > deadline) return value;
     await Bun.sleep(100);
-  }
-}
-
-/** A Secret volume's layout: files are symlinks through `..data` to a timestamped directory. */
-class SecretVolume {
-  readonly dir = mkdtempSync(join(tmpdir(), "cocoon-secret-"));
-  readonly certFile = join(this.dir, "tls.crt");
-  readonly keyFile = join(this.dir, "tls.key");
-  #generation = 0;
-
-  constructor(pair: KeyPair) {
-    this.publish(pair);
-    symlinkSync("..data/tls.crt", this.certFile);
-    symlinkSync("..data/tls.key", this.keyFile);
-  }
-
-  /** What the kubelet does: new directory, then an atomic rename of the `..data` link. */
-  publish(pair: { cert: string; key: string }): void {
-    const version = `..${Date.now()}_${++this.#generation}`;
-    mkdirSync(join(this.dir, version));
-    writeFileSync(join(this.dir, version, "tls.crt"), pair.cert);
-    writeFileSync(join(this.dir, version, "tls.key"), pair.key);
-    symlinkSync(version, join(this.dir, "..data_tmp"));
-    renameSync(join(this.dir, "..data_tmp"), join(this.dir, "..data"));
   }
 }
 
@@ -142,8 +88,7 @@ describe("TLS", () => {
     }
     // A plain in-place rewrite of both files is picked up too.
     const inPlace = ca.issue("in-place");
-    writeFileSync(join(volume.dir, "..data", "tls.key"), inPlace.key);
-    writeFileSync(join(volume.dir, "..data", "tls.crt"), inPlace.cert);
+    volume.rewriteInPlace(inPlace);
     seen.push(await eventually(served, (serial) => serial === serialOf(inPlace)));
 
     await Bun.sleep(1500); // let the last retired listener finish its drain window under load

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { WebhookProcess } from "../e2e/harness";
+import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
+import {
+  cocoonSetReview,
+  cocoonWorkload,
+  gatedPodReview,
+  hibernationReview,
+  type Review,
+  scaleReview,
+} from "./bodies";
+import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round } from "./support";
+
+const APISERVER_TIMEOUT_MS = 1000;
+const BOUND_MS = APISERVER_TIMEOUT_MS + 250;
+const PER_FAULT = 5;
+
+interface Answer {
+  readonly status: number;
+  readonly allowed: boolean | undefined;
+  readonly message: string;
+  readonly latencyMs: number;
+}
+
+type Fault =
+  | { readonly name: string; readonly failure: FakeFailure }
+  | { readonly name: string; readonly failure: "stopped" | "blackhole" };
+
+const FAULTS: readonly Fault[] = [
+  { name: "slow (2.5 s)", failure: { kind: "slow", delayMs: 2500 } },
+  { name: "stalled body (2.5 s)", failure: { kind: "stall-body", delayMs: 2500 } },
+  { name: "connection reset", failure: { kind: "reset" } },
+  { name: "HTTP 500", failure: { kind: "status", status: 500 } },
+  { name: "HTTP 429", failure: { kind: "status", status: 429 } },
+  { name: "HTTP 403", failure: { kind: "status", status: 403 } },
+  { name: "stopped (connection refused)", failure: "stopped" },
+  { name: "black hole (accepts, never answers)", failure: "blackhole" },
+];
+
+describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
+  let apiserver: FakeApiserver;
+  let webhook: WebhookProcess;
+  let blackhole: { stop(closeActiveConnections?: boolean): void } | undefined;
+  const held: { end(): void }[] = [];
+
+  beforeAll(async () => {
+    const { startFakeApiserver } = await import("../support/fake-apiserver");
+    const { startWebhook } = await import("../e2e/harness");
+    apiserver = await startFakeApiserver();
+    apiserver.setWorkload("deployments", "team-a", "agents", cocoonWorkload(3));
+    webhook = await startWebhook({
+      env: {
+        KUBECONFIG: apiserver.kubeconfigPath,
+        APISERVER_TIMEOUT: `${APISERVER_TIMEOUT_MS}ms`,
+        WEBHOOK_LOG_LEVEL: "info",
+      },
+    });
+  });
+  afterAll(async () => {
+    await webhook?.stop("SIGKILL");
+    for (const socket of held) socket.end();
+    blackhole?.stop(true);
+    await apiserver?.stop().catch(() => {});
+  });
+
+  async function decide(path: string, body: Review): Promise<Answer> {
+    const t0 = performance.now();
+    const response = await fetch(`${webhook.admissionUrl}${path}?timeout=5s`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      tls: { ca: webhook.ca.cert },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const answer = (await response.json()) as {
+      response?: { uid?: string; allowed?: boolean; status?: { message?: string } };
+    };
+    const latencyMs = performance.now() - t0;
+    expect(answer.response?.uid).toBe(body.request.uid);
+    return {
+      status: response.status,
+      allowed: answer.response?.allowed,
+      message: answer.response?.status?.message ?? "",
+      latencyMs,
+    };
+  }
+
+  /** Pod-gate and CocoonSet reviews back to back (5 ms apart) until stopped: their latencies. */
+  function backgroundTraffic() {
+    const latencies: number[] = [];
+    const failures: string[] = [];
+    let stopping = false;
+    const deadline = Date.now() + 60_000;
+    const loop = async (path: string, make: () => Review) => {
+      while (!stopping && Date.now() < deadline) {
+        const body = make();
+        const outcome = await postWithFetch(
+          { url: webhook.admissionUrl, ca: webhook.ca.cert },
+          path,
+          JSON.stringify(body),
+          body.request.uid,
+        );
+        if (outcome.ok) latencies.push(outcome.latencyMs);
+        else failures.push(outcome.error ?? "failed");
+        await Bun.sleep(5);
+      }
+    };
+    const loops = [loop("/mutate", gatedPodReview), loop("/validate-cocoonset", cocoonSetReview)];
+    return {
+      latencies,
+      failures,
+      async stop() {
+        stopping = true;
+        await Promise.all(loops);
+      },
+    };
+  }
+
+  async function applyFault(fault: Fault): Promise<void> {
+    if (fault.failure === "stopped") {
+      await apiserver.stop();
+    } else if (fault.failure === "blackhole") {
+      // The stopped apiserver's port now accepts TCP and never says a word (no TLS handshake).
+      blackhole = Bun.listen({
+        hostname: "127.0.0.1",
+        port: apiserver.port,
+        socket: {
+          open: (socket) => {
+            held.push(socket);
+          },
+          data() {},
+        },
+      });
+    } else {
+      apiserver.failAlways(fault.failure);
+    }
+  }
+
+  test("scale-downs and hibernation CREATEs fail closed in time; scale-ups, the pod gate and CocoonSet rules are unaffected", async () => {
+    // Baseline: a healthy apiserver.
+    const baseline = backgroundTraffic();
+    const healthyDown = await decide("/validate", scaleReview(3, 1));
+    const healthyHibernation = await decide("/validate-cocoonhibernation", hibernationReview());
+    await Bun.sleep(3000);
+    await baseline.stop();
+    expect(healthyDown.allowed).toBeFalse();
+    expect(healthyDown.message).toContain("scaling down");
+    expect(healthyHibernation.allowed).toBeTrue();
+
+    const rows: Record<string, string | number | boolean> = {
+      APISERVER_TIMEOUT: `${APISERVER_TIMEOUT_MS} ms (bound ${BOUND_MS} ms)`,
+      "healthy: scale-down GET+deny ms": round(healthyDown.latencyMs),
+      "healthy: pod gate + CocoonSet p50 / p99 ms": `${round(percentile(baseline.latencies, 50))} / ${round(percentile(baseline.latencies, 99))} (n=${baseline.latencies.length})`,
+    };
+    const problems: string[] = [];
+
+    for (const fault of FAULTS) {
+      await applyFault(fault);
+      const traffic = backgroundTraffic();
+      const [downs, hibernations, ups] = await Promise.all([
+        Promise.all(
+          Array.from({ length: PER_FAULT }, () => decide("/validate", scaleReview(3, 1))),
+        ),
+        Promise.all(
+          Array.from({ length: PER_FAULT }, (_, i) =>
+            decide("/validate-cocoonhibernation", hibernationReview(`demo-${i}`)),
+          ),
+        ),
+        Promise.all(
+          Array.from({ length: PER_FAULT }, () => decide("/validate", scaleReview(1, 3))),
+        ),
+      ]);
+      await Bun.sleep(500);
+      await traffic.stop();
+
+      const closed = [...downs, ...hibernations];
+      for (const answer of downs) {
+        if (answer.allowed !== false || !answer.message.includes("cannot verify parent workload"))
+          problems.push(`${fault.name}: scale-down not denied fail-closed: ${answer.message}`);
+      }
+      for (const answer of hibernations) {
+        if (answer.allowed !== false || !answer.message.includes("cannot verify"))
+          problems.push(`${fault.name}: hibernation not denied fail-closed: ${answer.message}`);
+      }
+      for (const answer of closed) {
+        if (answer.latencyMs > BOUND_MS)
+          problems.push(`${fault.name}: denial took ${round(answer.latencyMs)} ms`);
+      }
+      for (const answer of ups) {
+        if (answer.allowed !== true) problems.push(`${fault.name}: scale-up not allowed`);
+      }
+      problems.push(...traffic.failures.map((failure) => `${fault.name}: background ${failure}`));
+      const slowest = Math.max(...closed.map((answer) => answer.latencyMs));
+      rows[`${fault.name}: fail-closed denials max ms`] = round(slowest);
+      rows[`${fault.name}: scale-up allowed, max ms`] = round(
+        Math.max(...ups.map((answer) => answer.latencyMs)),
+      );
+      rows[`${fault.name}: pod gate + CocoonSet p50 / p99 ms`] =
+        `${round(percentile(traffic.latencies, 50))} / ${round(percentile(traffic.latencies, 99))} (n=${traffic.latencies.length})`;
+
+      if (typeof fault.failure !== "string") {
+        apiserver.clearFailures();
+        await Bun.sleep(200);
+        const recovered = await decide("/validate", scaleReview(3, 1));
+        if (!recovered.message.includes("scaling down"))
+          problems.push(`${fault.name}: no recovery: ${recovered.message}`);
+      }
+    }
+    const metrics = await webhook.metrics();
+    const { sampleValue } = await import("../e2e/harness");
+    rows["apiserver calls counted as timeout"] =
+      sampleValue(metrics, "cocoon_webhook_apiserver_requests_total", {
+        verb: "get",
+        resource: "deployments",
+        outcome: "timeout",
+      }) +
+      sampleValue(metrics, "cocoon_webhook_apiserver_requests_total", {
+        verb: "list",
+        resource: "cocoonhibernations",
+        outcome: "timeout",
+      });
+    rows.problems = problems.length;
+    recordFigures("apiserver faults", rows);
+    if (problems.length) console.log(problems.join("\n"));
+    expect(problems).toEqual([]);
+    expect(webhook.process.exitCode).toBeNull();
+  }, 120_000);
+});

@@ -1,0 +1,292 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import { join } from "node:path";
+
+/**
+ * The chaos suite takes minutes, so it runs only when asked for by path
+ * (`make chaos` runs `bun test … test/chaos`) or with CHAOS=1; a bare
+ * `bun test` (as `make unit` runs it) skips it.
+ */
+export const CHAOS_ENABLED: boolean = (() => {
+  if (process.env.CHAOS === "1") return true;
+  try {
+    const args = readFileSync("/proc/self/cmdline", "utf8").split("\0");
+    return args.some((arg) => arg.includes("test/chaos"));
+  } catch {
+    return false;
+  }
+})();
+
+export type Figure = string | number | boolean;
+
+interface Section {
+  readonly title: string;
+  readonly rows: Record<string, Figure>;
+}
+
+const sections: Section[] = [];
+const RESULTS_FILE = join(import.meta.dir, "results", "latest.json");
+const startedAt = new Date().toISOString();
+
+/** Records one section of figures, rewrites results/latest.json and prints the summary so far. */
+export function recordFigures(title: string, figures: Record<string, Figure>): void {
+  const rows = Object.fromEntries(
+    Object.entries(figures).map(([name, value]) => [
+      name,
+      typeof value === "number" ? round(value) : value,
+    ]),
+  );
+  sections.push({ title, rows });
+  mkdirSync(join(import.meta.dir, "results"), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify({ startedAt, updatedAt: new Date().toISOString(), sections }, null, 2)}\n`,
+  );
+  console.log(summaryTable());
+}
+
+export function summaryTable(): string {
+  const lines = ["", "| Scenario | Figure | Value |", "|---|---|---|"];
+  for (const { title, rows } of sections) {
+    for (const [name, value] of Object.entries(rows)) {
+      lines.push(`| ${title} | ${name} | ${typeof value === "number" ? round(value) : value} |`);
+    }
+  }
+  return lines.join("\n");
+}
+
+export const round = (value: number): number => Math.round(value * 100) / 100;
+
+/** Percentile of `values` (milliseconds), 0 when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? 0;
+}
+
+/** VmRSS of a process in KiB, from /proc. */
+export function rssKib(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return match ? Number(match[1]) : 0;
+}
+
+export interface Outcome {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly startedAt: number;
+  readonly error?: string;
+  readonly connectionClose: boolean;
+}
+
+export interface Target {
+  readonly url: string;
+  readonly ca: string;
+}
+
+/** One POST through Bun's fetch (pooled keep-alive connections). */
+export async function postWithFetch(
+  target: Target,
+  path: string,
+  body: string,
+  uid: string,
+): Promise<Outcome> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  try {
+    const response = await fetch(`${target.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      tls: { ca: target.ca },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    return judge(response.status, text, uid, t0, startedAt, response.headers.get("connection"));
+  } catch (error) {
+    return failure(error, t0, startedAt);
+  }
+}
+
+/** One POST through node:https with a keep-alive Agent (Go-like pooling, no silent retry). */
+export function postWithAgent(
+  target: Target,
+  agent: https.Agent,
+  path: string,
+  body: string,
+  uid: string,
+): Promise<Outcome> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const { hostname, port } = new URL(target.url);
+  return new Promise((resolve) => {
+    const request = https.request(
+      {
+        host: hostname,
+        port,
+        path,
+        method: "POST",
+        agent,
+        ca: target.ca,
+        timeout: 10_000,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve(
+            judge(
+              response.statusCode ?? 0,
+              Buffer.concat(chunks).toString("utf8"),
+              uid,
+              t0,
+              startedAt,
+              headerText(response.headers.connection),
+            ),
+          ),
+        );
+        response.on("error", (error) => resolve(failure(error, t0, startedAt)));
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error("client timeout")));
+    request.on("error", (error) => resolve(failure(error, t0, startedAt)));
+    request.end(body);
+  });
+}
+
+function headerText(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+function judge(
+  status: number,
+  text: string,
+  uid: string,
+  t0: number,
+  startedAt: number,
+  connection: string | null,
+): Outcome {
+  const latencyMs = performance.now() - t0;
+  const connectionClose = connection?.toLowerCase() === "close";
+  if (status !== 200) {
+    return { ok: false, status, latencyMs, startedAt, connectionClose, error: `HTTP ${status}` };
+  }
+  try {
+    const answer = JSON.parse(text) as { response?: { uid?: unknown; allowed?: unknown } };
+    if (answer.response?.uid !== uid || typeof answer.response.allowed !== "boolean") {
+      return { ok: false, status, latencyMs, startedAt, connectionClose, error: "bad review" };
+    }
+  } catch {
+    return { ok: false, status, latencyMs, startedAt, connectionClose, error: "not JSON" };
+  }
+  return { ok: true, status, latencyMs, startedAt, connectionClose };
+}
+
+function failure(error: unknown, t0: number, startedAt: number): Outcome {
+  const code =
+    typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ok: false,
+    status: 0,
+    latencyMs: performance.now() - t0,
+    startedAt,
+    connectionClose: false,
+    error: `${code} ${message}`.trim().slice(0, 120),
+  };
+}
+
+/** A pod the gate lets through without looking further (no marker). */
+export function plainPodReview(uid: string): string {
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      namespace: "default",
+      name: "plain",
+      operation: "CREATE",
+      userInfo: { username: "alice" },
+      object: {
+        metadata: { name: "plain", namespace: "default" },
+        spec: { containers: [{ name: "c", image: "nginx" }] },
+      },
+      oldObject: null,
+    },
+  });
+}
+
+export interface LoadRun {
+  readonly outcomes: Outcome[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Keep-alive clients posting plain-pod reviews to /mutate back to back until
+ * stop() (or `maxMs`): `fetchClients` through Bun's fetch, `agentClients`
+ * through node:https Agents with keepAlive (one Agent each, one socket).
+ */
+export function startKeepAliveLoad(
+  target: Target,
+  options: { fetchClients: number; agentClients: number; maxMs: number; pauseMs?: number },
+): LoadRun {
+  const outcomes: Outcome[] = [];
+  let stopping = false;
+  const deadline = Date.now() + options.maxMs;
+  const agents: https.Agent[] = [];
+  const loop = async (send: (uid: string, body: string) => Promise<Outcome>) => {
+    while (!stopping && Date.now() < deadline) {
+      const uid = crypto.randomUUID();
+      outcomes.push(await send(uid, plainPodReview(uid)));
+      if (options.pauseMs) await Bun.sleep(options.pauseMs);
+    }
+  };
+  const loops = [
+    ...Array.from({ length: options.fetchClients }, () =>
+      loop((uid, body) => postWithFetch(target, "/mutate", body, uid)),
+    ),
+    ...Array.from({ length: options.agentClients }, () => {
+      const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+      agents.push(agent);
+      return loop((uid, body) => postWithAgent(target, agent, "/mutate", body, uid));
+    }),
+  ];
+  return {
+    outcomes,
+    async stop() {
+      stopping = true;
+      await Promise.all(loops);
+      for (const agent of agents) agent.destroy();
+    },
+  };
+}
+
+export function describeFailures(outcomes: readonly Outcome[]): string[] {
+  return outcomes
+    .filter((outcome) => !outcome.ok)
+    .map((outcome) => `${new Date(outcome.startedAt).toISOString()} ${outcome.error}`);
+}
+
+/** Polls `probe` every `everyMs` until `until` holds or `timeoutMs` passes; returns the last value. */
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  until: (value: T) => boolean,
+  timeoutMs = 5000,
+  everyMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined as T);
+    if ((value !== undefined && until(value)) || Date.now() > deadline) return value;
+    await Bun.sleep(everyMs);
+  }
+}

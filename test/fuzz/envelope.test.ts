@@ -1,0 +1,254 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { encodeResponse } from "../../src/admission/response";
+import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
+import type { Verdict } from "../../src/admission/verdict";
+import { COCOON_TOLERATION_KEY, MESSAGE_PREFIX, OPERATOR_USERNAME } from "../../src/cocoon/keys";
+import { validateCocoonSet } from "../../src/rules/cocoonset";
+import { validateHibernation } from "../../src/rules/hibernation";
+import { podGate } from "../../src/rules/pod-gate";
+import { scaleGuard } from "../../src/rules/scale-guard";
+import { FakeKube } from "../support/fake-kube";
+import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbitraries";
+
+/**
+ * The envelope and every rule take whatever the network hands them: random
+ * JSON and wrong types at every path must produce a verdict (or a schema
+ * rejection), never an exception.
+ */
+
+const RESULTS = ["allow", "deny", "error", "skipped"];
+
+function expectVerdict(verdict: Verdict): void {
+  expect(typeof verdict.allowed).toBe("boolean");
+  expect(RESULTS).toContain(verdict.result);
+  expect(typeof verdict.reason).toBe("string");
+  if (!verdict.allowed) expect(verdict.message ?? verdict.reason).not.toBe("");
+}
+
+const cocoonWorkload = {
+  spec: {
+    replicas: 3,
+    template: { spec: { tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }] } },
+  },
+};
+const kube = () =>
+  new FakeKube()
+    .withWorkload("deployments", "team-a", "agents", cocoonWorkload)
+    .withHibernations("team-a", [
+      { metadata: { name: "demo-0" }, spec: { podRef: { name: "demo-0" } } },
+    ]);
+const failingKube = () => new FakeKube().failing();
+
+type RuleUnderTest = (request: AdmissionRequest) => Verdict | Promise<Verdict>;
+const RULES: Record<string, RuleUnderTest> = {
+  podGate: (request) => podGate(request, { podCreators: new Set([OPERATOR_USERNAME]) }),
+  scaleGuard: (request) => scaleGuard(request, { kube: kube() }),
+  scaleGuardApiserverDown: (request) => scaleGuard(request, { kube: failingKube() }),
+  validateCocoonSet: (request) => validateCocoonSet(request),
+  validateHibernation: (request) => validateHibernation(request, { kube: kube() }),
+  validateHibernationApiserverDown: (request) =>
+    validateHibernation(request, { kube: failingKube() }),
+};
+
+/** Realistic objects per handler, to corrupt one path at a time. */
+const SAMPLES: Record<string, Json> = {
+  pod: {
+    metadata: {
+      name: "demo-0",
+      annotations: { "vm.cocoonstack.io/name": "vk-team-a-demo-0" },
+      ownerReferences: [{ kind: "CocoonSet", name: "demo", uid: "1", controller: true }],
+    },
+    spec: {
+      containers: [{ name: "agent", image: "cocoonstack/agent:1.0" }],
+      tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists", effect: "NoSchedule" }],
+    },
+  },
+  scale: { kind: "Scale", metadata: { name: "agents" }, spec: { replicas: 1 } },
+  deployment: cocoonWorkload,
+  cocoonSet: {
+    metadata: { name: "demo", namespace: "team-a", generateName: "demo-" },
+    spec: {
+      agent: {
+        image: "cocoonstack/agent:1.0",
+        replicas: 2,
+        mode: "clone",
+        os: "linux",
+        backend: "cloud-hypervisor",
+        connType: "ssh",
+        resources: { requests: { memory: "1Gi", cpu: "1" } },
+      },
+      toolboxes: [
+        {
+          name: "browser",
+          image: "cocoonstack/browser:1",
+          mode: "run",
+          backend: "cloud-hypervisor",
+        },
+        { name: "win", mode: "static", staticIP: "10.0.0.9", staticVMID: "vm-9", connType: "rdp" },
+      ],
+      snapshotPolicy: "always",
+      hibernatePolicy: "retain",
+    },
+  },
+  hibernation: {
+    metadata: { name: "demo-1", namespace: "team-a" },
+    spec: { desire: "Hibernate", podRef: { name: "demo-1" } },
+  },
+};
+
+const request = (overrides: Partial<AdmissionRequest>): AdmissionRequest => ({
+  uid: "uid-1",
+  operation: "CREATE",
+  namespace: "team-a",
+  name: "agents",
+  userInfo: { username: "alice" },
+  ...overrides,
+});
+
+const arbitraryRequest: fc.Arbitrary<AdmissionRequest> = fc.record({
+  uid: fc.string({ minLength: 1 }),
+  operation: fc.option(fc.constantFrom("CREATE", "UPDATE", "DELETE", "CONNECT", "", "create"), {
+    nil: undefined,
+  }),
+  kind: fc.option(
+    fc.record({
+      kind: fc.constantFrom("Pod", "Deployment", "StatefulSet", "Scale", "CocoonSet", ""),
+    }),
+    { nil: undefined },
+  ),
+  resource: fc.option(
+    fc.record({ resource: fc.constantFrom("deployments", "statefulsets", "pods", "") }),
+    { nil: undefined },
+  ),
+  subResource: fc.option(fc.constantFrom("scale", "status", ""), { nil: undefined }),
+  namespace: fc.option(fc.constantFrom("team-a", "", "kube-system"), { nil: undefined }),
+  name: fc.option(fc.constantFrom("agents", "demo-0", ""), { nil: undefined }),
+  userInfo: fc.option(fc.record({ username: fc.option(fc.string(), { nil: undefined }) }), {
+    nil: undefined,
+  }),
+  object: anyJson,
+  oldObject: anyJson,
+});
+
+describe("property: the envelope decoder", () => {
+  test("never throws on random JSON, and only accepts a well-formed review", () => {
+    fc.assert(
+      fc.property(anyJson, (body) => {
+        const parsed = admissionReviewSchema.safeParse(body);
+        if (parsed.success) {
+          expect(parsed.data.kind).toBe("AdmissionReview");
+          expect(parsed.data.request.uid).not.toBe("");
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  test("rejects a review with a wrong type at any envelope path, or decodes it with the uid intact", () => {
+    const envelope: Json = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "u-1",
+        kind: { group: "", version: "v1", kind: "Pod" },
+        resource: { group: "", version: "v1", resource: "pods" },
+        subResource: "",
+        name: "web",
+        namespace: "default",
+        operation: "CREATE",
+        userInfo: { username: "alice", groups: ["system:authenticated"] },
+        object: SAMPLES.pod ?? null,
+        oldObject: null,
+        dryRun: false,
+      },
+    };
+    fc.assert(
+      fc.property(corruptedAnywhere(envelope), ({ corrupted }) => {
+        const parsed = admissionReviewSchema.safeParse(corrupted);
+        if (!parsed.success) return;
+        expect(typeof parsed.data.request.uid).toBe("string");
+        const encoded = encodeResponse(parsed.data.apiVersion, parsed.data.request.uid, {
+          allowed: false,
+          result: "deny",
+          reason: "x",
+          message: "m",
+        });
+        expect(encoded.response.uid).toBe(parsed.data.request.uid);
+        expect(encoded.apiVersion).toBe(parsed.data.apiVersion);
+        expect(encoded.response.status?.message.startsWith(MESSAGE_PREFIX)).toBeTrue();
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("property: every rule returns a verdict for any embedded object", () => {
+  for (const [name, rule] of Object.entries(RULES)) {
+    test(`${name}: random requests and objects`, async () => {
+      await fc.assert(
+        fc.asyncProperty(arbitraryRequest, async (each) => expectVerdict(await rule(each))),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  const cases: [string, string, RuleUnderTest, Partial<AdmissionRequest>][] = [
+    ["pod", "podGate", RULES.podGate as RuleUnderTest, { kind: { kind: "Pod" } }],
+    [
+      "scale",
+      "scaleGuard (scale-down through /scale)",
+      RULES.scaleGuard as RuleUnderTest,
+      {
+        operation: "UPDATE",
+        subResource: "scale",
+        resource: { resource: "deployments" },
+        oldObject: { spec: { replicas: 3 } },
+      },
+    ],
+    [
+      "deployment",
+      "scaleGuard (direct UPDATE)",
+      RULES.scaleGuard as RuleUnderTest,
+      { operation: "UPDATE", kind: { kind: "Deployment" }, oldObject: cocoonWorkload },
+    ],
+    ["cocoonSet", "validateCocoonSet", RULES.validateCocoonSet as RuleUnderTest, {}],
+    ["hibernation", "validateHibernation", RULES.validateHibernation as RuleUnderTest, {}],
+  ];
+  for (const [sample, name, rule, overrides] of cases) {
+    test(`${name}: a wrong type at every path of a realistic ${sample}`, async () => {
+      const object = SAMPLES[sample] ?? null;
+      await fc.assert(
+        fc.asyncProperty(corruptedAnywhere(object), async ({ corrupted }) =>
+          expectVerdict(await rule(request({ ...overrides, object: corrupted }))),
+        ),
+        RUNS,
+      );
+    });
+  }
+
+  test("scaleGuard: a corrupted old Scale or workload never turns a cocoon scale-down into a silent allow", async () => {
+    // A direct UPDATE of a cocoon Deployment: an unreadable new replicas count is skipped/decode
+    // (the apiserver rejects it), never a plain allow.
+    await fc.assert(
+      fc.asyncProperty(wrongValue, async (replicas) => {
+        const verdict = await scaleGuard(
+          request({
+            operation: "UPDATE",
+            kind: { kind: "Deployment" },
+            oldObject: cocoonWorkload,
+            object: { ...cocoonWorkload, spec: { ...cocoonWorkload.spec, replicas } },
+          }),
+          { kube: kube() },
+        );
+        expectVerdict(verdict);
+        if (verdict.allowed) {
+          expect(
+            verdict.result === "skipped" || (Number.isInteger(replicas) && Number(replicas) >= 3),
+          ).toBeTrue();
+        }
+      }),
+      RUNS,
+    );
+  });
+});

@@ -1,0 +1,198 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import {
+  COCOON_TOLERATION_KEY,
+  COCOONSET_KIND,
+  OPERATOR_USERNAME,
+  VM_NAME_ANNOTATION,
+} from "../../src/cocoon/keys";
+import { podGate } from "../../src/rules/pod-gate";
+import { admissionRequest } from "../support/requests";
+import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
+
+/**
+ * SPEC §4: a malformed field never opens the gate. A pod gated by one
+ * well-formed marker stays denied for a non-creator (and for anyone when it
+ * has no CocoonSet owner) whatever any *other* field holds.
+ */
+
+const POD_KIND = { group: "", version: "v1", kind: "Pod" };
+const deps = { podCreators: new Set([OPERATOR_USERNAME]) };
+
+/** Strings a random generator will never produce by chance, so they cannot add a marker or owner. */
+const mentionsCocoon = (value: unknown): boolean => {
+  const text = JSON.stringify(value) ?? "";
+  return (
+    text.includes(COCOON_TOLERATION_KEY) ||
+    text.includes(VM_NAME_ANNOTATION) ||
+    text.includes(COCOONSET_KIND)
+  );
+};
+const noise = wrongValue.filter((value) => !mentionsCocoon(value));
+const maybe = (arbitrary: fc.Arbitrary<Json>) => fc.option(arbitrary, { nil: undefined });
+
+type Marker = "toleration" | "annotation";
+
+interface GatedPod {
+  readonly marker: Marker;
+  readonly owned: boolean;
+  readonly pod: Json;
+}
+
+/** A pod carrying `marker` well-formed; every other field is either plausible or garbage. */
+const gatedPod: fc.Arbitrary<GatedPod> = fc
+  .record({
+    marker: fc.constantFrom<Marker>("toleration", "annotation"),
+    owned: fc.boolean(),
+    tolerationsBefore: fc.array(noise, { maxLength: 3 }),
+    tolerationsAfter: fc.array(noise, { maxLength: 3 }),
+    tolerationsGarbage: noise,
+    markerTolerationExtras: fc.record(
+      {
+        operator: wrongValue,
+        value: wrongValue,
+        effect: wrongValue,
+        tolerationSeconds: wrongValue,
+      },
+      { requiredKeys: [] },
+    ),
+    annotationValue: anyJson,
+    otherAnnotations: fc.dictionary(fc.string({ maxLength: 10 }), noise, { maxKeys: 3 }),
+    annotationsGarbage: noise,
+    ownerReferencesGarbage: noise,
+    ownerReferencesExtra: fc.array(noise, { maxLength: 3 }),
+    labels: maybe(noise),
+    name: maybe(noise),
+    containers: maybe(noise),
+    spec: fc.dictionary(fc.string({ maxLength: 8 }), noise, { maxKeys: 3 }),
+    metadata: fc.dictionary(fc.string({ maxLength: 8 }), noise, { maxKeys: 3 }),
+    top: fc.dictionary(fc.string({ maxLength: 8 }), noise, { maxKeys: 3 }),
+    status: maybe(noise),
+    garbleAnnotations: fc.boolean(),
+    garbleTolerations: fc.boolean(),
+    garbleOwners: fc.boolean(),
+  })
+  .map((p): GatedPod => {
+    const markerToleration = { ...p.markerTolerationExtras, key: COCOON_TOLERATION_KEY } as Json;
+    const tolerations: Json =
+      p.marker === "toleration"
+        ? [...p.tolerationsBefore, markerToleration, ...p.tolerationsAfter]
+        : p.garbleTolerations
+          ? p.tolerationsGarbage
+          : [...p.tolerationsBefore, ...p.tolerationsAfter];
+    const annotations: Json =
+      p.marker === "annotation"
+        ? { ...p.otherAnnotations, [VM_NAME_ANNOTATION]: p.annotationValue }
+        : p.garbleAnnotations
+          ? p.annotationsGarbage
+          : p.otherAnnotations;
+    const ownerReferences: Json = p.owned
+      ? [
+          ...p.ownerReferencesExtra,
+          {
+            apiVersion: "cocoonset.cocoonstack.io/v1",
+            kind: COCOONSET_KIND,
+            name: "demo",
+            uid: "1",
+          },
+        ]
+      : p.garbleOwners
+        ? p.ownerReferencesGarbage
+        : p.ownerReferencesExtra;
+    const metadata: Record<string, Json> = { ...p.metadata, annotations, ownerReferences };
+    if (p.labels !== undefined) metadata.labels = p.labels;
+    if (p.name !== undefined) metadata.name = p.name;
+    const spec: Record<string, Json> = { ...p.spec, tolerations };
+    if (p.containers !== undefined) spec.containers = p.containers;
+    const pod: Record<string, Json> = { ...p.top, metadata, spec };
+    if (p.status !== undefined) pod.status = p.status;
+    return { marker: p.marker, owned: p.owned, pod };
+  });
+
+/** An old object that carries no marker (so an UPDATE is checked), possibly garbage. */
+const ungatedOldObject = fc.oneof(
+  noise,
+  fc.constant({ metadata: { name: "web" }, spec: { containers: [] } } as Json),
+);
+
+const nonCreator = fc
+  .oneof(fc.string(), fc.constantFrom("alice", "system:serviceaccount:default:default", ""))
+  .filter((name) => name !== OPERATOR_USERNAME);
+
+describe("property: a malformed field never turns a denial into an allowance (podGate)", () => {
+  test("a gated pod from a non-creator is denied, whatever the other fields hold (CREATE)", () => {
+    fc.assert(
+      fc.property(gatedPod, nonCreator, ({ pod }, username) => {
+        const verdict = podGate(
+          admissionRequest({
+            kind: POD_KIND,
+            operation: "CREATE",
+            userInfo: { username },
+            object: pod,
+          }),
+          deps,
+        );
+        expect(verdict.allowed).toBeFalse();
+        expect(["creator", "not_owned"]).toContain(verdict.reason);
+      }),
+      RUNS,
+    );
+  });
+
+  test("a pod newly gated on UPDATE from a non-creator is denied, whatever the old object holds", () => {
+    fc.assert(
+      fc.property(gatedPod, nonCreator, ungatedOldObject, ({ pod }, username, oldObject) => {
+        const verdict = podGate(
+          admissionRequest({
+            kind: POD_KIND,
+            operation: "UPDATE",
+            userInfo: { username },
+            object: pod,
+            oldObject,
+          }),
+          deps,
+        );
+        expect(verdict.allowed).toBeFalse();
+      }),
+      RUNS,
+    );
+  });
+
+  test("a gated pod without a well-formed CocoonSet owner is denied even for the operator", () => {
+    fc.assert(
+      fc.property(
+        gatedPod.filter(({ owned }) => !owned),
+        ({ pod }) => {
+          const verdict = podGate(
+            admissionRequest({
+              kind: POD_KIND,
+              operation: "CREATE",
+              userInfo: { username: OPERATOR_USERNAME },
+              object: pod,
+            }),
+            deps,
+          );
+          expect(verdict).toMatchObject({ allowed: false, reason: "not_owned" });
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  test("a missing or garbled userInfo never passes as the operator", () => {
+    fc.assert(
+      fc.property(
+        gatedPod.filter(({ owned }) => owned),
+        fc.oneof(fc.constant(undefined), fc.constant({}), fc.record({ username: fc.constant("") })),
+        ({ pod }, userInfo) => {
+          const verdict = podGate(
+            admissionRequest({ kind: POD_KIND, operation: "CREATE", userInfo, object: pod }),
+            deps,
+          );
+          expect(verdict).toMatchObject({ allowed: false, reason: "creator" });
+        },
+      ),
+      RUNS,
+    );
+  });
+});
