@@ -35,7 +35,7 @@ unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**'
 
 build: deps
-	$(BUN) build src/main.ts --compile --minify --sourcemap \
+	$(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
 	  --define 'BUILD_VERSION="$(VERSION)"' \
 	  --define 'BUILD_REVISION="$(REVISION)"' \
 	  --define 'BUILD_TIME="$(BUILD_TIME)"' \

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
+import { isIPv6 } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
-import { type Cluster, KubeConfig, type User } from "@kubernetes/client-node";
+import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { errorText } from "./errors";
@@ -18,7 +19,8 @@ export type ClusterAccessSource = "kubeconfig" | "in-cluster";
 /** The current context of a loaded KubeConfig, plus the token file client-node would not re-read. */
 export interface ClusterAccess {
   readonly source: ClusterAccessSource;
-  readonly kubeConfig: KubeConfig;
+  /** The loaded KUBECONFIG, for exec plugins and auth providers; in-cluster needs none. */
+  readonly kubeConfig?: KubeConfig;
   readonly cluster: Cluster;
   readonly user: User;
   /** Absolute path of a bearer-token file to re-read on rotation, if the user has one. */
@@ -46,7 +48,14 @@ export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess 
   return loadInCluster(options.inClusterRoot ?? "", options.log);
 }
 
+/**
+ * client-node and its dependency tree take most of the webhook's start-up
+ * time and a good part of its memory, so it is loaded only for a KUBECONFIG
+ * (runs outside a cluster); the in-cluster path reads three files itself.
+ */
 function loadKubeconfigFile(path: string): ClusterAccess {
+  const { KubeConfig } =
+    require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const kubeConfig = new KubeConfig();
   try {
     kubeConfig.loadFromFile(path);
@@ -69,13 +78,14 @@ function loadInCluster(root: string, log: KubeLog | undefined): ClusterAccess | 
     });
     return undefined;
   }
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromCluster(root);
-  const { cluster, user } = currentClusterAndUser(kubeConfig, "in-cluster config");
-  if (cluster.caFile && !existsSync(cluster.caFile)) {
-    throw new Error(`in-cluster config: the cluster CA ${cluster.caFile} does not exist`);
+  const caFile = `${root}${SERVICE_ACCOUNT_DIR}/ca.crt`;
+  if (!existsSync(caFile)) {
+    throw new Error(`in-cluster config: the cluster CA ${caFile} does not exist`);
   }
-  return { source: "in-cluster", kubeConfig, cluster, user, tokenFile };
+  // As client-go's InClusterConfig: always HTTPS, the host bracketed when it is IPv6.
+  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const cluster: Cluster = { name: "in-cluster", server, caFile, skipTLSVerify: false };
+  return { source: "in-cluster", cluster, user: { name: "in-cluster" }, tokenFile };
 }
 
 function currentClusterAndUser(

@@ -90,11 +90,12 @@ function authorizationSource(
       return `Bearer ${token}`;
     };
   }
-  if (user.exec || user.authProvider) {
+  const { kubeConfig } = access;
+  if (kubeConfig && (user.exec || user.authProvider)) {
     // Exec plugins and auth providers (cloud CLIs on a developer's machine) stay with client-node.
     return async () => {
       const requestOptions: RequestOptions = {};
-      await access.kubeConfig.applyToHTTPSOptions(requestOptions);
+      await kubeConfig.applyToHTTPSOptions(requestOptions);
       const headers = authorizationHeader.safeParse(requestOptions.headers);
       return headers.success ? headers.data.Authorization : undefined;
     };
