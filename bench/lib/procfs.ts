@@ -1,0 +1,74 @@
+/** Process and machine figures read from /proc (Linux only). */
+import { readFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+
+/** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
+const CLOCK_TICKS_PER_SECOND = 100;
+const KIB = 1024;
+export const MIB = 1024 * 1024;
+
+function statusField(pid: number, field: string): number | undefined {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status);
+  return match?.[1] === undefined ? undefined : Number(match[1]) * KIB;
+}
+
+/** Resident set size in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  return statusField(pid, "VmRSS") ?? Number.NaN;
+}
+
+/** Peak resident set size in bytes (VmHWM). */
+export function peakRssBytes(pid: number): number {
+  return statusField(pid, "VmHWM") ?? Number.NaN;
+}
+
+/** User + system CPU seconds the process has used so far, all threads. */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name may contain spaces and parentheses: fields start after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Busy and total jiffies of all CPUs, for the machine-wide utilisation over an interval. */
+export interface MachineCpu {
+  readonly busy: number;
+  readonly total: number;
+}
+
+export function machineCpu(): MachineCpu {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const values = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const idle = (values[3] ?? 0) + (values[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Machine CPU use between two samples, in cores (0 … nproc). */
+export function coresBusy(before: MachineCpu, after: MachineCpu, cores: number): number {
+  const total = after.total - before.total;
+  return total > 0 ? ((after.busy - before.busy) / total) * cores : 0;
+}
+
+export interface MachineDescription {
+  readonly nproc: number;
+  readonly cpuModel: string;
+  readonly memoryMiB: number;
+  readonly kernel: string;
+  readonly loadAverage: readonly number[];
+}
+
+export function describeMachine(): MachineDescription {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model =
+    /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
+  return {
+    nproc: cpus().length,
+    cpuModel: model,
+    memoryMiB: Math.round(totalmem() / MIB),
+    kernel: release(),
+    loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}

@@ -1,0 +1,298 @@
+/** The results file's shape, the goals, and the markdown tables printed from it. */
+import type { ScenarioId } from "../payloads";
+import { MIB } from "./procfs";
+import type { ServerId } from "./servers";
+import type { ValidatorResult } from "./validator";
+import type { WrkRun } from "./wrk";
+
+export interface ScenarioResult {
+  readonly scenario: ScenarioId;
+  readonly title: string;
+  readonly bodyBytes: number;
+  readonly server: ServerId;
+  /** `response.allowed` of one request before the load, or what went wrong. */
+  readonly verdict: boolean | string;
+  readonly expectAllowed: boolean;
+  readonly wrk: WrkRun;
+  /** CPU use during the measured window, in cores (1 = one core busy). */
+  readonly serverCpuCores: number;
+  readonly clientCpuCores: number;
+  /** This orchestrator, which also runs the fake apiserver. */
+  readonly harnessCpuCores: number;
+  /** The whole machine, other engineers' work included. */
+  readonly machineCpuCores: number;
+  readonly serverCpuMsPerRequest: number;
+  readonly rssAfterBytes: number;
+  /** req/s of every measured round; the figures above are from the best one. */
+  readonly roundsRequestsPerSecond: readonly number[];
+}
+
+export interface ProcessResult {
+  readonly server: ServerId;
+  readonly label: string;
+  readonly readyMsMedian: number;
+  readonly readyMsSamples: readonly number[];
+  readonly firstAnswerMsMedian?: number;
+  readonly rssAfterWarmupBytes: number;
+  readonly rssAfterRunBytes: number;
+  readonly peakRssBytes: number;
+  readonly artefact: { readonly bytes: number; readonly what: string };
+}
+
+export interface MemoryResult {
+  readonly server: ServerId;
+  readonly requestsPerSecond: number;
+  readonly requestsFirstHalf: number;
+  readonly requestsTotal: number;
+  readonly errors: number;
+  readonly rssAtStartBytes: number;
+  readonly rssAtHalfBytes: number;
+  readonly rssAtEndBytes: number;
+  readonly peakRssBytes: number;
+  readonly growthSecondHalf: number;
+}
+
+export interface Goal {
+  readonly goal: string;
+  readonly met: boolean;
+  readonly figures: string;
+}
+
+export interface Results {
+  readonly generatedAt: string;
+  readonly machine: {
+    readonly nproc: number;
+    readonly cpuModel: string;
+    readonly memoryMiB: number;
+    readonly kernel: string;
+    readonly loadAverage: readonly number[];
+    readonly loadAverageAtStart: readonly number[];
+    readonly loadAverageAtEnd: readonly number[];
+    readonly bun: string;
+    readonly node: string;
+    readonly wrk: string;
+  };
+  readonly settings: {
+    readonly warmupSeconds: number;
+    readonly durationSeconds: number;
+    readonly rounds: number;
+    readonly connections: number;
+    readonly memoryRequests: number;
+    readonly starts: number;
+    readonly wrkThreads: number;
+  };
+  readonly processes: readonly ProcessResult[];
+  readonly scenarios: readonly ScenarioResult[];
+  readonly memory: MemoryResult;
+  readonly floorMemory: MemoryResult;
+  readonly validator: ValidatorResult | undefined;
+  goals: Goal[];
+  readonly benchSeconds: number;
+}
+
+const ms = (us: number) => (us / 1000).toFixed(2);
+const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : "–");
+
+function find(
+  results: Results,
+  scenario: ScenarioId,
+  server: ServerId,
+): ScenarioResult | undefined {
+  return results.scenarios.find((each) => each.scenario === scenario && each.server === server);
+}
+
+function processOf(results: Results, server: ServerId): ProcessResult | undefined {
+  return results.processes.find((each) => each.server === server);
+}
+
+const COMMON: ScenarioId = "pod-common";
+const LARGE: ScenarioId = "pod-1mb";
+const RSS_LIMIT_MIB = 96;
+const RSS_GROWTH_LIMIT = 0.05;
+const READY_LIMIT_MS = 150;
+
+export function evaluateGoals(results: Results): Goal[] {
+  const goals: Goal[] = [];
+  const cocoon = find(results, COMMON, "cocoon");
+  const floor = find(results, COMMON, "floor");
+  const peer = find(results, COMMON, "peer");
+  if (cocoon && floor && peer) {
+    const toFloor = cocoon.wrk.requestsPerSecond / floor.wrk.requestsPerSecond;
+    const toPeer = cocoon.wrk.requestsPerSecond / peer.wrk.requestsPerSecond;
+    goals.push({
+      goal: "common-case throughput ≥ 0.85× floor",
+      met: toFloor >= 0.85,
+      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${floor.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toFloor)}`,
+    });
+    goals.push({
+      goal: "common-case throughput ≥ 2× peer",
+      met: toPeer >= 2,
+      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${peer.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toPeer)}`,
+    });
+    const p99 = cocoon.wrk.p99Us / floor.wrk.p99Us;
+    goals.push({
+      goal: `common-case p99 ≤ 1.3× floor p99 (same ${results.settings.connections} connections, closed loop)`,
+      met: p99 <= 1.3,
+      figures: `${ms(cocoon.wrk.p99Us)} vs ${ms(floor.wrk.p99Us)} ms = ${ratio(p99)}`,
+    });
+  }
+  const large = find(results, LARGE, "cocoon");
+  const largeFloor = find(results, LARGE, "floor");
+  if (large && largeFloor) {
+    const cpu = large.serverCpuMsPerRequest / largeFloor.serverCpuMsPerRequest;
+    const p50 = large.wrk.p50Us / largeFloor.wrk.p50Us;
+    goals.push({
+      goal: "≈1 MB review server time ≤ 1.3× floor (server CPU per request)",
+      met: cpu <= 1.3,
+      figures: `${large.serverCpuMsPerRequest.toFixed(2)} vs ${largeFloor.serverCpuMsPerRequest.toFixed(2)} CPU ms/req = ${ratio(cpu)}; p50 ${ms(large.wrk.p50Us)} vs ${ms(largeFloor.wrk.p50Us)} ms = ${ratio(p50)}`,
+    });
+  }
+  const { memory } = results;
+  goals.push({
+    goal: `RSS ≤ ${RSS_LIMIT_MIB} MiB after ${results.settings.memoryRequests} requests`,
+    met: memory.rssAtEndBytes <= RSS_LIMIT_MIB * MIB && memory.errors === 0,
+    figures: `${mib(memory.rssAtEndBytes)} MiB after ${memory.requestsTotal} requests (${memory.errors} errors)`,
+  });
+  goals.push({
+    goal: "RSS grows < 5% between the two halves",
+    met: memory.growthSecondHalf < RSS_GROWTH_LIMIT,
+    figures: `${mib(memory.rssAtHalfBytes)} → ${mib(memory.rssAtEndBytes)} MiB = ${(memory.growthSecondHalf * 100).toFixed(1)}%`,
+  });
+  const ready = processOf(results, "cocoon");
+  if (ready) {
+    goals.push({
+      goal: `start to ready ≤ ${READY_LIMIT_MS} ms`,
+      met: ready.readyMsMedian <= READY_LIMIT_MS,
+      figures: `median ${ready.readyMsMedian.toFixed(0)} ms to /readyz 200 over ${ready.readyMsSamples.length} starts (${ready.readyMsSamples.join(", ")})`,
+    });
+  }
+  return goals;
+}
+
+function verdictCell(result: ScenarioResult): string {
+  if (typeof result.verdict === "string") return `✗ ${result.verdict}`;
+  const word = result.verdict ? "allow" : "deny";
+  return result.verdict === result.expectAllowed ? word : `✗ ${word}`;
+}
+
+export function renderReport(results: Results): string {
+  const lines: string[] = [];
+  const { machine, settings } = results;
+  const servers: ServerId[] = ["cocoon", "floor", "peer"];
+  lines.push(
+    `### cocoon-webhook benchmark (${results.generatedAt})`,
+    "",
+    `Machine: ${machine.nproc} × ${machine.cpuModel}, ${machine.memoryMiB} MiB, Linux ${machine.kernel}; ` +
+      `bun ${machine.bun}, node ${machine.node}, ${machine.wrk}. Load average at start ` +
+      `${machine.loadAverageAtStart.join(" / ")}, at end ${machine.loadAverageAtEnd.join(" / ")}.`,
+    `Load: wrk, ${settings.wrkThreads} thread, ${settings.connections} keep-alive TLS connections ` +
+      "(closed loop: the same connection count, not the same offered rate); per scenario each server " +
+      `gets ${settings.warmupSeconds} s of warm-up, then the servers take turns for ${settings.rounds} ` +
+      `rounds of ${settings.durationSeconds} s and each one's best round is shown (all rounds' req/s ` +
+      "in the last column). All on 127.0.0.1. CPU cores: the server's, wrk's, this harness's (which " +
+      "also runs the fake apiserver) and everything else on the machine during the measured round.",
+    "",
+    "| scenario | body | server | req/s | p50 ms | p99 ms | max ms | errors | verdict | CPU ms/req | CPU cores server / wrk / harness / other | rounds req/s |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---|---:|---|---|",
+  );
+  for (const result of results.scenarios.filter((each) => servers.includes(each.server))) {
+    const other = Math.max(
+      0,
+      result.machineCpuCores -
+        result.serverCpuCores -
+        result.clientCpuCores -
+        result.harnessCpuCores,
+    );
+    lines.push(
+      `| ${result.title} | ${(result.bodyBytes / 1024).toFixed(1)} KiB | ${result.server} | ` +
+        `${result.wrk.requestsPerSecond.toFixed(0)} | ${ms(result.wrk.p50Us)} | ${ms(result.wrk.p99Us)} | ` +
+        `${ms(result.wrk.maxUs)} | ${result.wrk.errors} | ${verdictCell(result)} | ` +
+        `${result.serverCpuMsPerRequest.toFixed(3)} | ${result.serverCpuCores.toFixed(2)} / ` +
+        `${result.clientCpuCores.toFixed(2)} / ${result.harnessCpuCores.toFixed(2)} / ${other.toFixed(2)} | ` +
+        `${result.roundsRequestsPerSecond.join(", ")} |`,
+    );
+  }
+
+  lines.push(
+    "",
+    "cocoon-webhook relative to the floor and the peer (req/s: higher is better; p99 and CPU/req: lower is better):",
+    "",
+    "| scenario | req/s ÷ floor | req/s ÷ peer | p99 ÷ floor | p99 ÷ peer | CPU/req ÷ floor | CPU/req ÷ peer |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  );
+  const scenarioIds = [...new Set(results.scenarios.map((each) => each.scenario))];
+  for (const id of scenarioIds) {
+    const cocoon = find(results, id, "cocoon");
+    const floor = find(results, id, "floor");
+    const peer = find(results, id, "peer");
+    if (!cocoon || !floor || !peer) continue;
+    lines.push(
+      `| ${cocoon.title} | ${ratio(cocoon.wrk.requestsPerSecond / floor.wrk.requestsPerSecond)} | ` +
+        `${ratio(cocoon.wrk.requestsPerSecond / peer.wrk.requestsPerSecond)} | ` +
+        `${ratio(cocoon.wrk.p99Us / floor.wrk.p99Us)} | ${ratio(cocoon.wrk.p99Us / peer.wrk.p99Us)} | ` +
+        `${ratio(cocoon.serverCpuMsPerRequest / floor.serverCpuMsPerRequest)} | ` +
+        `${ratio(cocoon.serverCpuMsPerRequest / peer.serverCpuMsPerRequest)} |`,
+    );
+  }
+
+  lines.push(
+    "",
+    "| server | start → ready (median) | RSS after warm-up | RSS after run | peak RSS | shipped size |",
+    "|---|---:|---:|---:|---:|---:|",
+  );
+  for (const id of servers) {
+    const process = processOf(results, id);
+    if (!process) continue;
+    const firstAnswer =
+      process.firstAnswerMsMedian === undefined
+        ? ""
+        : ` (first review answer ${process.firstAnswerMsMedian.toFixed(0)} ms)`;
+    lines.push(
+      `| ${process.label} | ${process.readyMsMedian.toFixed(0)} ms${firstAnswer} | ` +
+        `${mib(process.rssAfterWarmupBytes)} MiB | ${mib(process.rssAfterRunBytes)} MiB | ` +
+        `${mib(process.peakRssBytes)} MiB | ${mib(process.artefact.bytes)} MiB (${process.artefact.what}) |`,
+    );
+  }
+  lines.push(
+    "",
+    "cocoon-webhook's start → ready is spawn to `/readyz` 200 on the ops listener; the floor's and " +
+      "the peer's are spawn to the first successful review answer over TLS (polled every 2 ms).",
+  );
+
+  lines.push(
+    "",
+    `Memory phase (a fresh process, ${settings.memoryRequests} common-case requests over ` +
+      `${settings.connections} connections, RSS sampled at ready, half-way and at the end):`,
+    "",
+    "| server | req/s | RSS at ready | RSS half-way | RSS at end | growth, 2nd half | peak RSS | errors |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const memory of [results.memory, results.floorMemory]) {
+    lines.push(
+      `| ${memory.server} | ${memory.requestsPerSecond.toFixed(0)} | ${mib(memory.rssAtStartBytes)} MiB | ` +
+        `${mib(memory.rssAtHalfBytes)} MiB (${memory.requestsFirstHalf}) | ` +
+        `${mib(memory.rssAtEndBytes)} MiB (${memory.requestsTotal}) | ` +
+        `${(memory.growthSecondHalf * 100).toFixed(1)}% | ${mib(memory.peakRssBytes)} MiB | ${memory.errors} |`,
+    );
+  }
+  const { validator } = results;
+  lines.push(
+    "",
+    validator
+      ? `Offline validator: \`cocoon-webhook validate -f\` on ${validator.documents} CocoonSet documents ` +
+          `(${mib(validator.fileBytes)} MiB): ${validator.seconds.toFixed(2)} s, ` +
+          `${validator.documentsPerSecond.toFixed(0)} documents/s, exit ${validator.exitCode}` +
+          (validator.maxRssBytes === undefined
+            ? "."
+            : `, max RSS ${mib(validator.maxRssBytes)} MiB.`)
+      : "Offline validator: not in this build (`cocoon-webhook validate` is an unknown command); skipped.",
+  );
+
+  lines.push("", "| goal | met | figures |", "|---|---|---|");
+  for (const goal of results.goals) {
+    lines.push(`| ${goal.goal} | ${goal.met ? "met" : "**not met**"} | ${goal.figures} |`);
+  }
+  lines.push("", `Bench took ${results.benchSeconds.toFixed(0)} s.`);
+  return lines.join("\n");
+}

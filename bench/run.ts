@@ -1,0 +1,377 @@
+/**
+ * `make bench`: cocoon-webhook side by side with a floor (bare Bun.serve TLS
+ * server that only JSON.parses) and a peer (the same webhook written the
+ * usual way on Node: Hono + @hono/node-server + full zod schemas), under one
+ * load client (wrk, one thread), the same payloads and the same connection
+ * count. Figures to read, never assertions: see bench/README.md.
+ *
+ *   bun bench/run.ts                 full run, writes bench/results/latest.json
+ *   bun bench/run.ts --reference     also writes bench/results/reference.json
+ *                                    (or `make bench BENCH_REFERENCE=1`)
+ *   bun bench/run.ts --table FILE    prints the tables of a results file again
+ *
+ * Environment: BENCH_WARMUP_S (5), BENCH_DURATION_S (5 per round), BENCH_ROUNDS (2),
+ * BENCH_CONNECTIONS (32),
+ * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestCa } from "../test/support/certs";
+import { startFakeApiserver } from "../test/support/fake-apiserver";
+import {
+  coresBusy,
+  describeMachine,
+  MIB,
+  machineCpu,
+  peakRssBytes,
+  processCpuSeconds,
+  rssBytes,
+} from "./lib/procfs";
+import {
+  evaluateGoals,
+  type MemoryResult,
+  type Results,
+  renderReport,
+  type ScenarioResult,
+} from "./lib/report";
+import {
+  artefactBytes,
+  type RunningServer,
+  SERVER_LABELS,
+  type ServerEnvironment,
+  type ServerId,
+  startServer,
+} from "./lib/servers";
+import { validatorThroughput } from "./lib/validator";
+import { ensureWrk, runWrk, writeLuaScript, wrkVersion } from "./lib/wrk";
+import { buildScenarios, parentDeployment, type Scenario } from "./payloads";
+
+const REPO = join(import.meta.dir, "..");
+const RESULTS_DIR = join(import.meta.dir, "results");
+const SERVERS: readonly ServerId[] = ["floor", "cocoon", "peer"];
+/** Upper bound on each half of the memory phase. */
+const MEMORY_PHASE_BOUND_SECONDS = 120;
+
+function numberFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+const settings = {
+  warmupSeconds: numberFromEnv("BENCH_WARMUP_S", 5),
+  durationSeconds: numberFromEnv("BENCH_DURATION_S", 5),
+  rounds: numberFromEnv("BENCH_ROUNDS", 2),
+  connections: numberFromEnv("BENCH_CONNECTIONS", 32),
+  memoryRequests: numberFromEnv("BENCH_MEMORY_REQUESTS", 200_000),
+  starts: numberFromEnv("BENCH_STARTS", 5),
+};
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function log(message: string): void {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+async function verdictOf(
+  server: RunningServer,
+  scenario: Scenario,
+  caPem: string,
+): Promise<boolean | string> {
+  const response = await fetch(`${server.baseUrl}${scenario.path}?timeout=5s`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: scenario.body,
+    tls: { ca: caPem },
+  });
+  const text = await response.text();
+  if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+  const review = JSON.parse(text) as { response?: { allowed?: unknown } };
+  return review.response?.allowed === true;
+}
+
+function nodeVersion(): string {
+  return Bun.spawnSync(["node", "--version"], { stdout: "pipe" }).stdout.toString().trim();
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const tableIndex = args.indexOf("--table");
+  if (tableIndex >= 0) {
+    const file = args[tableIndex + 1];
+    if (!file) throw new Error("--table needs a results file");
+    console.log(renderReport(JSON.parse(readFileSync(file, "utf8")) as Results));
+    return;
+  }
+  const writeReference = args.includes("--reference") || process.env.BENCH_REFERENCE === "1";
+  const machine = describeMachine();
+  const began = performance.now();
+  ensureWrk();
+
+  const workDir = mkdtempSync(join(tmpdir(), "cocoon-bench-"));
+  const ca = createTestCa("bench-ca");
+  const serving = ca.issue("serving");
+  const apiserver = await startFakeApiserver();
+  const parent = parentDeployment();
+  apiserver.setWorkload(parent.resource, parent.namespace, parent.name, parent.object);
+  const apiserverCaFile = join(workDir, "apiserver-ca.crt");
+  writeFileSync(apiserverCaFile, apiserver.ca.cert);
+
+  const scenarios = buildScenarios();
+  const bodyFiles = new Map<string, string>();
+  for (const scenario of scenarios) {
+    const file = join(workDir, `${scenario.id}.json`);
+    writeFileSync(file, scenario.body);
+    bodyFiles.set(scenario.id, file);
+  }
+  const script = writeLuaScript(workDir);
+  const peerBundle = join(workDir, "peer", "peer.mjs");
+  mkdirSync(join(workDir, "peer"));
+  const bundled = Bun.spawnSync(
+    [
+      process.execPath,
+      "build",
+      join(REPO, "bench/peer/server.ts"),
+      "--target=node",
+      "--outfile",
+      peerBundle,
+    ],
+    { stdout: "pipe", stderr: "pipe", cwd: REPO },
+  );
+  if (bundled.exitCode !== 0)
+    throw new Error(`bundling the peer failed: ${bundled.stderr.toString()}`);
+
+  const env: ServerEnvironment = {
+    repo: REPO,
+    bun: process.execPath,
+    workDir,
+    ca,
+    serving,
+    kubeconfigPath: apiserver.kubeconfigPath,
+    apiserverUrl: apiserver.url,
+    apiserverCaFile,
+    apiserverToken: apiserver.token,
+    probeBodyFile: bodyFiles.get("pod-common") ?? "",
+    peerBundle,
+  };
+
+  const running = new Map<ServerId, RunningServer>();
+  const cleanup = async () => {
+    await Promise.all([...running.values()].map((server) => server.stop()));
+    await apiserver.stop();
+  };
+
+  /** One measured wrk run with the CPU split and RSS around it. */
+  async function measure(
+    server: RunningServer,
+    load: { url: string; bodyFile: string; connections: number },
+  ) {
+    const cpuBefore = processCpuSeconds(server.pid);
+    const benchCpuBefore = process.cpuUsage();
+    const machineBefore = machineCpu();
+    const run = await runWrk(script, { ...load, durationSeconds: settings.durationSeconds });
+    const machineAfter = machineCpu();
+    const seconds = run.durationUs / 1e6;
+    const serverCpu = processCpuSeconds(server.pid) - cpuBefore;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    return {
+      wrk: run,
+      serverCpuCores: serverCpu / seconds,
+      clientCpuCores: run.clientCpuSeconds / seconds,
+      harnessCpuCores: (benchCpu.user + benchCpu.system) / 1e6 / seconds,
+      machineCpuCores: coresBusy(machineBefore, machineAfter, machine.nproc),
+      serverCpuMsPerRequest: run.requests > 0 ? (serverCpu * 1000) / run.requests : Number.NaN,
+      rssAfterBytes: rssBytes(server.pid),
+    };
+  }
+
+  async function memoryPhase(id: ServerId): Promise<MemoryResult> {
+    log(`memory phase: ${settings.memoryRequests} common-case requests to a fresh ${id}`);
+    const fresh = await startServer(id, env);
+    running.set(id, fresh);
+    const half = Math.round(settings.memoryRequests / 2);
+    const memoryLoad = {
+      url: `${fresh.baseUrl}/mutate?timeout=5s`,
+      bodyFile: bodyFiles.get("pod-common") ?? "",
+      connections: settings.connections,
+      durationSeconds: MEMORY_PHASE_BOUND_SECONDS,
+      requestLimit: half,
+    };
+    const rssAtStart = rssBytes(fresh.pid);
+    const first = await runWrk(script, memoryLoad);
+    const rssAtHalf = rssBytes(fresh.pid);
+    const second = await runWrk(script, memoryLoad);
+    const rssAtEnd = rssBytes(fresh.pid);
+    const result: MemoryResult = {
+      server: id,
+      requestsFirstHalf: first.requests,
+      requestsTotal: first.requests + second.requests,
+      errors: first.errors + second.errors,
+      requestsPerSecond:
+        (first.requests + second.requests) / ((first.durationUs + second.durationUs) / 1e6),
+      rssAtStartBytes: rssAtStart,
+      rssAtHalfBytes: rssAtHalf,
+      rssAtEndBytes: rssAtEnd,
+      peakRssBytes: peakRssBytes(fresh.pid),
+      growthSecondHalf: (rssAtEnd - rssAtHalf) / rssAtHalf,
+    };
+    log(
+      `memory ${id}: ${(rssAtHalf / MIB).toFixed(1)} MiB after ${result.requestsFirstHalf}, ${(rssAtEnd / MIB).toFixed(1)} MiB after ${result.requestsTotal}`,
+    );
+    await fresh.stop();
+    running.delete(id);
+    return result;
+  }
+
+  try {
+    // Start-to-ready: one server at a time, so they do not compete for the CPU.
+    const starts: Record<ServerId, number[]> = { cocoon: [], floor: [], peer: [] };
+    const firstAnswers: number[] = [];
+    for (let round = 0; round < settings.starts; round++) {
+      for (const id of SERVERS) {
+        const server = await startServer(id, env);
+        starts[id].push(server.readyMs);
+        if (server.firstAnswerMs !== undefined) firstAnswers.push(server.firstAnswerMs);
+        if (round === settings.starts - 1) running.set(id, server);
+        else await server.stop();
+      }
+    }
+    log(`started: ${SERVERS.map((id) => `${id} ${median(starts[id]).toFixed(0)} ms`).join(", ")}`);
+
+    const verdicts: Record<string, Record<string, boolean | string>> = {};
+    for (const scenario of scenarios) {
+      verdicts[scenario.id] = {};
+      for (const id of SERVERS) {
+        const server = running.get(id);
+        if (server) {
+          const row = verdicts[scenario.id];
+          if (row) row[id] = await verdictOf(server, scenario, ca.cert);
+        }
+      }
+    }
+
+    const rssAfterWarmup: Partial<Record<ServerId, number>> = {};
+    const results: ScenarioResult[] = [];
+    const loadAtStart = describeMachine().loadAverage;
+    for (const scenario of scenarios) {
+      const loadFor = (server: RunningServer) => ({
+        url: `${server.baseUrl}${scenario.path}?timeout=5s`,
+        bodyFile: bodyFiles.get(scenario.id) ?? "",
+        connections: settings.connections,
+      });
+      for (const id of SERVERS) {
+        const server = running.get(id);
+        if (!server) continue;
+        await runWrk(script, { ...loadFor(server), durationSeconds: settings.warmupSeconds });
+        if (rssAfterWarmup[id] === undefined) rssAfterWarmup[id] = rssBytes(server.pid);
+      }
+      // Servers take turns, round after round, so a burst of load from elsewhere on the
+      // machine hurts all three alike; each server's best round is reported (interference
+      // only ever lowers throughput), with the spread of all rounds beside it.
+      const rounds = new Map<ServerId, ScenarioResult[]>();
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const id of SERVERS) {
+          const server = running.get(id);
+          if (!server) continue;
+          apiserver.requests.length = 0;
+          const measured = await measure(server, loadFor(server));
+          const result: ScenarioResult = {
+            scenario: scenario.id,
+            title: scenario.title,
+            bodyBytes: scenario.body.length,
+            server: id,
+            verdict: verdicts[scenario.id]?.[id] ?? "not checked",
+            expectAllowed: id === "floor" ? true : scenario.expectAllowed,
+            ...measured,
+            roundsRequestsPerSecond: [],
+          };
+          rounds.set(id, [...(rounds.get(id) ?? []), result]);
+        }
+      }
+      for (const [id, each] of rounds) {
+        const best = each.reduce((a, b) =>
+          b.wrk.requestsPerSecond > a.wrk.requestsPerSecond ? b : a,
+        );
+        const spread = each.map((one) => Math.round(one.wrk.requestsPerSecond));
+        results.push({ ...best, roundsRequestsPerSecond: spread });
+        log(
+          `${scenario.id} ${id}: ${best.wrk.requestsPerSecond.toFixed(0)} rps (rounds ${spread.join(", ")}), p50 ${(best.wrk.p50Us / 1000).toFixed(2)} ms, p99 ${(best.wrk.p99Us / 1000).toFixed(2)} ms, errors ${best.wrk.errors}`,
+        );
+      }
+    }
+
+    const processes = SERVERS.map((id) => {
+      const server = running.get(id);
+      return {
+        server: id,
+        label: SERVER_LABELS[id],
+        readyMsMedian: median(starts[id]),
+        readyMsSamples: starts[id].map((ms) => Math.round(ms * 10) / 10),
+        ...(id === "cocoon" ? { firstAnswerMsMedian: median(firstAnswers) } : {}),
+        rssAfterWarmupBytes: rssAfterWarmup[id] ?? Number.NaN,
+        rssAfterRunBytes: server ? rssBytes(server.pid) : Number.NaN,
+        peakRssBytes: server ? peakRssBytes(server.pid) : Number.NaN,
+        artefact: artefactBytes(id, env),
+      };
+    });
+    for (const server of running.values()) await server.stop();
+    running.clear();
+
+    // Memory phase: a fresh server, 2 × N/2 common-case requests, RSS after each half;
+    // the floor goes through the same phase for comparison.
+    const memory = await memoryPhase("cocoon");
+    const floorMemory = await memoryPhase("floor");
+
+    const validator = await validatorThroughput(join(REPO, "dist/cocoon-webhook"), workDir, 10_000);
+    if (validator)
+      log(`validator: ${validator.documents} documents in ${validator.seconds.toFixed(2)} s`);
+
+    const output: Results = {
+      generatedAt: new Date().toISOString(),
+      machine: {
+        ...machine,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: describeMachine().loadAverage,
+        bun: Bun.version,
+        node: nodeVersion(),
+        wrk: wrkVersion(),
+      },
+      settings: { ...settings, wrkThreads: 1 },
+      processes,
+      scenarios: results,
+      memory,
+      floorMemory,
+      validator,
+      goals: [],
+      benchSeconds: (performance.now() - began) / 1000,
+    };
+    output.goals = evaluateGoals(output);
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const json = `${JSON.stringify(output, null, 2)}\n`;
+    writeFileSync(join(RESULTS_DIR, "latest.json"), json);
+    if (writeReference) {
+      const reference = join(RESULTS_DIR, "reference.json");
+      writeFileSync(reference, json);
+      // The reference is committed: keep it in the repository's (Biome) format.
+      Bun.spawnSync([join(REPO, "node_modules/.bin/biome"), "format", "--write", reference], {
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+    }
+    console.log(renderReport(output));
+  } finally {
+    await cleanup();
+    rmSync(workDir, { recursive: true, force: true });
+    rmSync(ca.dir, { recursive: true, force: true });
+  }
+}
+
+await main();
