@@ -33,6 +33,8 @@ export interface ProcessResult {
   readonly readyMsMedian: number;
   readonly readyMsSamples: readonly number[];
   readonly firstAnswerMsMedian?: number;
+  /** cocoon-webhook started with a KUBECONFIG, which loads client-node (runs outside a cluster). */
+  readonly readyWithKubeconfigMs?: number;
   readonly rssAfterWarmupBytes: number;
   readonly rssAfterRunBytes: number;
   readonly peakRssBytes: number;
@@ -247,7 +249,8 @@ export function renderReport(results: Results): string {
     const firstAnswer =
       process.firstAnswerMsMedian === undefined
         ? ""
-        : ` (first review answer ${process.firstAnswerMsMedian.toFixed(0)} ms)`;
+        : ` (first review answer ${process.firstAnswerMsMedian.toFixed(0)} ms; ` +
+          `${process.readyWithKubeconfigMs?.toFixed(0) ?? "?"} ms with a KUBECONFIG)`;
     lines.push(
       `| ${process.label} | ${process.readyMsMedian.toFixed(0)} ms${firstAnswer} | ` +
         `${mib(process.rssAfterWarmupBytes)} MiB | ${mib(process.rssAfterRunBytes)} MiB | ` +
@@ -256,8 +259,11 @@ export function renderReport(results: Results): string {
   }
   lines.push(
     "",
-    "cocoon-webhook's start → ready is spawn to `/readyz` 200 on the ops listener; the floor's and " +
-      "the peer's are spawn to the first successful review answer over TLS (polled every 2 ms).",
+    "cocoon-webhook's start → ready is spawn to `/readyz` 200 on the ops listener, started as in a " +
+      "cluster (no KUBECONFIG: client-node is loaded only for one); the floor's and the peer's are " +
+      "spawn to the first successful review answer over TLS (polled every 2 ms). cocoon-webhook's " +
+      "RSS columns are from the process that served the scenarios, with a KUBECONFIG; its memory " +
+      "phase below runs without one.",
   );
 
   lines.push(

@@ -133,7 +133,15 @@ async function pollUntil(
 
 let started = 0;
 
-export async function startServer(id: ServerId, env: ServerEnvironment): Promise<RunningServer> {
+/**
+ * `kubeconfig: false` starts cocoon-webhook the way it runs in a cluster as far as
+ * modules go: client-node is loaded only for a KUBECONFIG, never in-cluster.
+ */
+export async function startServer(
+  id: ServerId,
+  env: ServerEnvironment,
+  options: { kubeconfig?: boolean } = {},
+): Promise<RunningServer> {
   const port = freePort();
   const opsPort = freePort();
   const logFile = join(env.workDir, `${id}-${++started}.log`);
@@ -146,7 +154,7 @@ export async function startServer(id: ServerId, env: ServerEnvironment): Promise
     LISTEN_PORT: String(port),
     LISTEN_ADDR: `127.0.0.1:${port}`,
     METRICS_ADDR: `127.0.0.1:${opsPort}`,
-    KUBECONFIG: env.kubeconfigPath,
+    ...(options.kubeconfig === false ? {} : { KUBECONFIG: env.kubeconfigPath }),
     WEBHOOK_LOG_LEVEL: "info",
     DRAIN_DELAY: "0s",
     SHUTDOWN_TIMEOUT: "2s",
