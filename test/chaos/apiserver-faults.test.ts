@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { WebhookProcess } from "../e2e/harness";
+import { scaleReview } from "../e2e/reviews";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
   cocoonSetReview,
@@ -7,7 +8,6 @@ import {
   gatedPodReview,
   hibernationReview,
   type Review,
-  scaleReview,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round } from "./support";
 

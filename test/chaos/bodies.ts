@@ -3,12 +3,10 @@ import {
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { review } from "../e2e/reviews";
+import { review, workloadObject } from "../e2e/reviews";
 
 /** Review bodies for each handler, shaped like the apiserver's; each call has a fresh uid. */
 
-const SCALE_KIND = { group: "autoscaling", version: "v1", kind: "Scale" };
-const DEPLOYMENTS = { group: "apps", version: "v1", resource: "deployments" };
 const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
 const COCOONSETS = { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonsets" };
 const HIBERNATION_KIND = {
@@ -24,43 +22,8 @@ const HIBERNATIONS = {
 
 export type Review = ReturnType<typeof review>;
 
-export function cocoonWorkload(replicas: number) {
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: "agents", namespace: "team-a" },
-    spec: {
-      replicas,
-      template: {
-        spec: {
-          containers: [{ name: "agent", image: "agent:1" }],
-          tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }],
-        },
-      },
-    },
-  };
-}
-
-const scale = (replicas: number) => ({
-  apiVersion: "autoscaling/v1",
-  kind: "Scale",
-  metadata: { name: "agents", namespace: "team-a" },
-  spec: replicas === 0 ? {} : { replicas },
-});
-
-/** `kubectl scale deployment/agents --replicas=to` (from `from`). */
-export const scaleReview = (from: number, to: number, name = "agents"): Review =>
-  review({
-    operation: "UPDATE",
-    kind: SCALE_KIND,
-    resource: DEPLOYMENTS,
-    subResource: "scale",
-    namespace: "team-a",
-    name,
-    username: "alice",
-    object: scale(to),
-    oldObject: scale(from),
-  });
+/** The cocoon Deployment team-a/agents the fake apiserver serves as the /scale parent. */
+export const cocoonWorkload = (replicas: number) => workloadObject(replicas, true);
 
 /** The operator creating a gated, CocoonSet-owned pod: allowed. */
 export const gatedPodReview = (): Review =>

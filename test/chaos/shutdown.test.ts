@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import https from "node:https";
-import type { WebhookProcess } from "../e2e/harness";
+import { holdRequest, type WebhookProcess } from "../e2e/harness";
 import {
   CHAOS_ENABLED,
   type Outcome,
@@ -14,45 +13,20 @@ const SHUTDOWN_TIMEOUT_MS = 5000;
 /** Requests sent this close to the end of DRAIN_DELAY race the listener's close; not judged. */
 const CLOSE_RACE_MS = 250;
 
-/** A review whose body is held back until `finish()`: in flight from the server's view. */
+/** A review held in flight until `finish()`, with the uid it must be answered with. */
 function heldRequest(webhook: WebhookProcess) {
   const uid = crypto.randomUUID();
-  const body = plainPodReview(uid);
-  const { hostname, port } = new URL(webhook.admissionUrl);
-  let finish = () => {};
-  const answered = new Promise<{ status: number; uid: unknown }>((resolve) => {
-    const request = https.request(
-      {
-        host: hostname,
-        port,
-        path: "/mutate",
-        method: "POST",
-        ca: webhook.ca.cert,
-        agent: false,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = "";
-        response.on("data", (chunk) => {
-          text += chunk;
-        });
-        response.on("end", () => {
-          let answerUid: unknown;
-          try {
-            answerUid = (JSON.parse(text) as { response?: { uid?: unknown } }).response?.uid;
-          } catch {
-            answerUid = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, uid: answerUid });
-        });
-      },
-    );
-    request.on("error", () => resolve({ status: 0, uid: undefined }));
-    request.write(body.slice(0, 10));
-    request.flushHeaders();
-    finish = () => request.end(body.slice(10));
-  });
-  return { uid, answered, finish: () => finish() };
+  const held = holdRequest(webhook, plainPodReview(uid));
+  const answered = held.answered.then(({ status, body }) => ({ status, uid: answeredUid(body) }));
+  return { uid, answered, finish: held.finish };
+}
+
+function answeredUid(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { response?: { uid?: unknown } }).response?.uid;
+  } catch {
+    return undefined;
+  }
 }
 
 describe.skipIf(!CHAOS_ENABLED)("chaos: graceful shutdown under load", () => {

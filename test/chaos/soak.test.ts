@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import type { WebhookProcess } from "../e2e/harness";
+import { scaleReview } from "../e2e/reviews";
 import type { FakeApiserver } from "../support/fake-apiserver";
 import {
   cocoonSetReview,
@@ -10,7 +11,6 @@ import {
   hibernationObject,
   hibernationReview,
   type Review,
-  scaleReview,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, recordFigures, round, rssKib } from "./support";
 

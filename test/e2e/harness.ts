@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import https from "node:https";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
@@ -155,3 +156,38 @@ export interface ReviewAnswer {
 export const readReview = async (response: Response) => (await response.json()) as ReviewAnswer;
 export const readError = async (response: Response) =>
   (await response.json()) as { error: string; details?: string[] };
+
+/**
+ * Starts a POST whose body is held back after its first bytes until `finish()`:
+ * in flight from the server's point of view. `answered` resolves with status 0
+ * when the connection fails.
+ */
+export function holdRequest(webhook: WebhookProcess, body: string, path = "/mutate") {
+  const { hostname, port } = new URL(webhook.admissionUrl);
+  let finish = () => {};
+  const answered = new Promise<{ status: number; body: string }>((resolve) => {
+    const request = https.request(
+      {
+        host: hostname,
+        port,
+        path,
+        method: "POST",
+        ca: webhook.ca.cert,
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on("error", (error) => resolve({ status: 0, body: error.message }));
+    request.write(body.slice(0, 10));
+    request.flushHeaders();
+    finish = () => request.end(body.slice(10));
+  });
+  return { answered, finish: () => finish() };
+}

@@ -1,40 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import https from "node:https";
-import { readReview, startWebhook, type WebhookProcess } from "./harness";
+import { holdRequest, readReview, startWebhook } from "./harness";
 import { review } from "./reviews";
 
 const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
-
-/** Starts a review whose body is held back until `finish()`: in flight from the server's view. */
-function requestInFlight(webhook: WebhookProcess) {
-  const body = JSON.stringify(plainPod);
-  const { hostname, port } = new URL(webhook.admissionUrl);
-  let finish = () => {};
-  const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = https.request(
-      {
-        host: hostname,
-        port,
-        path: "/mutate",
-        method: "POST",
-        ca: webhook.ca.cert,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = "";
-        response.on("data", (chunk) => {
-          text += chunk;
-        });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
-      },
-    );
-    request.on("error", reject);
-    request.write(body.slice(0, 10));
-    request.flushHeaders();
-    finish = () => request.end(body.slice(10));
-  });
-  return { answered, finish: () => finish() };
-}
 
 describe("probes", () => {
   test("answer on both listeners and reject other methods", async () => {
@@ -62,7 +30,7 @@ describe("probes", () => {
 describe("graceful shutdown", () => {
   test("SIGTERM: not ready at once, serves through DRAIN_DELAY, finishes in-flight requests, exits 0", async () => {
     const webhook = await startWebhook({ env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s" } });
-    const inFlight = requestInFlight(webhook);
+    const inFlight = holdRequest(webhook, JSON.stringify(plainPod));
     await Bun.sleep(100);
 
     const signalledAt = Date.now();

@@ -44,3 +44,58 @@ export function review(options: ReviewOptions = {}) {
     },
   };
 }
+
+export const SCALE_KIND = { group: "autoscaling", version: "v1", kind: "Scale" };
+export const DEPLOYMENT_KIND = { group: "apps", version: "v1", kind: "Deployment" };
+export const STATEFULSET_KIND = { group: "apps", version: "v1", kind: "StatefulSet" };
+export const appsResource = (resource: "deployments" | "statefulsets") => ({
+  group: "apps",
+  version: "v1",
+  resource,
+});
+
+/** A Deployment in team-a; `replicas` undefined leaves the field out (the apiserver's default is 1). */
+export function workloadObject(replicas: number | undefined, cocoon: boolean, name = "agents") {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: "team-a" },
+    spec: {
+      ...(replicas === undefined ? {} : { replicas }),
+      template: {
+        spec: {
+          containers: [{ name: "agent", image: "agent:1" }],
+          tolerations: cocoon ? [{ key: "virtual-kubelet.io/provider", operator: "Exists" }] : [],
+        },
+      },
+    },
+  };
+}
+
+/** A Scale as the apiserver sends it: `replicas: 0` is omitted, so `--replicas=0` arrives as `spec: {}`. */
+export const scaleObject = (replicas: number, name = "agents") => ({
+  apiVersion: "autoscaling/v1",
+  kind: "Scale",
+  metadata: { name, namespace: "team-a" },
+  spec: replicas === 0 ? {} : { replicas },
+});
+
+/** `kubectl scale <resource>/<name> --replicas=<to>` from `from` replicas, by alice in team-a. */
+export function scaleReview(
+  from: number,
+  to: number,
+  target: { resource?: "deployments" | "statefulsets"; name?: string } = {},
+) {
+  const name = target.name ?? "agents";
+  return review({
+    operation: "UPDATE",
+    kind: SCALE_KIND,
+    resource: appsResource(target.resource ?? "deployments"),
+    subResource: "scale",
+    namespace: "team-a",
+    name,
+    username: "alice",
+    object: scaleObject(to, name),
+    oldObject: scaleObject(from, name),
+  });
+}

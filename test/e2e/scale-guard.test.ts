@@ -1,61 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { COCOON_TOLERATION_KEY } from "../../src/cocoon/keys";
 import { createTestCa } from "../support/certs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
+import {
+  appsResource,
+  DEPLOYMENT_KIND,
+  review,
+  STATEFULSET_KIND,
+  scaleReview,
+  workloadObject,
+} from "./reviews";
 
 const APISERVER_TIMEOUT_MS = 600;
-const DEPLOYMENT_KIND = { group: "apps", version: "v1", kind: "Deployment" };
-const STATEFULSET_KIND = { group: "apps", version: "v1", kind: "StatefulSet" };
-const SCALE_KIND = { group: "autoscaling", version: "v1", kind: "Scale" };
-const resource = (name: string) => ({ group: "apps", version: "v1", resource: name });
-
-function workload(replicas: number | undefined, cocoon: boolean) {
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: "agents", namespace: "team-a" },
-    spec: {
-      ...(replicas === undefined ? {} : { replicas }),
-      template: {
-        spec: {
-          containers: [{ name: "agent", image: "agent:1" }],
-          tolerations: cocoon ? [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }] : [],
-        },
-      },
-    },
-  };
-}
-
-const scale = (replicas: number | undefined) => ({
-  apiVersion: "autoscaling/v1",
-  kind: "Scale",
-  metadata: { name: "agents", namespace: "team-a" },
-  spec: replicas === undefined ? {} : { replicas },
-});
-
-function scaleReview(workloadResource: string, name: string, from: number, to: number | undefined) {
-  return review({
-    operation: "UPDATE",
-    kind: SCALE_KIND,
-    resource: resource(workloadResource),
-    subResource: "scale",
-    namespace: "team-a",
-    name,
-    username: "alice",
-    object: scale(to),
-    oldObject: scale(from),
-  });
-}
 
 let apiserver: FakeApiserver;
 let webhook: WebhookProcess;
 
 beforeAll(async () => {
   apiserver = await startFakeApiserver();
-  apiserver.setWorkload("deployments", "team-a", "agents", workload(3, true));
-  apiserver.setWorkload("statefulsets", "team-a", "plain", workload(3, false));
+  apiserver.setWorkload("deployments", "team-a", "agents", workloadObject(3, true));
+  apiserver.setWorkload("statefulsets", "team-a", "plain", workloadObject(3, false));
   webhook = await startWebhook({
     env: { KUBECONFIG: apiserver.kubeconfigPath, APISERVER_TIMEOUT: `${APISERVER_TIMEOUT_MS}ms` },
   });
@@ -75,7 +39,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
   test("kubectl scale --replicas=0 of a cocoon Deployment is denied after a verified GET", async () => {
     const before = await webhook.metrics();
     const requestsBefore = apiserver.requests.length;
-    const answer = await decide(scaleReview("deployments", "agents", 3, undefined));
+    const answer = await decide(scaleReview(3, 0));
     expect(answer.allowed).toBeFalse();
     expect(answer.status?.message).toContain("team-a/agents");
     expect(answer.status?.message).toContain("CocoonHibernation");
@@ -94,43 +58,31 @@ describe("/validate over HTTPS with a fake apiserver", () => {
   test("every branch records its admission sample", async () => {
     const before = await webhook.metrics();
     const outcomes: [string, ReturnType<typeof review>, boolean, string, string][] = [
-      [
-        "scale-up with the apiserver failing",
-        scaleReview("deployments", "agents", 1, 5),
-        true,
-        "allow",
-        "",
-      ],
-      ["scale unchanged", scaleReview("deployments", "agents", 2, 2), true, "allow", ""],
+      ["scale-up with the apiserver failing", scaleReview(1, 5), true, "allow", ""],
+      ["scale unchanged", scaleReview(2, 2), true, "allow", ""],
       [
         "scale-down, parent missing",
-        scaleReview("deployments", "gone", 3, 1),
+        scaleReview(3, 1, { resource: "deployments", name: "gone" }),
         true,
         "skipped",
         "no_parent",
       ],
       [
         "scale-down, parent not cocoon",
-        scaleReview("statefulsets", "plain", 3, 1),
+        scaleReview(3, 1, { resource: "statefulsets", name: "plain" }),
         true,
         "skipped",
         "not_cocoon",
       ],
-      [
-        "scale-down, parent cocoon",
-        scaleReview("deployments", "agents", 3, 2),
-        false,
-        "deny",
-        "scale_down",
-      ],
+      ["scale-down, parent cocoon", scaleReview(3, 2), false, "deny", "scale_down"],
       [
         "direct Deployment scale-down",
         review({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
-          resource: resource("deployments"),
-          object: workload(1, true),
-          oldObject: workload(2, true),
+          resource: appsResource("deployments"),
+          object: workloadObject(1, true),
+          oldObject: workloadObject(2, true),
         }),
         false,
         "deny",
@@ -141,9 +93,9 @@ describe("/validate over HTTPS with a fake apiserver", () => {
         review({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
-          resource: resource("deployments"),
-          object: workload(0, true),
-          oldObject: workload(undefined, true),
+          resource: appsResource("deployments"),
+          object: workloadObject(0, true),
+          oldObject: workloadObject(undefined, true),
         }),
         false,
         "deny",
@@ -154,9 +106,9 @@ describe("/validate over HTTPS with a fake apiserver", () => {
         review({
           operation: "UPDATE",
           kind: STATEFULSET_KIND,
-          resource: resource("statefulsets"),
-          object: workload(4, true),
-          oldObject: workload(2, true),
+          resource: appsResource("statefulsets"),
+          object: workloadObject(4, true),
+          oldObject: workloadObject(2, true),
         }),
         true,
         "allow",
@@ -167,9 +119,9 @@ describe("/validate over HTTPS with a fake apiserver", () => {
         review({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
-          resource: resource("deployments"),
-          object: workload(1, false),
-          oldObject: workload(3, false),
+          resource: appsResource("deployments"),
+          object: workloadObject(1, false),
+          oldObject: workloadObject(3, false),
         }),
         true,
         "skipped",
@@ -177,7 +129,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ],
       [
         "CREATE",
-        review({ operation: "CREATE", kind: DEPLOYMENT_KIND, object: workload(1, true) }),
+        review({ operation: "CREATE", kind: DEPLOYMENT_KIND, object: workloadObject(1, true) }),
         true,
         "skipped",
         "operation",
@@ -213,7 +165,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
   ])("a scale-down fails closed when the parent GET answers %s", async (_label, failure) => {
     apiserver.failAlways(failure);
     try {
-      const answer = await decide(scaleReview("deployments", "agents", 3, 1));
+      const answer = await decide(scaleReview(3, 1));
       expect(answer.allowed).toBeFalse();
       expect(answer.status?.message).toContain("cannot verify parent workload");
     } finally {
@@ -226,7 +178,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
     const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
     apiserver.failAlways({ kind: "slow", delayMs: 3000 });
     try {
-      const answer = await decide(scaleReview("deployments", "agents", 3, 1));
+      const answer = await decide(scaleReview(3, 1));
       expect(answer.allowed).toBeFalse();
       expect(answer.status?.message).toContain("cannot verify parent workload");
       expect(answer.elapsedMs).toBeGreaterThanOrEqual(APISERVER_TIMEOUT_MS - 50);
@@ -253,9 +205,7 @@ describe("apiserver trust", () => {
       env: { KUBECONFIG: apiserver.writeKubeconfig({ caPem: strangerCa.cert }) },
     });
     try {
-      const answer = await readReview(
-        await distrusting.post("/validate", scaleReview("deployments", "agents", 3, 1)),
-      );
+      const answer = await readReview(await distrusting.post("/validate", scaleReview(3, 1)));
       expect(answer.response.allowed).toBeFalse();
       expect(answer.response.status?.message).toContain("cannot verify parent workload");
       expect(answer.response.status?.message?.toLowerCase()).toMatch(
@@ -269,14 +219,10 @@ describe("apiserver trust", () => {
   test("without any cluster configuration it starts, warns, and fails apiserver checks closed", async () => {
     const detached = await startWebhook();
     try {
-      const down = await readReview(
-        await detached.post("/validate", scaleReview("deployments", "agents", 3, 1)),
-      );
+      const down = await readReview(await detached.post("/validate", scaleReview(3, 1)));
       expect(down.response.allowed).toBeFalse();
       expect(down.response.status?.message).toContain("no Kubernetes API is configured");
-      const up = await readReview(
-        await detached.post("/validate", scaleReview("deployments", "agents", 1, 3)),
-      );
+      const up = await readReview(await detached.post("/validate", scaleReview(1, 3)));
       expect(up.response.allowed).toBeTrue();
       expect(
         detached.logs().some((line) => line.includes("no Kubernetes API is configured")),
