@@ -68,6 +68,8 @@ function logVerdict(
   request: AdmissionRequest,
   verdict: Verdict,
 ) {
+  // Allows log at debug only; skip building the line on the hot path when it would be dropped.
+  if (verdict.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
     handler,
     uid: request.uid,

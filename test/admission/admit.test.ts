@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test";
+import { Hono } from "hono";
+import { admit } from "../../src/admission/admit";
+import type { Rule } from "../../src/admission/rule";
+import { denied, skipped } from "../../src/admission/verdict";
+import { createLogger } from "../../src/observability/logger";
+import { admissionTotal } from "../../src/observability/metrics";
+import { admissionRequest } from "../support/requests";
+
+const log = createLogger("error");
+
+function appWith(rule: Rule) {
+  const app = new Hono();
+  app.post("/review", ...admit("validate_cocoonset", rule, log));
+  return app;
+}
+
+async function send(app: Hono, body: unknown) {
+  const response = await app.request("/review", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const review = (apiVersion = "admission.k8s.io/v1") => ({
+  apiVersion,
+  kind: "AdmissionReview",
+  request: admissionRequest({ uid: "uid-1" }),
+});
+
+async function samples(result: string, reason: string): Promise<number> {
+  const metric = await admissionTotal.get();
+  return (
+    metric.values.find(
+      (value) =>
+        value.labels.handler === "validate_cocoonset" &&
+        value.labels.result === result &&
+        value.labels.reason === reason,
+    )?.value ?? 0
+  );
+}
+
+describe("admit()", () => {
+  test("a denial carries 403 Forbidden and the cocoon-webhook prefix, in the sent apiVersion", async () => {
+    const answer = await send(
+      appWith(() => denied("invalid_spec", "spec.x: wrong")),
+      review("admission.k8s.io/v1beta1"),
+    );
+    expect(answer).toEqual({
+      status: 200,
+      body: {
+        apiVersion: "admission.k8s.io/v1beta1",
+        kind: "AdmissionReview",
+        response: {
+          uid: "uid-1",
+          allowed: false,
+          status: { code: 403, reason: "Forbidden", message: "cocoon-webhook: spec.x: wrong" },
+        },
+      },
+    });
+  });
+
+  test("records exactly one sample with the verdict's result and reason", async () => {
+    const before = await samples("skipped", "operation");
+    await send(
+      appWith(() => skipped("operation")),
+      review(),
+    );
+    expect(await samples("skipped", "operation")).toBe(before + 1);
+  });
+
+  test("a rule that throws fails closed as error/internal instead of a 500", async () => {
+    const before = await samples("error", "internal");
+    const answer = await send(
+      appWith(() => {
+        throw new Error("boom");
+      }),
+      review(),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.response).toMatchObject({ uid: "uid-1", allowed: false });
+    expect(JSON.stringify(answer.body)).toContain("internal error");
+    expect(await samples("error", "internal")).toBe(before + 1);
+  });
+
+  test("an invalid envelope is a 400 naming the field, and records no sample", async () => {
+    const before = await samples("skipped", "operation");
+    const answer = await send(
+      appWith(() => skipped("operation")),
+      { ...review(), kind: "Pod" },
+    );
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain("kind");
+    expect(await samples("skipped", "operation")).toBe(before);
+  });
+});
