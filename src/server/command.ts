@@ -7,6 +7,9 @@ import { type RunningServer, startServer } from "./serve";
 const EXIT_SIGNAL_BASE = 128;
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
+/** timeoutSeconds of every webhook registration in manifests/. */
+const WEBHOOK_TIMEOUT_MS = 5000;
+
 /** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
 export async function runServe(): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
@@ -18,6 +21,12 @@ export async function runServe(): Promise<number> {
     return 2;
   }
   const log = createLogger(config.WEBHOOK_LOG_LEVEL);
+  if (config.APISERVER_TIMEOUT >= WEBHOOK_TIMEOUT_MS) {
+    log.warn(
+      { apiserverTimeoutMs: config.APISERVER_TIMEOUT, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS },
+      "APISERVER_TIMEOUT is not below the webhook's timeoutSeconds: a slow apiserver makes the apiserver give up on this webhook before it can fail closed with a clear message; lower it",
+    );
+  }
   let server: RunningServer;
   try {
     const kube = createKubeApi({
