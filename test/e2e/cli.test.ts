@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BINARY } from "./harness";
+import { BINARY, startWebhook } from "./harness";
 
 function run(args: string[], env: Record<string, string> = {}) {
   const result = Bun.spawnSync([BINARY, ...args], {
@@ -42,5 +42,22 @@ describe("command line", () => {
     const { code, stderr } = run(["serve"], { [variable]: value });
     expect(code).toBe(2);
     expect(stderr).toContain(variable);
+  });
+});
+
+describe("serve start-up", () => {
+  test("warns when APISERVER_TIMEOUT is not below the webhook's 5 s timeout", async () => {
+    const webhook = await startWebhook({ env: { APISERVER_TIMEOUT: "6s" } });
+    try {
+      const warning = webhook
+        .logs()
+        .find((line) => line.includes("APISERVER_TIMEOUT is not below"));
+      expect(JSON.parse(warning ?? "{}")).toMatchObject({
+        level: "warn",
+        apiserverTimeoutMs: 6000,
+      });
+    } finally {
+      await webhook.stop();
+    }
   });
 });
