@@ -34,7 +34,8 @@ const duration = (options: { positive: boolean }) =>
   });
 
 export interface ListenAddress {
-  readonly hostname: string;
+  /** Absent for `:port`: every address, IPv6 included, as Go's `:8443` means. */
+  readonly hostname?: string;
   readonly port: number;
 }
 
@@ -46,7 +47,7 @@ const listenAddress = z.string().transform((text, ctx): ListenAddress => {
     return z.NEVER;
   }
   const hostname = match[1] ?? match[2] ?? "";
-  return { hostname: hostname === "" ? "0.0.0.0" : hostname, port };
+  return hostname === "" ? { port } : { hostname, port };
 });
 
 const usernameList = z

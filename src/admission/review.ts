@@ -3,28 +3,16 @@ import { z } from "zod";
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
 
-export const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"] as const;
-
-const groupVersionKind = z.object({
-  group: z.string().optional(),
-  version: z.string().optional(),
-  kind: z.string(),
-});
-
-const groupVersionResource = z.object({
-  group: z.string().optional(),
-  version: z.string().optional(),
-  resource: z.string(),
-});
-
 /**
- * The fields of `request` any rule reads. `object` and `oldObject` stay
+ * The fields of `request` any rule or log line reads, and nothing else: a
+ * malformed field no one reads must not turn into a 400 (under
+ * failurePolicy Fail, a rejected request). `object` and `oldObject` stay
  * undecoded: each rule reads only the few fields it needs from them.
  */
 export const admissionRequestSchema = z.object({
   uid: z.string().min(1, "request.uid must not be empty"),
-  kind: groupVersionKind.optional(),
-  resource: groupVersionResource.optional(),
+  kind: z.object({ kind: z.string() }).optional(),
+  resource: z.object({ resource: z.string() }).optional(),
   subResource: z.string().optional(),
   name: z.string().optional(),
   namespace: z.string().optional(),
@@ -32,7 +20,6 @@ export const admissionRequestSchema = z.object({
   userInfo: z.object({ username: z.string().optional() }).optional(),
   object: z.unknown().optional(),
   oldObject: z.unknown().optional(),
-  dryRun: z.boolean().optional(),
 });
 
 export const admissionReviewSchema = z.object({

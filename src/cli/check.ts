@@ -1,8 +1,8 @@
 import { COCOON_GROUP, COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../cocoon/keys";
+import { isJsonObject } from "../json";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
 import { conflictingHibernations, hibernationViolations } from "../rules/hibernation";
-import { isJsonObject } from "../rules/json-values";
 import type { Violation } from "../rules/violation";
 import type { SourceObject } from "./documents";
 

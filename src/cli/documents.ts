@@ -7,7 +7,8 @@ import {
   type Node,
   parseAllDocuments,
 } from "yaml";
-import { isJsonObject } from "../rules/json-values";
+import { errorText } from "../errors";
+import { isJsonObject } from "../json";
 import type { PathSegments } from "../rules/violation";
 import { fastDocumentValues } from "./fast-yaml";
 import type { InputProblem, SourceText } from "./inputs";
@@ -66,7 +67,7 @@ export function parseSource({ file, text }: SourceText): ParsedSource {
       value = document.toJS();
     } catch (error) {
       // e.g. too many aliases: a YAML bomb is not a manifest
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       const start = isNode(document.contents) ? document.contents.range[0] : 0;
       return { problem: { file, line: tree.lines.linePos(start).line, message } };
     }

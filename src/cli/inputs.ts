@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
+import { errorText } from "../errors";
 
 /** One input's text and the name findings show for it. */
 export interface SourceText {
@@ -86,5 +87,5 @@ function describeFsError(error: unknown): string {
         return "is a directory";
     }
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

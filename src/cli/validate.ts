@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { errorText } from "../errors";
 import { checkObjects } from "./check";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs } from "./inputs";
@@ -80,7 +81,7 @@ function parseOptions(args: readonly string[]): ValidateOptions | { error: strin
   try {
     parsed = parseCommandLine(args);
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorText(error) };
   }
   const options = optionsSchema.safeParse(parsed.values);
   if (!options.success) return { error: options.error.issues.map((i) => i.message).join("; ") };

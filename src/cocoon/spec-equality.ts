@@ -1,3 +1,4 @@
+import { isJsonObject } from "../json";
 import { quantitiesEqual } from "./quantity";
 
 /**
@@ -35,7 +36,7 @@ function equalAt(left: unknown, right: unknown, position: Position): boolean {
       left.every((item, index) => equalAt(item, right[index], "plain"))
     );
   }
-  if (isRecord(left) && isRecord(right)) return recordsEqual(left, right, position);
+  if (isJsonObject(left) && isJsonObject(right)) return recordsEqual(left, right, position);
   return left === right;
 }
 
@@ -66,8 +67,4 @@ function quantityText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
+import { isJsonObject } from "../json";
 import type { RawAnswer } from "./http";
 import { KubeApiError } from "./port";
 
@@ -60,10 +61,6 @@ export function decodeObject(operation: string, answer: RawAnswer): Record<strin
     );
   }
   return value;
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The `items` of a LIST answer, or KubeApiError when there is no items array. */

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { errorText } from "./errors";
+import { errorText } from "../errors";
 
 export type KubeLogLevel = "debug" | "info" | "warn" | "error";
 export type KubeLog = (

@@ -1,7 +1,7 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
+import { errorText } from "../errors";
 import type { ClusterAccess, KubeLog } from "./config";
-import { errorText } from "./errors";
 import { KubeApiError } from "./port";
 import { type WatchedFile, watchFile } from "./watched-file";
 

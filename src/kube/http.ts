@@ -1,5 +1,5 @@
+import { errorText } from "../errors";
 import type { ApiserverCredentials } from "./credentials";
-import { errorText } from "./errors";
 import { KubeApiError } from "./port";
 
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */

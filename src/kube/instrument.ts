@@ -1,6 +1,6 @@
+import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import type { KubeLog } from "./config";
-import { errorText } from "./errors";
 import { KubeApiTimeoutError } from "./http";
 import { KubeApiError } from "./port";
 

@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { fileFingerprint } from "../file-fingerprint";
 
 /** A file whose current content is wanted on every use, without re-reading it every time. */
 export interface WatchedFile {
@@ -28,14 +29,9 @@ export function watchFile(
   let snapshot: Snapshot | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
 
-  const fingerprintNow = (): string => {
-    const stats = statSync(path);
-    return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-  };
-
   const refresh = (previous: Snapshot | undefined): Snapshot => {
     try {
-      const fingerprint = fingerprintNow();
+      const fingerprint = fileFingerprint(path);
       if (previous?.fingerprint === fingerprint) return previous;
       return { fingerprint, content: readFileSync(path, "utf8") };
     } catch (error) {

@@ -7,11 +7,11 @@ import {
   hibernatePolicy,
   snapshotPolicy,
 } from "../cocoon/vm-options";
+import { isJsonObject } from "../json";
 import { nameBudgetViolations } from "./cocoonset-names";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";
 import { toolboxViolations } from "./cocoonset-toolboxes";
 import { resolvedBackend, vmViolations } from "./cocoonset-vm";
-import { isJsonObject } from "./json-values";
 import {
   describeViolations,
   enumViolation,

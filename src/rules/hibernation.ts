@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
 import { hibernationDesire } from "../cocoon/vm-options";
-import type { KubeApi } from "../kube/port";
+import { type KubeApi, KubeApiError } from "../kube/port";
 import { reasonOf } from "./catalogue";
 import { describeJson, quote } from "./json-values";
 import { anyValue } from "./lenient-decode";
@@ -167,10 +167,14 @@ export async function validateHibernation(
   try {
     items = await deps.kube.listHibernations(namespace);
   } catch (error) {
-    const cause = error instanceof Error ? error.message : String(error);
+    // Anything but an apiserver failure is a bug, left to admit() to report as an internal error.
+    if (!(error instanceof KubeApiError)) throw error;
     return errored(
       "list",
-      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: listing CocoonHibernations in namespace ${quote(namespace)} failed: ${cause}`,
+      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: listing ` +
+        `CocoonHibernations in namespace ${quote(namespace)} failed: ${error.message}; retry once ` +
+        "the webhook can reach the Kubernetes API (check its network path, its RBAC to list " +
+        "cocoonhibernations, and APISERVER_TIMEOUT)",
     );
   }
   const conflicts = conflictingHibernations(podName, items);

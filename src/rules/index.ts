@@ -8,10 +8,12 @@ import { scaleGuard } from "./scale-guard";
 
 /** Binds each handler's rule to the configuration and apiserver port it needs. */
 export function buildRules(config: Config, kube: KubeApi): Record<HandlerName, Rule> {
+  const podGateDeps = { podCreators: config.POD_CREATORS };
+  const apiserverDeps = { kube };
   return {
-    mutate: (request) => podGate(request, { podCreators: config.POD_CREATORS }),
-    validate: (request) => scaleGuard(request, { kube }),
-    validate_cocoonset: (request) => validateCocoonSet(request),
-    validate_cocoonhibernation: (request) => validateHibernation(request, { kube }),
+    mutate: (request) => podGate(request, podGateDeps),
+    validate: (request) => scaleGuard(request, apiserverDeps),
+    validate_cocoonset: validateCocoonSet,
+    validate_cocoonhibernation: (request) => validateHibernation(request, apiserverDeps),
   };
 }

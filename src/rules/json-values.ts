@@ -1,8 +1,5 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from "../json";
 
 const QUOTED_VALUE_LIMIT = 100;
 

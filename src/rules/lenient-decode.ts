@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { describeJson, isJsonObject } from "./json-values";
+import { isJsonObject } from "../json";
+import { describeJson } from "./json-values";
 import { type PathSegments, type ReportViolation, violation } from "./violation";
 
 /**

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from "../config";
+import { errorText } from "../errors";
 import { createKubeApi } from "../kube/api";
 import { createLogger } from "../observability/logger";
 import { buildRules } from "../rules";
@@ -37,7 +38,7 @@ export async function runServe(): Promise<number> {
     server = startServer(config, buildRules(config, kube.api), log);
   } catch (error) {
     // A missing certificate, an unusable KUBECONFIG, a port in use: say which and stop.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     log.fatal({ err: error }, `cannot start: ${message}`);
     console.error(`cocoon-webhook: cannot start: ${message}`);
     return 1;

@@ -6,7 +6,7 @@ import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
 import type { Readiness } from "./probes";
 import { loadTlsPair, type TlsPair } from "./tls-pair";
-import { watchTlsFiles } from "./tls-watcher";
+import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
 export const TLS_POLL_INTERVAL_MS = 1000;
 
@@ -28,6 +28,8 @@ export function startServer(
   log: Logger,
 ): RunningServer {
   const readiness: Readiness = { ready: true };
+  const tlsFiles = [config.TLS_CERT, config.TLS_KEY];
+  const loaded = tlsFilesFingerprint(tlsFiles);
   const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
   const admissionApp = createAdmissionApp(rules, readiness, log);
   const listener = new AdmissionListener(
@@ -47,25 +49,21 @@ export function startServer(
     fetch: (request) => opsApp.fetch(request),
   });
 
-  const stopWatching = watchTlsFiles(
-    [config.TLS_CERT, config.TLS_KEY],
-    TLS_POLL_INTERVAL_MS,
-    () => {
-      try {
-        const next = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
-        listener.rotate(next);
-        recordCertificate(next);
-        tlsReloadsTotal.labels("success").inc();
-        log.info({ notAfter: next.notAfter.toISOString() }, "serving rotated TLS certificate");
-      } catch (error) {
-        tlsReloadsTotal.labels("failure").inc();
-        log.error(
-          { err: error },
-          "TLS certificate change not applied; still serving the previous certificate, will retry on the next change",
-        );
-      }
-    },
-  );
+  const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_POLL_INTERVAL_MS, () => {
+    try {
+      const next = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+      listener.rotate(next);
+      recordCertificate(next);
+      tlsReloadsTotal.labels("success").inc();
+      log.info({ notAfter: next.notAfter.toISOString() }, "serving rotated TLS certificate");
+    } catch (error) {
+      tlsReloadsTotal.labels("failure").inc();
+      log.error(
+        { err: error },
+        "TLS certificate change not applied; still serving the previous certificate, will retry on the next change",
+      );
+    }
+  });
 
   log.info(
     { admission: listener.port, ops: ops.port, notAfter: pair.notAfter.toISOString() },
@@ -77,10 +75,11 @@ export function startServer(
     opsPort: ops.port ?? config.METRICS_ADDR.port,
     async shutdown() {
       readiness.ready = false;
+      // Before draining: a rotation now would start a listener that is not draining.
+      stopWatching();
       listener.beginDrain();
       log.info({ drainDelayMs: config.DRAIN_DELAY }, "shutdown: not ready, draining");
       await Bun.sleep(config.DRAIN_DELAY);
-      stopWatching();
       log.info({ timeoutMs: config.SHUTDOWN_TIMEOUT }, "shutdown: finishing in-flight requests");
       const finished = await listener.stop(config.SHUTDOWN_TIMEOUT);
       await ops.stop(true);

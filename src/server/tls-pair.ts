@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { errorText } from "../errors";
 
 export interface TlsPair {
   readonly cert: string;
@@ -15,7 +16,7 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    throw new TlsPairError(`cannot read ${what} ${path}: ${(error as Error).message}`);
+    throw new TlsPairError(`cannot read ${what} ${path}: ${errorText(error)}`);
   }
 }
 
@@ -31,32 +32,17 @@ export function loadTlsPair(certPath: string, keyPath: string): TlsPair {
     certificate = new X509Certificate(cert);
   } catch (error) {
     throw new TlsPairError(
-      `TLS certificate ${certPath} is not a PEM certificate: ${(error as Error).message}`,
+      `TLS certificate ${certPath} is not a PEM certificate: ${errorText(error)}`,
     );
   }
   let matches: boolean;
   try {
     matches = certificate.checkPrivateKey(createPrivateKey(key));
   } catch (error) {
-    throw new TlsPairError(
-      `TLS key ${keyPath} is not a PEM private key: ${(error as Error).message}`,
-    );
+    throw new TlsPairError(`TLS key ${keyPath} is not a PEM private key: ${errorText(error)}`);
   }
   if (!matches) {
     throw new TlsPairError(`TLS key ${keyPath} does not match the certificate ${certPath}`);
   }
   return { cert, key, notAfter: new Date(certificate.validTo) };
-}
-
-/**
- * Identifies the file behind a path as it is now. `stat` follows symlinks,
- * so a Secret volume's `..data` swap changes the inode even when mtimes tie.
- */
-export function fileFingerprint(path: string): string {
-  try {
-    const stats = statSync(path);
-    return `${stats.ino}:${stats.mtimeMs}:${stats.size}`;
-  } catch {
-    return "missing";
-  }
 }

@@ -65,8 +65,8 @@ function hugePod(fields: PodFields): unknown {
 
 function podRequest(overrides: Partial<AdmissionRequest>, username = OPERATOR_USERNAME) {
   return admissionRequest({
-    kind: { group: "", version: "v1", kind: "Pod" },
-    resource: { group: "", version: "v1", resource: "pods" },
+    kind: { kind: "Pod" },
+    resource: { resource: "pods" },
     name: "demo-0",
     userInfo: { username },
     ...overrides,
@@ -93,7 +93,7 @@ const gateTable: Record<string, Record<string, AdmissionRequest>> = {
     "a Deployment": podRequest({ kind: deploymentKind, object: operatorPod }),
     "no kind": podRequest({ kind: undefined, object: operatorPod }),
     "kind differs in case": podRequest({
-      kind: { version: "v1", kind: "pod" },
+      kind: { kind: "pod" },
       object: operatorPod,
     }),
   },

@@ -53,8 +53,8 @@ const scale = (replicas?: unknown) => ({
 function scaleRequest(oldObject: unknown, object: unknown, resource = "deployments") {
   return admissionRequest({
     operation: "UPDATE",
-    kind: { group: "autoscaling", version: "v1", kind: "Scale" },
-    resource: { group: "apps", version: "v1", resource },
+    kind: { kind: "Scale" },
+    resource: { resource },
     subResource: "scale",
     namespace: NAMESPACE,
     name: NAME,
@@ -67,8 +67,8 @@ function updateRequest(oldObject: unknown, object: unknown, kind = "Deployment")
   const resource = `${kind.toLowerCase()}s`;
   return admissionRequest({
     operation: "UPDATE",
-    kind: { group: "apps", version: "v1", kind },
-    resource: { group: "apps", version: "v1", resource },
+    kind: { kind },
+    resource: { resource },
     namespace: NAMESPACE,
     name: NAME,
     oldObject,

@@ -10,7 +10,6 @@ export function admissionRequest(overrides: Partial<AdmissionRequest> = {}): Adm
     operation: "CREATE",
     namespace: "default",
     userInfo: { username: "system:serviceaccount:cocoon-system:cocoon-operator" },
-    dryRun: false,
     ...overrides,
   };
 }
