@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 
-type ErrorStatus = 400 | 404 | 405 | 413 | 415 | 500;
+type ErrorStatus = 400 | 404 | 405 | 415 | 500;
 
 /** Every non-review answer is a small JSON object saying what was wrong. */
 export const jsonError = (c: Context, status: ErrorStatus, error: string, details?: string[]) =>

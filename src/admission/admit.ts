@@ -33,15 +33,19 @@ const validReview = zValidator("json", admissionReviewSchema, (result, c) => {
   }
 });
 
-async function decide(rule: Rule, request: AdmissionRequest, log: Logger): Promise<Verdict> {
+/** The rule's verdict; a rule that throws fails closed, and what it threw goes into the log line. */
+async function decide(
+  rule: Rule,
+  request: AdmissionRequest,
+): Promise<{ verdict: Verdict; thrown?: unknown }> {
   try {
-    return await rule(request);
-  } catch (error) {
-    log.error({ err: error, uid: request.uid }, "rule failed unexpectedly");
-    return errored(
+    return { verdict: await rule(request) };
+  } catch (thrown) {
+    const verdict = errored(
       "internal",
       "internal error while evaluating the request; retry, and report it if it persists",
     );
+    return { verdict, thrown };
   }
 }
 
@@ -52,12 +56,12 @@ async function decide(rule: Rule, request: AdmissionRequest, log: Logger): Promi
 export function admit(handler: HandlerName, rule: Rule, log: Logger) {
   return factory.createHandlers(requireJsonBody, validReview, async (c) => {
     const { apiVersion, request } = c.req.valid("json");
-    const verdict = await decide(rule, request, log);
+    const { verdict, thrown } = await decide(rule, request);
     const body = encodeResponse(apiVersion, request.uid, verdict);
 
     admissionTotal.labels(handler, verdict.result, verdict.reason).inc();
     admissionDuration.labels(handler).observe((performance.now() - c.get("receivedAt")) / 1000);
-    logVerdict(log, handler, request, verdict);
+    logVerdict(log, handler, request, verdict, thrown);
     return c.json(body);
   });
 }
@@ -67,6 +71,7 @@ function logVerdict(
   handler: HandlerName,
   request: AdmissionRequest,
   verdict: Verdict,
+  thrown: unknown,
 ) {
   // Allows log at debug only; skip building the line on the hot path when it would be dropped.
   if (verdict.allowed && !log.isLevelEnabled("debug")) return;
@@ -83,7 +88,7 @@ function logVerdict(
     reason: verdict.reason,
   };
   if (verdict.result === "error")
-    log.error({ ...fields, message: verdict.message }, "admission error");
+    log.error({ ...fields, message: verdict.message, err: thrown }, "admission error");
   else if (verdict.result === "deny")
     log.warn({ ...fields, message: verdict.message }, "admission denied");
   else log.debug(fields, "admission allowed");

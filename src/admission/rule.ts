@@ -1,14 +1,9 @@
 import type { AdmissionRequest } from "./review";
+import type { ADMISSION_ROUTES } from "./routes";
 import type { Verdict } from "./verdict";
 
 /** The four admission handlers; also the `handler` metric label. */
-export const HANDLERS = [
-  "mutate",
-  "validate",
-  "validate_cocoonset",
-  "validate_cocoonhibernation",
-] as const;
-export type HandlerName = (typeof HANDLERS)[number];
+export type HandlerName = (typeof ADMISSION_ROUTES)[keyof typeof ADMISSION_ROUTES];
 
 /**
  * A rule turns one admission request into a verdict. Rules are pure apart

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import type { WorkloadResource } from "../kube/port";
 import { hasCocoonToleration, tolerationsSchema } from "./tolerations";
 
 /** The workloads the scale guard protects: apps/v1 resource → kind. */
 export const WORKLOAD_KINDS = {
   deployments: "Deployment",
   statefulsets: "StatefulSet",
-} as const satisfies Record<WorkloadResource, string>;
+} as const;
+
+/** The parent's resource as `request.resource.resource` names it on a `/scale` request. */
+export type WorkloadResource = keyof typeof WORKLOAD_KINDS;
 
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[WorkloadResource];
 

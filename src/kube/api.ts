@@ -1,4 +1,5 @@
 import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../cocoon/keys";
+import type { WorkloadResource } from "../cocoon/workload";
 import { decodeListItems, decodeObject, isSuccess, statusError } from "./answers";
 import {
   type ClusterAccess,
@@ -9,7 +10,7 @@ import {
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError, type WorkloadResource } from "./port";
+import { type KubeApi, KubeApiError } from "./port";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */

@@ -4,14 +4,10 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import type { LogLevel } from "../config";
 import { errorText } from "../errors";
 
-export type KubeLogLevel = "debug" | "info" | "warn" | "error";
-export type KubeLog = (
-  level: KubeLogLevel,
-  message: string,
-  fields?: Record<string, unknown>,
-) => void;
+export type KubeLog = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
 
 /** Where the apiserver address and credentials came from. */
 export type ClusterAccessSource = "kubeconfig" | "in-cluster";

@@ -1,3 +1,5 @@
+import type { COCOONHIBERNATION_PLURAL } from "../cocoon/keys";
+import type { WorkloadResource } from "../cocoon/workload";
 import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import type { KubeLog } from "./config";
@@ -5,7 +7,7 @@ import { KubeApiTimeoutError } from "./http";
 import { KubeApiError } from "./port";
 
 export type ApiserverVerb = "get" | "list";
-export type ApiserverResource = "deployments" | "statefulsets" | "cocoonhibernations";
+export type ApiserverResource = WorkloadResource | typeof COCOONHIBERNATION_PLURAL;
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
 
 export interface CallLabels {

@@ -1,6 +1,4 @@
-/** The workload kinds whose parent the scale guard reads (`request.resource.resource`). */
-export const WORKLOAD_RESOURCES = ["deployments", "statefulsets"] as const;
-export type WorkloadResource = (typeof WORKLOAD_RESOURCES)[number];
+import type { WorkloadResource } from "../cocoon/workload";
 
 /**
  * Raised for every apiserver call that did not produce an answer the rules

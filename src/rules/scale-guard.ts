@@ -8,9 +8,10 @@ import {
   readWorkloadReplicas,
   WORKLOAD_KINDS,
   type WorkloadKind,
+  type WorkloadResource,
   workloadIsCocoon,
 } from "../cocoon/workload";
-import { type KubeApi, KubeApiError, type WorkloadResource } from "../kube/port";
+import { type KubeApi, KubeApiError } from "../kube/port";
 
 export interface ScaleGuardDeps {
   readonly kube: KubeApi;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LogLevel } from "../../src/config";
 import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/api";
-import type { KubeLogLevel } from "../../src/kube/config";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
 
@@ -75,7 +75,7 @@ describe("choosing the cluster configuration", () => {
   });
 
   test("in-cluster variables without a token file: no configuration, with a warning", async () => {
-    const logged: { level: KubeLogLevel; message: string }[] = [];
+    const logged: { level: LogLevel; message: string }[] = [];
     const handle = await withEnvironment(
       { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "443" },
       () =>

@@ -1,4 +1,5 @@
-import { type KubeApi, KubeApiError, type WorkloadResource } from "../../src/kube/port";
+import type { WorkloadResource } from "../../src/cocoon/workload";
+import { type KubeApi, KubeApiError } from "../../src/kube/port";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";
