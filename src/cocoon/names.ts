@@ -5,13 +5,15 @@
  * and the guest hostname, so it shares the DNS label limit with the pod name.
  */
 
-export const DERIVED_NAME_LIMIT = 63;
+/** A DNS label (RFC 1123): the limit of every derived name, and of a toolbox name. */
+export const DNS_LABEL_MAX_LENGTH = 63;
+export const DERIVED_NAME_LIMIT = DNS_LABEL_MAX_LENGTH;
 
 /** The apiserver appends this many random characters to `metadata.generateName`. */
 export const GENERATED_NAME_SUFFIX_LENGTH = 5;
 
 /** Stands in for the random suffix in reported names; only its length matters. */
-const GENERATED_NAME_PLACEHOLDER = "x".repeat(GENERATED_NAME_SUFFIX_LENGTH);
+export const GENERATED_NAME_PLACEHOLDER = "x".repeat(GENERATED_NAME_SUFFIX_LENGTH);
 
 export interface SetNaming {
   readonly name?: string | undefined;

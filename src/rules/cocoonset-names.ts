@@ -1,6 +1,7 @@
 import {
   DERIVED_NAME_LIMIT,
   derivedSetName,
+  GENERATED_NAME_PLACEHOLDER,
   GENERATED_NAME_SUFFIX_LENGTH,
   type OverlongNames,
   overlongSlotNames,
@@ -25,7 +26,7 @@ export function nameBudgetViolations(
   const setNameAt: PathSegments = ["metadata", generated ? "generateName" : "name"];
   const setNameField = generated ? "metadata.generateName" : "metadata.name";
   const generatedNote = generated
-    ? `; "${"x".repeat(GENERATED_NAME_SUFFIX_LENGTH)}" stands for the ${GENERATED_NAME_SUFFIX_LENGTH} random characters appended to generateName`
+    ? `; "${GENERATED_NAME_PLACEHOLDER}" stands for the ${GENERATED_NAME_SUFFIX_LENGTH} random characters appended to generateName`
     : "";
 
   const replicas = Math.max(0, set.agent?.replicas ?? 0);

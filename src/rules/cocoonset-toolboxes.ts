@@ -1,3 +1,4 @@
+import { DNS_LABEL_MAX_LENGTH } from "../cocoon/names";
 import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/vm-options";
 import type { DecodedToolbox } from "./cocoonset-shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
@@ -13,7 +14,6 @@ import {
 } from "./violation";
 
 const RFC_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const RFC_1123_LABEL_MAX_LENGTH = 63;
 const PURELY_NUMERIC = /^[0-9]+$/;
 
 /** Toolbox names, modes and the per-mode requirements of every toolbox. */
@@ -58,7 +58,7 @@ function nameViolations(
       violation(
         "toolbox.name-label",
         nameAt,
-        `${quote(name)} is not an RFC 1123 label; use at most ${RFC_1123_LABEL_MAX_LENGTH} lowercase letters, digits and "-", starting and ending with a letter or digit`,
+        `${quote(name)} is not an RFC 1123 label; use at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, digits and "-", starting and ending with a letter or digit`,
       ),
     );
   }
@@ -75,7 +75,7 @@ function nameViolations(
 }
 
 function isRfc1123Label(name: string): boolean {
-  return name.length <= RFC_1123_LABEL_MAX_LENGTH && RFC_1123_LABEL.test(name);
+  return name.length <= DNS_LABEL_MAX_LENGTH && RFC_1123_LABEL.test(name);
 }
 
 function modeViolations(
