@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { WebhookProcess } from "../e2e/harness";
+import { readReview, type WebhookProcess } from "../e2e/harness";
 import { scaleReview } from "../e2e/reviews";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
@@ -65,16 +65,8 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
 
   async function decide(path: string, body: Review): Promise<Answer> {
     const t0 = performance.now();
-    const response = await fetch(`${webhook.admissionUrl}${path}?timeout=5s`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      tls: { ca: webhook.ca.cert },
-      signal: AbortSignal.timeout(10_000),
-    });
-    const answer = (await response.json()) as {
-      response?: { uid?: string; allowed?: boolean; status?: { message?: string } };
-    };
+    const response = await webhook.post(`${path}?timeout=5s`, body);
+    const answer = await readReview(response);
     const latencyMs = performance.now() - t0;
     expect(answer.response?.uid).toBe(body.request.uid);
     return {

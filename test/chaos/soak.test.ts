@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
-import type { WebhookProcess } from "../e2e/harness";
+import { readReview, type WebhookProcess } from "../e2e/harness";
 import { scaleReview } from "../e2e/reviews";
 import type { FakeApiserver } from "../support/fake-apiserver";
 import {
@@ -149,16 +149,8 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
         const [path, body, expected] = make();
         const t0 = performance.now();
         try {
-          const response = await fetch(`${webhook.admissionUrl}${path}?timeout=5s`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(body),
-            tls: { ca: webhook.ca.cert },
-            signal: AbortSignal.timeout(10_000),
-          });
-          const answer = (await response.json()) as {
-            response?: { uid?: string; allowed?: boolean };
-          };
+          const response = await webhook.post(`${path}?timeout=5s`, body);
+          const answer = await readReview(response);
           latencies.push(performance.now() - t0);
           if (response.status !== 200) failures.push(`${path}: HTTP ${response.status}`);
           else if (answer.response?.uid !== body.request.uid) failures.push(`${path}: uid`);

@@ -26,7 +26,7 @@ export interface WebhookProcess {
   readonly process: Subprocess<"ignore", "pipe", "pipe">;
   /** Every stdout line so far (JSON log lines). */
   readonly logs: () => string[];
-  /** POSTs a body to an admission path over HTTPS, verifying the test CA. */
+  /** POSTs a body to an admission path over HTTPS, verifying the test CA; gives up after 10 s. */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** The ops listener's /metrics text. */
   metrics(): Promise<string>;
@@ -84,6 +84,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
         headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
         tls: { ca: ca.cert },
+        signal: AbortSignal.timeout(10_000),
       }),
     metrics: async () => (await fetch(`${opsUrl}/metrics`)).text(),
     async stop(signal = "SIGTERM") {
