@@ -1,4 +1,9 @@
-import { COCOON_GROUP, COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../cocoon/keys";
+import {
+  COCOON_GROUP,
+  COCOON_VERSION,
+  COCOONHIBERNATION_KIND,
+  COCOONSET_KIND,
+} from "../cocoon/keys";
 import { isJsonObject } from "../json";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
@@ -69,9 +74,7 @@ export function checkObjects(
 }
 
 function checkedKindOf({ apiVersion, kind }: SourceObject): CheckedKind | undefined {
-  if (typeof apiVersion !== "string" || apiVersion.split("/")[0] !== COCOON_GROUP) {
-    return undefined;
-  }
+  if (apiVersion !== `${COCOON_GROUP}/${COCOON_VERSION}`) return undefined;
   return kind === COCOONSET_KIND || kind === COCOONHIBERNATION_KIND ? kind : undefined;
 }
 

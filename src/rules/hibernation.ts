@@ -72,7 +72,7 @@ function desireViolation({ spec }: DecodedHibernation): Violation | undefined {
   return violation(
     "hibernation.desire",
     ["spec", "desire"],
-    `must be "Hibernate" or "Wake" (case-sensitive), ${got}`,
+    `must be ${hibernationDesire.options.map((desire) => `"${desire}"`).join(" or ")} (case-sensitive), ${got}`,
   );
 }
 

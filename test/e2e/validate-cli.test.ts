@@ -46,6 +46,14 @@ describe("cocoon-webhook validate", () => {
     expect(stdout).toBe("0 violations in 0 of 3 objects (1 skipped) across 2 files\n");
   });
 
+  test("a cocoon kind of another API version is skipped, not checked with v1's rules", () => {
+    const future =
+      "apiVersion: cocoonset.cocoonstack.io/v2\nkind: CocoonSet\nmetadata: {name: s}\nspec: {}\n";
+    const { code, stdout } = validate(["-f", "-"], future);
+    expect(code).toBe(0);
+    expect(stdout).toBe("0 violations in 0 of 1 object (1 skipped) across 1 file\n");
+  });
+
   test("every violation is reported at the line of its field, or of the nearest parent", () => {
     const { code, located, stdout } = validate(["-f", "invalid"]);
     expect(code).toBe(1);
