@@ -36,6 +36,8 @@ export interface WebhookProcess {
 
 export interface StartOptions {
   readonly env?: Record<string, string>;
+  /** Ports the env's LISTEN_ADDR/METRICS_ADDR use, when a test sets those itself. */
+  readonly ports?: { readonly admission: number; readonly ops: number };
   readonly ca?: TestCa;
   readonly serving?: KeyPair;
 }
@@ -44,8 +46,8 @@ export interface StartOptions {
 export async function startWebhook(options: StartOptions = {}): Promise<WebhookProcess> {
   const ca = options.ca ?? createTestCa("webhook-ca");
   const serving = options.serving ?? ca.issue(`serving-${crypto.randomUUID()}`);
-  const admissionPort = freePort();
-  const opsPort = freePort();
+  const admissionPort = options.ports?.admission ?? freePort();
+  const opsPort = options.ports?.ops ?? freePort();
   const child = Bun.spawn([BINARY, "serve"], {
     env: {
       PATH: process.env.PATH ?? "",

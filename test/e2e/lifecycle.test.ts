@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { holdRequest, readReview, startWebhook } from "./harness";
+import { freePort, holdRequest, readReview, startWebhook } from "./harness";
 import { review } from "./reviews";
 
 const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
@@ -21,6 +21,29 @@ describe("probes", () => {
       const metrics = await fetch(`${webhook.opsUrl}/metrics`);
       expect(metrics.headers.get("content-type")).toContain("text/plain");
       expect(await metrics.text()).toContain("process_resident_memory_bytes");
+    } finally {
+      await webhook.stop();
+    }
+  });
+});
+
+describe("listen addresses", () => {
+  test("a bare :port listens on every address, IPv4 and IPv6 loopback alike", async () => {
+    const admissionPort = freePort();
+    const opsPort = freePort();
+    const webhook = await startWebhook({
+      env: { LISTEN_ADDR: `:${admissionPort}`, METRICS_ADDR: `:${opsPort}` },
+      ports: { admission: admissionPort, ops: opsPort },
+    });
+    try {
+      for (const host of ["127.0.0.1", "[::1]"]) {
+        const ops = await fetch(`http://${host}:${opsPort}/healthz`);
+        expect({ host, status: ops.status }).toEqual({ host, status: 200 });
+        const admission = await fetch(`https://${host}:${admissionPort}/healthz`, {
+          tls: { ca: webhook.ca.cert, serverName: "localhost" },
+        });
+        expect({ host, status: admission.status }).toEqual({ host, status: 200 });
+      }
     } finally {
       await webhook.stop();
     }
