@@ -33,8 +33,6 @@ export interface CheckSummary {
   readonly skipped: number;
 }
 
-const DEFAULT_NAMESPACE = "default";
-
 /** A hibernation already seen, for the one-per-pod check across the input. */
 interface SeenHibernation {
   readonly value: unknown;
@@ -48,7 +46,7 @@ interface SeenHibernation {
  */
 export function checkObjects(
   objects: readonly SourceObject[],
-  fallbackNamespace = DEFAULT_NAMESPACE,
+  fallbackNamespace: string,
 ): CheckSummary {
   const findings: Finding[] = [];
   const hibernationsByPod = new Map<string, SeenHibernation[]>();
@@ -88,6 +86,7 @@ function hibernationViolationsAcrossInput(
   if (!own || !podName) return own;
   const key = `${namespace}/${podName}`;
   const earlier = hibernationsByPod.get(key) ?? [];
+  hibernationsByPod.set(key, earlier);
   const conflicts = earlier.flatMap(({ value, where }) =>
     conflictingHibernations(podName, [value]).map((conflict) => ({
       ...conflict,
@@ -95,7 +94,7 @@ function hibernationViolationsAcrossInput(
     })),
   );
   const where = `${object.file}:${object.lineOf(["metadata", "name"])}`;
-  hibernationsByPod.set(key, [...earlier, { value: object.value, where }]);
+  earlier.push({ value: object.value, where });
   return [...own, ...conflicts];
 }
 
