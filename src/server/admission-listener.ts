@@ -33,6 +33,7 @@ export class AdmissionListener {
   readonly #servers = new Set<Server<undefined>>();
   readonly #retiring = new Set<Server<undefined>>();
   #retireTimer: Timer | undefined;
+  #shuttingDown = false;
   #current: Server<undefined>;
   #port: number;
 
@@ -64,8 +65,9 @@ export class AdmissionListener {
     this.#retiring.clear();
   }
 
-  /** From now on every response asks its client to close the connection. */
+  /** From now on every response asks its client to close the connection, on any listener. */
   beginDrain(): void {
+    this.#shuttingDown = true;
     for (const server of this.#servers) this.#draining.add(server);
   }
 
@@ -93,6 +95,7 @@ export class AdmissionListener {
       fetch: (request, server) => this.#respond(request, server),
     });
     this.#servers.add(server);
+    if (this.#shuttingDown) this.#draining.add(server);
     return server;
   }
 

@@ -75,7 +75,6 @@ export function startServer(
     opsPort: ops.port ?? config.METRICS_ADDR.port,
     async shutdown() {
       readiness.ready = false;
-      // Before draining: a rotation now would start a listener that is not draining.
       stopWatching();
       listener.beginDrain();
       log.info({ drainDelayMs: config.DRAIN_DELAY }, "shutdown: not ready, draining");
