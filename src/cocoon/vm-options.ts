@@ -28,16 +28,12 @@ export const DEFAULT_VM_BACKEND: VmBackend = "cloud-hypervisor";
 
 /** Connection protocol (`connType`); no default, vk-cocoon picks one per OS. */
 export const connType = z.enum(["ssh", "rdp", "vnc", "adb"]);
-export type ConnType = z.infer<typeof connType>;
 
 /** `spec.snapshotPolicy`. */
 export const snapshotPolicy = z.enum(["always", "main-only", "never"]);
-export type SnapshotPolicy = z.infer<typeof snapshotPolicy>;
 
 /** `spec.hibernatePolicy`. */
 export const hibernatePolicy = z.enum(["retain", "release"]);
-export type HibernatePolicy = z.infer<typeof hibernatePolicy>;
 
 /** CocoonHibernation `spec.desire` (case-sensitive). */
 export const hibernationDesire = z.enum(["Hibernate", "Wake"]);
-export type HibernationDesire = z.infer<typeof hibernationDesire>;
