@@ -5,11 +5,35 @@ SHELL := bash
 BIN := node_modules/.bin
 BUN := $(BIN)/bun
 VERSION := $(shell node -p "require('./package.json').version")
-REVISION := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# The stamp describes the source, never the machine or the clock, so that
+# rebuilding a commit gives the same binary: the full commit hash ("-dirty"
+# when tracked files differ from it) and the commit time. Outside a git
+# checkout (a container build context) pass REVISION and SOURCE_DATE_EPOCH.
+ifeq ($(origin REVISION),undefined)
+REVISION := $(shell git rev-parse HEAD 2>/dev/null | tr -d '\n' && \
+  { git diff --quiet HEAD -- 2>/dev/null || printf -- -dirty; } || echo unknown)
+endif
+ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
+SOURCE_DATE_EPOCH := $(shell git show -s --format=%ct HEAD 2>/dev/null)
+endif
+BUILD_TIME := $(if $(SOURCE_DATE_EPOCH),$(shell node -p \
+  "new Date($(SOURCE_DATE_EPOCH) * 1000).toISOString().replace('.000Z', 'Z')"),unknown)
 DEV_CERTS := .dev/certs
+# Release binaries: Bun's target names; the image maps Docker's TARGETARCH onto them.
+DIST_TARGETS := linux-x64 linux-arm64
+DIST_DIR := dist
+COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
+  --define 'BUILD_VERSION="$(VERSION)"' \
+  --define 'BUILD_REVISION="$(REVISION)"' \
+  --define 'BUILD_TIME="$(BUILD_TIME)"'
+IMAGE := ghcr.io/cocoonstack/cocoon-webhook
+IMAGE_TAG := $(VERSION)
+PLATFORMS := linux/amd64,linux/arm64
+# --push for a registry; --load puts a single-platform image into the local engine.
+IMAGE_OUTPUT := --push
 
-.PHONY: deps run test typecheck lint unit build e2e bench chaos kind-e2e clean
+.PHONY: deps run test typecheck lint lint-workflows unit build e2e dist dist-test image \
+  bench chaos kind-e2e clean
 
 deps: node_modules/.installed
 
@@ -23,7 +47,7 @@ run: deps $(DEV_CERTS)/tls.crt
 $(DEV_CERTS)/tls.crt:
 	scripts/dev-cert.sh $(DEV_CERTS)
 
-test: deps typecheck lint unit build e2e
+test: deps typecheck lint lint-workflows unit build e2e
 
 typecheck: deps
 	$(BIN)/tsc --noEmit
@@ -31,15 +55,31 @@ typecheck: deps
 lint: deps
 	$(BIN)/biome check .
 
+# The workflows against the GitHub Actions schema.
+lint-workflows: deps
+	for workflow in .github/workflows/*.yml; do $(BIN)/action-validator "$$workflow"; done
+
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**'
 
 build: deps
-	$(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
-	  --define 'BUILD_VERSION="$(VERSION)"' \
-	  --define 'BUILD_REVISION="$(REVISION)"' \
-	  --define 'BUILD_TIME="$(BUILD_TIME)"' \
-	  --outfile dist/cocoon-webhook
+	$(COMPILE) --outfile dist/cocoon-webhook
+
+# Release binaries $(DIST_DIR)/cocoon-webhook-<target> and their sha256sum files.
+# The embedded runtimes are Bun's npm packages, pinned with their integrity
+# in package-lock.json (scripts/bun-runtime.ts), so only the npm registry is needed.
+dist: deps
+	for target in $(DIST_TARGETS); do \
+	  runtime="$$($(BUN) scripts/bun-runtime.ts "$$target")"; \
+	  $(COMPILE) --target="bun-$$target" --compile-executable-path="$$runtime" \
+	    --outfile "$(DIST_DIR)/cocoon-webhook-$$target"; \
+	  (cd "$(DIST_DIR)" && sha256sum "cocoon-webhook-$$target" > "cocoon-webhook-$$target.sha256"); \
+	done
+
+# The release binaries run (arm64 under qemu-aarch64 when installed), agree
+# with package.json and rebuild to the same bytes. CI runs it beside `make test`.
+dist-test: dist
+	$(BUN) test test/release/dist.test.ts
 
 e2e: build
 	$(BUN) test test/e2e
@@ -50,6 +90,17 @@ bench: build
 
 chaos: build
 	$(BUN) test --timeout 900000 test/chaos
+
+# The image for $(PLATFORMS) with docker buildx; needs a container engine
+# (not available on the development machines). The labels and the stamp
+# come from the same values as `make dist`.
+image:
+	docker buildx build --platform "$(PLATFORMS)" $(IMAGE_OUTPUT) \
+	  --build-arg VERSION="$(VERSION)" \
+	  --build-arg REVISION="$(REVISION)" \
+	  --build-arg SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" \
+	  --build-arg BUILD_TIME="$(BUILD_TIME)" \
+	  --tag "$(IMAGE):$(IMAGE_TAG)" .
 
 # Needs kind and a Docker engine (not available on the development machines).
 kind-e2e:

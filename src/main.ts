@@ -3,7 +3,7 @@ import { VERSION_INFO } from "./version";
 const USAGE = `usage: cocoon-webhook [serve | version | validate]
 
   serve      run the admission webhook (default); configured by environment variables
-  version    print version, git revision and build time
+  version    print version, git revision and build time (also --version, -v)
   validate   check CocoonSet and CocoonHibernation manifests offline with the same rules
              (cocoon-webhook validate --help)
 `;
@@ -17,6 +17,8 @@ async function main(args: readonly string[]): Promise<number> {
     case "validate":
       return (await import("./cli/validate")).runValidate(args.slice(1));
     case "version":
+    case "--version":
+    case "-v":
       console.log(
         `cocoon-webhook ${VERSION_INFO.version} (revision ${VERSION_INFO.revision}, built ${VERSION_INFO.buildTime})`,
       );
