@@ -22,6 +22,13 @@ describe("command line", () => {
     expect(stdout).toMatch(/^cocoon-webhook \d+\.\d+\.\d+ \(revision \S+, built \d{4}-\d\d-\d\dT/);
   });
 
+  test.each(["--version", "-v"])("%s prints what version prints", (flag) => {
+    const { code, stdout } = run([flag]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(run(["version"]).stdout);
+    expect(stdout).toStartWith("cocoon-webhook ");
+  });
+
   test("an unknown command is a usage error", () => {
     const { code, stderr } = run(["frobnicate"]);
     expect(code).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import {
   Certificate,
   type ICertificate,
@@ -490,27 +490,6 @@ describe("test-only CRD fixtures", () => {
       "cocoonhibernations.cocoonset.cocoonstack.io",
       "cocoonsets.cocoonset.cocoonstack.io",
     ]);
-  });
-});
-
-describe("Dockerfile", () => {
-  const dockerfile = readFileSync(repoPath("Dockerfile"), "utf8");
-  const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
-  const deployment: IDeployment = get(Deployment, "cocoon-webhook");
-  const container = deployment.spec?.template.spec?.containers[0];
-
-  test("the final stage is distroless, non-root as the manifests expect, and runs serve", () => {
-    expect(finalStage).toMatch(/^\nFROM gcr\.io\/distroless\/[a-z]+-debian12:nonroot\n/);
-    expect(finalStage).toContain("\nUSER 65532:65532\n");
-    expect(finalStage).toContain('\nENTRYPOINT ["/cocoon-webhook"]\n');
-    expect(finalStage).toContain(`\nCMD ${JSON.stringify(container?.args)}\n`);
-    const exposed = /\nEXPOSE ([\d ]+)\n/.exec(finalStage)?.[1]?.split(" ").map(Number);
-    expect(exposed).toEqual((container?.ports ?? []).map((port) => port.containerPort));
-  });
-
-  test("the build runs the Makefile's build", () => {
-    expect(dockerfile).toContain("npm ci");
-    expect(dockerfile).toMatch(/RUN make build\b/);
   });
 });
 
