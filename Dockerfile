@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # Multi-arch: `make image` (docker buildx, linux/amd64 and linux/arm64).
 # The build stage runs once on the builder's own platform and cross-compiles
-# both release binaries exactly as `make dist` does (the same bytes as the
-# release assets); each target platform's final stage copies its own.
+# both release binaries with `make dist` (no emulation); each target
+# platform's final stage copies its own.
 FROM --platform=$BUILDPLATFORM node:22-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
