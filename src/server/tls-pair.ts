@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { errorText } from "../errors";
+import { readRegularFile } from "../safe-file";
 
 export interface TlsPair {
   readonly cert: string;
@@ -14,7 +14,7 @@ export class TlsPairError extends Error {
 
 function readPem(path: string, what: string): string {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFile(path);
   } catch (error) {
     throw new TlsPairError(`cannot read ${what} ${path}: ${errorText(error)}`);
   }
