@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isIPv6 } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
@@ -6,6 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { LogLevel } from "../config";
 import { errorText } from "../errors";
+import { readRegularFile } from "../safe-file";
 
 export type KubeLog = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
 
@@ -53,14 +54,55 @@ function loadKubeconfigFile(path: string): ClusterAccess {
   const { KubeConfig } =
     require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const kubeConfig = new KubeConfig();
+  let text: string;
+  let raw: ReturnType<typeof rawKubeconfig.safeParse>;
   try {
-    kubeConfig.loadFromFile(path);
+    // Read here, not by loadFromFile, so a FIFO or a device cannot hang start-up.
+    text = readRegularFile(path);
+    raw = rawKubeconfig.safeParse(parseYaml(text));
+    if (raw.success) checkInlineTokenFiles(raw.data);
+    kubeConfig.loadFromString(text);
+    kubeConfig.makePathsAbsolute(dirname(path));
   } catch (error) {
     throw new Error(`KUBECONFIG ${path}: cannot load kubeconfig: ${errorText(error)}`);
   }
   const { cluster, user } = currentClusterAndUser(kubeConfig, `KUBECONFIG ${path}`);
-  const tokenFile = kubeconfigTokenFile(path, user);
-  return { source: "kubeconfig", kubeConfig, cluster, user, ...(tokenFile ? { tokenFile } : {}) };
+  const tokenFile = kubeconfigTokenFile(path, raw, user);
+  return {
+    source: "kubeconfig",
+    kubeConfig: authenticationOnly(cluster, user),
+    cluster,
+    user,
+    ...(tokenFile ? { tokenFile } : {}),
+  };
+}
+
+/**
+ * client-node reads a user's `token-file` itself, with a plain blocking read,
+ * while it parses the document; each one is checked with the safe reader first.
+ */
+function checkInlineTokenFiles(document: z.infer<typeof rawKubeconfig>): void {
+  for (const entry of document.users ?? []) {
+    const file = entry.user?.["token-file"];
+    if (file) readRegularFile(file);
+  }
+}
+
+/**
+ * The KubeConfig handed to exec plugins and auth providers, without the CA and
+ * client-certificate paths: client-node would re-read those files with plain
+ * blocking reads on every request, while the webhook reads them itself,
+ * through the safe reader, and passes them to fetch.
+ */
+function authenticationOnly(cluster: Cluster, user: User): KubeConfig {
+  const { KubeConfig } =
+    require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const authOnly = new KubeConfig();
+  authOnly.loadFromClusterAndUser(
+    { ...cluster, caFile: undefined },
+    { ...user, certFile: undefined, keyFile: undefined },
+  );
+  return authOnly;
 }
 
 function loadInCluster(root: string, log: KubeLog | undefined): ClusterAccess | undefined {
@@ -119,9 +161,12 @@ const tokenFileAuthProvider = z.looseObject({
  * that one field; everything else comes from KubeConfig. A relative path is
  * relative to the kubeconfig's folder, as in client-go.
  */
-function kubeconfigTokenFile(kubeconfigPath: string, user: User): string | undefined {
+function kubeconfigTokenFile(
+  kubeconfigPath: string,
+  raw: ReturnType<typeof rawKubeconfig.safeParse>,
+  user: User,
+): string | undefined {
   const fromAuthProvider = tokenFileAuthProvider.safeParse(user.authProvider);
-  const raw = rawKubeconfig.safeParse(parseYaml(readFileSync(kubeconfigPath, "utf8")));
   const rawUser = raw.success
     ? raw.data.users?.find((entry) => entry.name === user.name)
     : undefined;

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { fileFingerprint } from "../file-fingerprint";
+import { readRegularFile } from "../safe-file";
 
 /** A file whose current content is wanted on every use, without re-reading it every time. */
 export interface WatchedFile {
@@ -33,7 +33,7 @@ export function watchFile(
     try {
       const fingerprint = fileFingerprint(path);
       if (previous?.fingerprint === fingerprint) return previous;
-      return { fingerprint, content: readFileSync(path, "utf8") };
+      return { fingerprint, content: readRegularFile(path) };
     } catch (error) {
       if (previous === undefined) throw error;
       options.onError?.(error);

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import type { ListenAddress } from "../config";
-import type { TlsPair } from "./tls-pair";
+import { servingTlsOptions, type TlsPair } from "./tls-pair";
 
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
 export const IDLE_TIMEOUT_SECONDS = 120;
@@ -91,7 +91,7 @@ export class AdmissionListener {
       reusePort: true,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       maxRequestBodySize: this.#options.maxRequestBodySize,
-      tls: { cert: pair.cert, key: pair.key },
+      tls: servingTlsOptions(pair),
       fetch: (request, server) => this.#respond(request, server),
     });
     this.#servers.add(server);

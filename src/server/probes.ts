@@ -1,19 +1,30 @@
 import type { Hono } from "hono";
 import { methodNotAllowed } from "../http-errors";
 
-/** What the probes report; flipped once when shutdown begins. */
+/** What the probes report. */
 export interface Readiness {
+  /** Flipped once, when shutdown begins. */
   ready: boolean;
+  /** Set while the certificate being served is expired or not yet valid. */
+  certificateProblem?: string;
 }
 
 const PROBE_METHODS = ["GET", "HEAD"];
 
-/** /healthz (alive while the process runs) and /readyz (503 once shutdown began). */
+/**
+ * /healthz (alive while the process runs) and /readyz (503 once shutdown
+ * began, or while the served certificate is outside its validity period, so
+ * `kubectl get pods` shows the pod not ready).
+ */
 export function mountProbes(app: Hono, readiness: Readiness): void {
   app.on(PROBE_METHODS, "/healthz", (c) => c.text("ok"));
-  app.on(PROBE_METHODS, "/readyz", (c) =>
-    readiness.ready ? c.text("ready") : c.text("shutting down", 503),
-  );
+  app.on(PROBE_METHODS, "/readyz", (c) => {
+    if (!readiness.ready) return c.text("shutting down", 503);
+    if (readiness.certificateProblem) {
+      return c.text(`not ready: ${readiness.certificateProblem}`, 503);
+    }
+    return c.text("ready");
+  });
   for (const path of ["/healthz", "/readyz"]) {
     app.all(path, (c) => methodNotAllowed(c, PROBE_METHODS));
   }

@@ -4,8 +4,9 @@ import type { Logger } from "../observability/logger";
 import { tlsCertificateExpiry, tlsReloadsTotal } from "../observability/metrics";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
+import { watchServedCertificate } from "./certificate-validity";
 import type { Readiness } from "./probes";
-import { loadTlsPair, type TlsPair } from "./tls-pair";
+import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
 export const TLS_POLL_INTERVAL_MS = 1000;
@@ -30,7 +31,10 @@ export function startServer(
   const readiness: Readiness = { ready: true };
   const tlsFiles = [config.TLS_CERT, config.TLS_KEY];
   const loaded = tlsFilesFingerprint(tlsFiles);
+  // An expired certificate at start is served, not refused: there is nothing
+  // better to serve, and /readyz reports it so `kubectl get pods` shows it.
   const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+  let served = pair;
   const admissionApp = createAdmissionApp(rules, readiness, log);
   const listener = new AdmissionListener(
     {
@@ -51,8 +55,9 @@ export function startServer(
 
   const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_POLL_INTERVAL_MS, () => {
     try {
-      const next = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+      const next = loadRotatedTlsPair(config.TLS_CERT, config.TLS_KEY);
       listener.rotate(next);
+      served = next;
       recordCertificate(next);
       tlsReloadsTotal.labels("success").inc();
       log.info({ notAfter: next.notAfter.toISOString() }, "serving rotated TLS certificate");
@@ -69,6 +74,12 @@ export function startServer(
     { admission: listener.port, ops: ops.port, notAfter: pair.notAfter.toISOString() },
     "cocoon-webhook serving",
   );
+  const stopValidityCheck = watchServedCertificate(
+    () => served,
+    readiness,
+    log,
+    TLS_POLL_INTERVAL_MS,
+  );
 
   return {
     admissionPort: listener.port,
@@ -76,6 +87,7 @@ export function startServer(
     async shutdown() {
       readiness.ready = false;
       stopWatching();
+      stopValidityCheck();
       listener.beginDrain();
       log.info({ drainDelayMs: config.DRAIN_DELAY }, "shutdown: not ready, draining");
       await Bun.sleep(config.DRAIN_DELAY);

@@ -1,11 +1,47 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { errorText } from "../errors";
+import { readRegularFile } from "../safe-file";
 
 export interface TlsPair {
   readonly cert: string;
   readonly key: string;
+  readonly notBefore: Date;
   readonly notAfter: Date;
+}
+
+/**
+ * TLS 1.2 suites offered: forward-secret (ECDHE) AEAD (AES-GCM, ChaCha20-Poly1305)
+ * only, so no static-RSA key exchange and no CBC. TLS 1.3 suites are all AEAD
+ * and forward-secret already and are not affected by this list.
+ */
+export const TLS12_CIPHERS = [
+  "ECDHE-ECDSA-AES128-GCM-SHA256",
+  "ECDHE-RSA-AES128-GCM-SHA256",
+  "ECDHE-ECDSA-AES256-GCM-SHA384",
+  "ECDHE-RSA-AES256-GCM-SHA384",
+  "ECDHE-ECDSA-CHACHA20-POLY1305",
+  "ECDHE-RSA-CHACHA20-POLY1305",
+].join(":");
+
+/** The `tls` options of the admission listener for `pair`. */
+export function servingTlsOptions(pair: TlsPair) {
+  return { cert: pair.cert, key: pair.key, ciphers: TLS12_CIPHERS };
+}
+
+/**
+ * Why `pair` must not be served at `now` (expired or not yet valid), or
+ * undefined when it is within its validity period.
+ */
+export function validityProblem(
+  pair: TlsPair,
+  subject = "the serving certificate",
+  now = new Date(),
+): string | undefined {
+  if (now < pair.notBefore) {
+    return `${subject} is not valid before ${pair.notBefore.toISOString()}`;
+  }
+  if (now > pair.notAfter) return `${subject} expired at ${pair.notAfter.toISOString()}`;
+  return undefined;
 }
 
 export class TlsPairError extends Error {
@@ -14,7 +50,7 @@ export class TlsPairError extends Error {
 
 function readPem(path: string, what: string): string {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFile(path);
   } catch (error) {
     throw new TlsPairError(`cannot read ${what} ${path}: ${errorText(error)}`);
   }
@@ -44,5 +80,25 @@ export function loadTlsPair(certPath: string, keyPath: string): TlsPair {
   if (!matches) {
     throw new TlsPairError(`TLS key ${keyPath} does not match the certificate ${certPath}`);
   }
-  return { cert, key, notAfter: new Date(certificate.validTo) };
+  return {
+    cert,
+    key,
+    notBefore: new Date(certificate.validFrom),
+    notAfter: new Date(certificate.validTo),
+  };
+}
+
+/**
+ * loadTlsPair for a rotation: a pair outside its validity period is refused
+ * like a mismatched one, so the certificate being served stays.
+ */
+export function loadRotatedTlsPair(certPath: string, keyPath: string): TlsPair {
+  const pair = loadTlsPair(certPath, keyPath);
+  const problem = validityProblem(pair, `TLS certificate ${certPath}`);
+  if (problem) {
+    throw new TlsPairError(
+      `${problem} (valid ${pair.notBefore.toISOString()} to ${pair.notAfter.toISOString()}); keep the certificate being served until a valid one is written`,
+    );
+  }
+  return pair;
 }

@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly ports?: { readonly admission: number; readonly ops: number };
   readonly ca?: TestCa;
   readonly serving?: KeyPair;
+  /** The probe that must answer 200 before the process counts as started; /readyz by default. */
+  readonly startedWhen?: "/readyz" | "/healthz";
 }
 
 /** Starts the compiled binary with a test CA's certificate and waits until /readyz answers. */
@@ -71,7 +73,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
 
   const admissionUrl = `https://localhost:${admissionPort}`;
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await waitUntilReady(opsUrl, child, errors);
+  await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, errors);
 
   return {
     ca,
@@ -107,7 +109,11 @@ async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]):
   }
 }
 
-async function waitUntilReady(opsUrl: string, child: Subprocess, stderr: string[]): Promise<void> {
+async function waitUntilReady(
+  probeUrl: string,
+  child: Subprocess,
+  stderr: string[],
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
@@ -117,7 +123,7 @@ async function waitUntilReady(opsUrl: string, child: Subprocess, stderr: string[
       );
     }
     try {
-      if ((await fetch(`${opsUrl}/readyz`)).status === 200) return;
+      if ((await fetch(probeUrl)).status === 200) return;
     } catch {
       // not listening yet
     }

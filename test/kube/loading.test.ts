@@ -52,6 +52,17 @@ describe("choosing the cluster configuration", () => {
     ).toThrow("KUBECONFIG /nonexistent/kubeconfig: cannot load kubeconfig");
   });
 
+  test("a KUBECONFIG that is a FIFO or a device stops start-up at once, naming it", () => {
+    const fifo = join(emptyRoot, "kubeconfig.fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    expect(() => createKubeApi({ timeoutMs: 3000, kubeconfigPath: fifo })).toThrow(
+      `KUBECONFIG ${fifo}: cannot load kubeconfig: ${fifo} is a FIFO, not a regular file`,
+    );
+    expect(() => createKubeApi({ timeoutMs: 3000, kubeconfigPath: "/dev/zero" })).toThrow(
+      "/dev/zero is a character device",
+    );
+  });
+
   test("a KUBECONFIG without a current context stops start-up", () => {
     const path = join(emptyRoot, "no-context.yaml");
     writeFileSync(path, "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n");

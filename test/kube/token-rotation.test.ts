@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { renameSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync } from "node:fs";
 import { createKubeApi } from "../../src/kube/api";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";
@@ -59,6 +59,27 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
     try {
       expect(await api.listHibernations("default")).toHaveLength(1);
     } finally {
+      renameSync(`${tokenFilePath}.moved`, tokenFilePath);
+    }
+  });
+
+  test("a token file swapped for a FIFO or a device keeps the last good token, without blocking", async () => {
+    const { api } = createKubeApi({
+      timeoutMs: 3000,
+      kubeconfigPath: apiserver.kubeconfigPath,
+      fileRecheckMs: 0,
+    });
+    await api.listHibernations("default");
+    const tokenFilePath = apiserver.tokenFilePath ?? "";
+    renameSync(tokenFilePath, `${tokenFilePath}.moved`);
+    try {
+      Bun.spawnSync(["mkfifo", tokenFilePath]);
+      expect(await api.listHibernations("default")).toHaveLength(1);
+      rmSync(tokenFilePath);
+      symlinkSync("/dev/zero", tokenFilePath);
+      expect(await api.listHibernations("default")).toHaveLength(1);
+    } finally {
+      rmSync(tokenFilePath, { force: true });
       renameSync(`${tokenFilePath}.moved`, tokenFilePath);
     }
   });

@@ -9,10 +9,19 @@ export interface KeyPair {
   readonly key: string;
 }
 
+export interface IssueOptions {
+  readonly days?: number;
+  readonly commonName?: string;
+  /** An exact validity window instead of `days` from now (expired or not-yet-valid certificates). */
+  readonly validity?: { readonly notBefore: Date; readonly notAfter: Date };
+  /** prime256v1 by default; RSA to offer static-RSA key exchange suites. */
+  readonly keyType?: "ec" | "rsa";
+}
+
 export interface TestCa extends KeyPair {
   readonly dir: string;
   /** Issues a leaf certificate for localhost/127.0.0.1 (server and client auth). */
-  issue(name: string, options?: { days?: number; commonName?: string }): KeyPair;
+  issue(name: string, options?: IssueOptions): KeyPair;
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -67,13 +76,15 @@ export function createTestCa(label = "cocoon-test-ca"): TestCa {
     dir,
     issue(name, options = {}) {
       const commonName = options.commonName ?? "localhost";
+      const key =
+        options.keyType === "rsa"
+          ? ["rsa:2048"]
+          : ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
       openssl(
         [
           "req",
           "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
+          ...key,
           "-nodes",
           "-keyout",
           `${name}.key`,
@@ -88,6 +99,10 @@ export function createTestCa(label = "cocoon-test-ca"): TestCa {
         join(dir, `${name}.ext`),
         "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n",
       );
+      if (options.validity) {
+        signWithin(dir, name, ++serial, options.validity);
+        return pair(dir, name);
+      }
       openssl(
         [
           "x509",
@@ -112,4 +127,57 @@ export function createTestCa(label = "cocoon-test-ca"): TestCa {
       return pair(dir, name);
     },
   };
+}
+
+/** `openssl x509 -req` of OpenSSL 3.0 only takes `-days`; `openssl ca` takes exact dates. */
+function signWithin(
+  dir: string,
+  name: string,
+  serial: number,
+  validity: { notBefore: Date; notAfter: Date },
+): void {
+  const config = join(dir, `${name}.ca.cnf`);
+  writeFileSync(join(dir, `${name}.index`), "");
+  writeFileSync(join(dir, `${name}.serial`), serial.toString(16).padStart(4, "0"));
+  writeFileSync(
+    config,
+    [
+      "[ca]",
+      "default_ca = test",
+      "[test]",
+      `database = ${name}.index`,
+      `serial = ${name}.serial`,
+      "new_certs_dir = .",
+      "default_md = sha256",
+      "policy = anything",
+      "unique_subject = no",
+      "[anything]",
+      "commonName = supplied",
+    ].join("\n"),
+  );
+  const asn1Time = (date: Date) => `${date.toISOString().replace(/[-:T]/g, "").slice(0, 14)}Z`;
+  openssl(
+    [
+      "ca",
+      "-batch",
+      "-config",
+      config,
+      "-cert",
+      "ca.crt",
+      "-keyfile",
+      "ca.key",
+      "-in",
+      `${name}.csr`,
+      "-out",
+      `${name}.crt`,
+      "-startdate",
+      asn1Time(validity.notBefore),
+      "-enddate",
+      asn1Time(validity.notAfter),
+      "-extfile",
+      `${name}.ext`,
+      "-notext",
+    ],
+    dir,
+  );
 }

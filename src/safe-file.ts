@@ -1,0 +1,66 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
+
+/** Certificates, keys, tokens and kubeconfigs are a few KiB; anything this big is not one. */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export class UnsafeFileError extends Error {
+  override readonly name = "UnsafeFileError";
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+function checkRegular(path: string, stats: Stats, maxBytes: number): void {
+  if (!stats.isFile()) {
+    throw new UnsafeFileError(
+      `${path} is ${kindOf(stats)}, not a regular file (symlinks are followed; the final target must be a regular file)`,
+    );
+  }
+  if (stats.size > maxBytes) {
+    throw new UnsafeFileError(`${path} is ${stats.size} bytes, over the ${maxBytes}-byte limit`);
+  }
+}
+
+/**
+ * Reads a small regular file without ever blocking on a FIFO or reading a
+ * device: `stat` (following symlinks, as a Secret volume's are) must show a
+ * regular file within `maxBytes`; the open is non-blocking, so a FIFO swapped
+ * in after the `stat` cannot hang it; `fstat` on the opened descriptor checks
+ * the same again; and at most `maxBytes + 1` bytes are read, so a file that
+ * grows meanwhile is refused, not slurped. Throws an UnsafeFileError naming
+ * the path, or the system error (missing file, no permission).
+ */
+export function readRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
+  checkRegular(path, statSync(path), maxBytes);
+  return readOpenedRegularFile(path, maxBytes);
+}
+
+/**
+ * The second half of readRegularFile, on its own for the case where the path
+ * changed after the `stat`: opens without blocking and checks the descriptor.
+ */
+export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    checkRegular(path, fstatSync(fd), maxBytes);
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > maxBytes) {
+        throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
+      }
+    }
+    return buffer.toString("utf8", 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}

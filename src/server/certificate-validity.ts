@@ -1,0 +1,35 @@
+import type { Logger } from "../observability/logger";
+import type { Readiness } from "./probes";
+import { type TlsPair, validityProblem } from "./tls-pair";
+
+/**
+ * Keeps `readiness.certificateProblem` in step with the certificate being
+ * served, checked now and every `intervalMs`: an expired or not yet valid
+ * certificate makes /readyz answer 503 naming it and is logged at error once
+ * each time it starts (and once more when it is resolved, at info).
+ */
+export function watchServedCertificate(
+  served: () => TlsPair,
+  readiness: Readiness,
+  log: Logger,
+  intervalMs: number,
+): () => void {
+  const check = () => {
+    const pair = served();
+    const problem = validityProblem(pair);
+    if (problem === readiness.certificateProblem) return;
+    if (problem) {
+      log.error(
+        { notBefore: pair.notBefore.toISOString(), notAfter: pair.notAfter.toISOString() },
+        `${problem}: clients reject it; /readyz answers 503 until a valid certificate is written`,
+      );
+    } else {
+      log.info({ notAfter: pair.notAfter.toISOString() }, "the serving certificate is valid again");
+    }
+    readiness.certificateProblem = problem;
+  };
+  check();
+  const timer = setInterval(check, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

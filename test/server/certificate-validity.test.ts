@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import pino from "pino";
+import { watchServedCertificate } from "../../src/server/certificate-validity";
+import type { Readiness } from "../../src/server/probes";
+import {
+  loadRotatedTlsPair,
+  loadTlsPair,
+  type TlsPair,
+  validityProblem,
+} from "../../src/server/tls-pair";
+import { createTestCa } from "../support/certs";
+
+const ca = createTestCa("validity-unit-ca");
+const HOUR = 3600_000;
+const cleanups: (() => unknown)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function issueWithin(name: string, fromNow: number, untilNow: number) {
+  const now = Date.now();
+  return ca.issue(name, {
+    validity: { notBefore: new Date(now + fromNow), notAfter: new Date(now + untilNow) },
+  });
+}
+
+/** A logger whose lines land in `lines`, parsed. */
+function capturingLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { log, lines };
+}
+
+describe("validityProblem", () => {
+  const pair = (notBefore: string, notAfter: string): TlsPair => ({
+    cert: "",
+    key: "",
+    notBefore: new Date(notBefore),
+    notAfter: new Date(notAfter),
+  });
+  const window = pair("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z");
+
+  test("inside the window: none", () => {
+    expect(validityProblem(window, "it", new Date("2026-01-15T00:00:00Z"))).toBeUndefined();
+  });
+  test("before notBefore: not yet valid", () => {
+    expect(validityProblem(window, "it", new Date("2025-12-31T23:59:59Z"))).toBe(
+      "it is not valid before 2026-01-01T00:00:00.000Z",
+    );
+  });
+  test("after notAfter: expired", () => {
+    expect(validityProblem(window, "it", new Date("2026-02-01T00:00:01Z"))).toBe(
+      "it expired at 2026-02-01T00:00:00.000Z",
+    );
+  });
+});
+
+describe("loadRotatedTlsPair", () => {
+  test("a valid pair loads", () => {
+    const valid = ca.issue("rotated-valid");
+    expect(loadRotatedTlsPair(valid.certFile, valid.keyFile).cert).toBe(valid.cert);
+  });
+
+  test("an expired certificate is refused, naming the file and its window", () => {
+    const expired = issueWithin("rotated-expired", -2 * HOUR, -HOUR);
+    expect(loadTlsPair(expired.certFile, expired.keyFile).cert).toBe(expired.cert);
+    expect(() => loadRotatedTlsPair(expired.certFile, expired.keyFile)).toThrow(
+      new RegExp(`TLS certificate ${expired.certFile} expired at .* \\(valid .* to .*\\)`),
+    );
+  });
+
+  test("a certificate that is not yet valid is refused", () => {
+    const future = issueWithin("rotated-future", HOUR, 2 * HOUR);
+    expect(() => loadRotatedTlsPair(future.certFile, future.keyFile)).toThrow(
+      `TLS certificate ${future.certFile} is not valid before`,
+    );
+  });
+});
+
+describe("watchServedCertificate", () => {
+  test("an expired certificate at start: not ready at once, one error line", () => {
+    const expired = issueWithin("served-expired", -2 * HOUR, -HOUR);
+    const pair = loadTlsPair(expired.certFile, expired.keyFile);
+    const readiness: Readiness = { ready: true };
+    const { log, lines } = capturingLogger();
+    cleanups.push(watchServedCertificate(() => pair, readiness, log, 10));
+    expect(readiness.certificateProblem).toStartWith("the serving certificate expired at");
+    expect(lines.filter((line) => line.level === 50)).toHaveLength(1);
+  });
+
+  test("a served certificate that lapses turns readiness off once, and a valid one turns it back on", async () => {
+    // openssl writes whole seconds: notAfter lands 1–2 s from now.
+    const lapsing = issueWithin("served-lapsing", -HOUR, 2000);
+    let served = loadTlsPair(lapsing.certFile, lapsing.keyFile);
+    const readiness: Readiness = { ready: true };
+    const { log, lines } = capturingLogger();
+    cleanups.push(watchServedCertificate(() => served, readiness, log, 20));
+    expect(readiness.certificateProblem).toBeUndefined();
+
+    const deadline = Date.now() + 5000;
+    while (!readiness.certificateProblem && Date.now() < deadline) await Bun.sleep(20);
+    expect(readiness.certificateProblem).toStartWith("the serving certificate expired at");
+    await Bun.sleep(100);
+    expect(lines.filter((line) => line.level === 50)).toHaveLength(1);
+
+    const renewed = ca.issue("served-renewed");
+    served = loadTlsPair(renewed.certFile, renewed.keyFile);
+    await Bun.sleep(100);
+    expect(readiness.certificateProblem).toBeUndefined();
+    expect(lines.at(-1)?.msg).toBe("the serving certificate is valid again");
+  });
+});
