@@ -2,12 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/keys";
 import {
   COCOONHIBERNATION_FIELDS,
   COCOONSET_FIELDS,
   type FieldNode,
 } from "../../src/cocoon/crd-fields";
+import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/keys";
 import { isJsonObject } from "../../src/json";
 
 /**
