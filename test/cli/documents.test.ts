@@ -62,7 +62,9 @@ items:
     }
     const slowLines = slow.map((object) => object.positionOf(["spec", "agent", "image"]).line);
     expect(slowLines).toEqual([7, 8, 15]);
-    expect(fast.map((object) => object.positionOf(["spec", "agent", "image"]).line)).toEqual([7, 8, 14]);
+    expect(fast.map((object) => object.positionOf(["spec", "agent", "image"]).line)).toEqual([
+      7, 8, 14,
+    ]);
   });
 
   test("a parse error names its line and column", () => {
