@@ -42,12 +42,13 @@ export interface CheckOptions {
   readonly strict: boolean;
 }
 
-/** An object that was checked (or reported as an unknown cocoon object). */
+/** An object that was checked (or reported as an unknown cocoon object), with its findings. */
 export interface CheckedObject {
   readonly file: string;
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
+  readonly findings: readonly Finding[];
 }
 
 export interface CheckSummary {
@@ -129,10 +130,16 @@ export function checkObjects(
         : [undecodable(kind)];
     }
     const kindName = typeof object.kind === "string" ? object.kind : "<no kind>";
-    checked.push({ file: object.file, kind: kindName, namespace, name: nameOf(object.value) });
     const located = problems
       .map((each) => locate(object, kindName, namespace, each))
       .sort((a, b) => a.line - b.line || a.column - b.column);
+    checked.push({
+      file: object.file,
+      kind: kindName,
+      namespace,
+      name: nameOf(object.value),
+      findings: located,
+    });
     if (located.length > 0) objectsWithFindings++;
     findings.push(...located);
   }

@@ -89,6 +89,23 @@ describe("--output junit", () => {
   });
 });
 
+describe("--output junit, one object twice", () => {
+  test("two hibernations of one name in one file are two cases; only the later one fails", () => {
+    const hibernation =
+      "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonHibernation\nmetadata: {name: p}\nspec: {podRef: {name: p}, desire: Wake}\n";
+    const parsed = parseSource({ file: "h.yaml", text: `${hibernation}---\n${hibernation}` });
+    if (parsed.problem) throw new Error(parsed.problem.message);
+    const summary = checkObjects(parsed.objects, { namespace: "default", strict: false });
+    const xml = render("junit", { summary, files: 1, problems: [] }).stdout;
+    const cases = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml)
+      .testsuites.testsuite.testcase;
+    expect(cases.map((each: { failure?: { type: string } }) => each.failure?.type)).toEqual([
+      undefined,
+      "hibernation.one-per-pod",
+    ]);
+  });
+});
+
 describe("--output sarif", () => {
   // The schema's patterns predate the unicode flag.
   const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });

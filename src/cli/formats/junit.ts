@@ -1,4 +1,4 @@
-import type { CheckedObject, Finding } from "../check";
+import type { Finding } from "../check";
 import type { RunReport } from "../report";
 import { count, findingLine, notesOf, problemLine, summaryLine } from "../report";
 
@@ -11,15 +11,8 @@ const SUITE_NAME = "cocoon-webhook validate";
  * with an `error`. The summary and notes are suite properties.
  */
 export function junitReport(report: RunReport): string {
-  const findingsOf = new Map<string, Finding[]>();
-  for (const finding of report.summary.findings) {
-    const key = objectKey(finding);
-    findingsOf.set(key, [...(findingsOf.get(key) ?? []), finding]);
-  }
   let failures = 0;
-  const cases = report.summary.checked.map((object) => {
-    const findings = findingsOf.get(objectKey(object)) ?? [];
-    findingsOf.delete(objectKey(object));
+  const cases = report.summary.checked.map(({ file, kind, namespace, name, findings }) => {
     const errors = findings.filter((finding) => finding.severity === "error");
     const warnings = findings.filter((finding) => finding.severity === "warning");
     const body: string[] = [];
@@ -37,7 +30,7 @@ export function junitReport(report: RunReport): string {
         `      <system-out>${escapeXml(warnings.map(findingLine).join("\n"))}</system-out>`,
       );
     }
-    return testCase(object.file, `${object.kind} ${object.namespace}/${object.name}`, body);
+    return testCase(file, `${kind} ${namespace}/${name}`, body);
   });
   for (const problem of report.problems) {
     const error = `      <error message="${escapeXml(problem.message)}" type="input">${escapeXml(problemLine(problem))}</error>`;
@@ -60,10 +53,6 @@ export function junitReport(report: RunReport): string {
     "</testsuites>",
     "",
   ].join("\n");
-}
-
-function objectKey({ file, kind, namespace, name }: CheckedObject): string {
-  return JSON.stringify([file, kind, namespace, name]);
 }
 
 function located({ path, message }: Finding): string {
