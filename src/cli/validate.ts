@@ -68,30 +68,32 @@ const optionsSchema = z.object({
 
 export interface ValidateIo {
   readonly readStdin: () => Promise<string>;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+  readonly stdout: (text: string) => void | Promise<unknown>;
+  readonly stderr: (text: string) => void | Promise<unknown>;
 }
 
+// Bun.write resolves once every byte is written: the caller exits the process
+// right after, and a report larger than a pipe's buffer must not be cut short.
 const processIo: ValidateIo = {
   readStdin: () => Bun.stdin.text(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text) => Bun.write(Bun.stdout, text),
+  stderr: (text) => Bun.write(Bun.stderr, text),
 };
 
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if ("error" in options) {
-    io.stderr(`cocoon-webhook validate: ${options.error}\n${VALIDATE_USAGE}`);
+    await io.stderr(`cocoon-webhook validate: ${options.error}\n${VALIDATE_USAGE}`);
     return EXIT_UNUSABLE;
   }
   if (options.help) {
-    io.stdout(VALIDATE_USAGE);
+    await io.stdout(VALIDATE_USAGE);
     return EXIT_VALID;
   }
   if (options.version) {
     const { version, revision, buildTime } = VERSION_INFO;
-    io.stdout(`cocoon-webhook ${version} (revision ${revision}, built ${buildTime})\n`);
+    await io.stdout(`cocoon-webhook ${version} (revision ${revision}, built ${buildTime})\n`);
     return EXIT_VALID;
   }
   const { sources, problems } = await readInputs(options.paths, io.readStdin);
@@ -105,8 +107,8 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
   const summary = checkObjects(objects, options);
   const report = { summary, files: sources.length, problems: [...problems, ...unparsable] };
   const output = render(options.output, report);
-  io.stdout(output.stdout);
-  io.stderr(output.stderr);
+  await io.stdout(output.stdout);
+  await io.stderr(output.stderr);
   if (report.problems.length > 0) return EXIT_UNUSABLE;
   return errorCount(summary.findings) > 0 ? EXIT_FINDINGS : EXIT_VALID;
 }

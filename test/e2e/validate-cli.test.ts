@@ -269,6 +269,26 @@ describe("cocoon-webhook validate", () => {
     ]);
   });
 
+  test("a report larger than a pipe buffer reaches a slow reader whole", async () => {
+    const sets = Array.from(
+      { length: 2000 },
+      (_, index) =>
+        `apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata: {name: s-${index}}\nspec: {agent: {image: org/a:1, replicass: 1}}\n`,
+    ).join("---\n");
+    const child = Bun.spawn([BINARY, "validate", "-o", "json", "-f", "-"], {
+      stdin: new TextEncoder().encode(sets),
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    // Read only after the CLI has had ample time to write and exit.
+    await Bun.sleep(1_000);
+    const stdout = await new Response(child.stdout).text();
+    expect(await child.exited).toBe(0);
+    expect(stdout.length).toBeGreaterThan(256 * 1024);
+    expect(JSON.parse(stdout)).toHaveLength(2000);
+  });
+
   test("-o sarif and -o junit keep the exit codes; stdout is one document", () => {
     const sarif = validate(["-o", "sarif", "invalid"]);
     expect(sarif.code).toBe(1);
