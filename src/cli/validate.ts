@@ -68,8 +68,8 @@ const optionsSchema = z.object({
 
 export interface ValidateIo {
   readonly readStdin: () => Promise<string>;
-  readonly stdout: (text: string) => void | Promise<unknown>;
-  readonly stderr: (text: string) => void | Promise<unknown>;
+  readonly stdout: (text: string) => Promise<unknown>;
+  readonly stderr: (text: string) => Promise<unknown>;
 }
 
 // Bun.write resolves once every byte is written: the caller exits the process

@@ -34,10 +34,10 @@ async function runHook(directory: string): Promise<{ code: number; stdout: strin
   expect([binary, command]).toEqual(["cocoon-webhook", "validate"]);
   const code = await runValidate([...args, ...staged], {
     readStdin: async () => "",
-    stdout: (text) => {
+    stdout: async (text) => {
       stdout += text;
     },
-    stderr: () => {},
+    stderr: async () => {},
   });
   return { code, stdout };
 }

@@ -23,10 +23,10 @@ async function exitCodeOf(args: string[]): Promise<{ code: number; stdout: strin
   let stdout = "";
   const code = await runValidate(args, {
     readStdin: async () => "",
-    stdout: (text) => {
+    stdout: async (text) => {
       stdout += text;
     },
-    stderr: () => {},
+    stderr: async () => {},
   });
   return { code, stdout };
 }
