@@ -8,6 +8,16 @@ import {
   type FieldNode,
 } from "../../src/cocoon/crd-fields";
 import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/keys";
+import {
+  agentMode,
+  connType,
+  guestOs,
+  hibernatePolicy,
+  hibernationDesire,
+  snapshotPolicy,
+  toolboxMode,
+  vmBackend,
+} from "../../src/cocoon/vm-options";
 import { isJsonObject } from "../../src/json";
 
 /**
@@ -97,5 +107,44 @@ describe("the CRD field tree", () => {
       "metadata.labels: map",
     );
     expect(pathsOf(COCOONHIBERNATION_FIELDS)).toContain("metadata.ownerReferences[].uid: scalar");
+  });
+});
+
+/** The `enum` of the schema at `path` (property names; `[]` steps into list items). */
+function enumAt(schema: unknown, path: string[]): unknown {
+  let node = schema;
+  for (const step of path) {
+    if (!isJsonObject(node)) return undefined;
+    node =
+      step === "[]"
+        ? node.items
+        : isJsonObject(node.properties)
+          ? node.properties[step]
+          : undefined;
+  }
+  return isJsonObject(node) ? node.enum : undefined;
+}
+
+describe("the enumerated values the rules allow", () => {
+  const schemas = crdSchemas();
+  const schemaOf = (kind: string) =>
+    schemas.find((schema) => schema.kind === kind)?.openAPIV3Schema;
+
+  test.each<[string, string[], { options: readonly string[] }]>([
+    [COCOONSET_KIND, ["spec", "agent", "mode"], agentMode],
+    [COCOONSET_KIND, ["spec", "agent", "os"], guestOs],
+    [COCOONSET_KIND, ["spec", "agent", "backend"], vmBackend],
+    [COCOONSET_KIND, ["spec", "agent", "connType"], connType],
+    [COCOONSET_KIND, ["spec", "toolboxes", "[]", "mode"], toolboxMode],
+    [COCOONSET_KIND, ["spec", "toolboxes", "[]", "os"], guestOs],
+    [COCOONSET_KIND, ["spec", "toolboxes", "[]", "backend"], vmBackend],
+    [COCOONSET_KIND, ["spec", "toolboxes", "[]", "connType"], connType],
+    [COCOONSET_KIND, ["spec", "snapshotPolicy"], snapshotPolicy],
+    [COCOONSET_KIND, ["spec", "hibernatePolicy"], hibernatePolicy],
+    [COCOONHIBERNATION_KIND, ["spec", "desire"], hibernationDesire],
+  ])("%s %p are the CRD's enum", (kind, path, allowed) => {
+    expect([...allowed.options].sort()).toEqual(
+      [...((enumAt(schemaOf(kind), path) as string[] | undefined) ?? [])].sort(),
+    );
   });
 });
