@@ -1,3 +1,4 @@
+import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../cocoon/crd-fields";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
@@ -8,30 +9,69 @@ import { isJsonObject } from "../json";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
 import { conflictingHibernations, hibernationViolations } from "../rules/hibernation";
-import type { Violation } from "../rules/violation";
+import { quote } from "../rules/json-values";
+import { formatPath, type PathSegments, type Violation } from "../rules/violation";
+import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";
+import type { ManifestRuleId } from "./manifest-rules";
+import { unknownFields } from "./unknown-fields";
 
 type CheckedKind = typeof COCOONSET_KIND | typeof COCOONHIBERNATION_KIND;
 
-/** One violation of one object, located in its file. */
+export type Severity = "error" | "warning";
+
+/** One finding about one object, located in its file. */
 export interface Finding {
   readonly file: string;
   readonly line: number;
-  readonly kind: CheckedKind;
+  readonly column: number;
+  readonly severity: Severity;
+  /** The object's kind as written (an unknown cocoon object's may be misspelt). */
+  readonly kind: string;
   readonly namespace: string;
   readonly name: string;
   readonly path: string;
   readonly message: string;
-  /** A catalogue rule, or `decode` when the object is not an object at all. */
-  readonly rule: RuleId | "decode";
+  readonly rule: RuleId | ManifestRuleId;
+}
+
+export interface CheckOptions {
+  /** The namespace of objects without `metadata.namespace`. */
+  readonly namespace: string;
+  /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
+  readonly strict: boolean;
+}
+
+/** An object that was checked (or reported as an unknown cocoon object), with its findings. */
+export interface CheckedObject {
+  readonly file: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly findings: readonly Finding[];
 }
 
 export interface CheckSummary {
   readonly findings: Finding[];
+  /** In input order. */
+  readonly checked: CheckedObject[];
   readonly objects: number;
-  readonly invalidObjects: number;
+  /** Objects with at least one finding. */
+  readonly objectsWithFindings: number;
+  /** Objects outside the cocoonstack.io groups, not checked. */
   readonly skipped: number;
+  /** CocoonHibernations checked: their one-per-pod rule only sees the given files. */
+  readonly hibernations: number;
 }
+
+const CHECKED_API_VERSION = `${COCOON_GROUP}/${COCOON_VERSION}`;
+const CHECKED_KINDS: readonly CheckedKind[] = [COCOONSET_KIND, COCOONHIBERNATION_KIND];
+const FIELDS: Readonly<Record<CheckedKind, FieldNode>> = {
+  [COCOONSET_KIND]: COCOONSET_FIELDS,
+  [COCOONHIBERNATION_KIND]: COCOONHIBERNATION_FIELDS,
+};
+/** The suffix of every cocoonstack API group, e.g. `cocoonset.cocoonstack.io`. */
+const COCOON_GROUP_DOMAIN = "cocoonstack.io";
 
 /** A hibernation already seen, for the one-per-pod check across the input. */
 interface SeenHibernation {
@@ -39,41 +79,131 @@ interface SeenHibernation {
   readonly where: string;
 }
 
+/** A finding before it is located: a violation, or an offline-only observation. */
+interface Problem {
+  readonly rule: Finding["rule"];
+  readonly segments: PathSegments;
+  readonly message: string;
+  readonly severity: Severity;
+}
+
 /**
- * Runs the server's own rules over every CocoonSet and CocoonHibernation;
- * other kinds are skipped. Two CocoonHibernations for one pod in one
- * namespace conflict as they would at the apiserver: the later one is denied.
+ * Runs the server's own rules over every CocoonSet and CocoonHibernation,
+ * reports fields their CRD does not define and cocoonstack.io objects of an
+ * apiVersion or kind this tool does not know; objects of other groups are
+ * skipped. Two CocoonHibernations for one pod in one namespace conflict as
+ * they would at the apiserver: the later one is denied.
  */
 export function checkObjects(
   objects: readonly SourceObject[],
-  fallbackNamespace: string,
+  options: CheckOptions,
 ): CheckSummary {
   const findings: Finding[] = [];
+  const checked: CheckedObject[] = [];
   const hibernationsByPod = new Map<string, SeenHibernation[]>();
-  let invalidObjects = 0;
+  const offlineSeverity: Severity = options.strict ? "error" : "warning";
+  let objectsWithFindings = 0;
   let skipped = 0;
+  let hibernations = 0;
   for (const object of objects) {
+    const namespace = stringField(object.value, "metadata", "namespace") || options.namespace;
     const kind = checkedKindOf(object);
-    if (!kind) {
-      skipped++;
-      continue;
+    let problems: readonly Problem[];
+    if (kind === undefined) {
+      const unknown = unknownObjectProblem(object, offlineSeverity);
+      if (!unknown) {
+        skipped++;
+        continue;
+      }
+      problems = [unknown];
+    } else {
+      if (kind === COCOONHIBERNATION_KIND) hibernations++;
+      const violations =
+        kind === COCOONSET_KIND
+          ? cocoonSetViolations(object.value, namespace)
+          : hibernationViolationsAcrossInput(object, namespace, hibernationsByPod);
+      problems = violations
+        ? [
+            ...violations.map((each): Problem => ({ ...each, severity: "error" })),
+            ...unknownFieldProblems(object.value, kind, offlineSeverity),
+          ]
+        : [undecodable(kind)];
     }
-    const namespace = stringField(object.value, "metadata", "namespace") || fallbackNamespace;
-    const violations =
-      kind === COCOONSET_KIND
-        ? cocoonSetViolations(object.value, namespace)
-        : hibernationViolationsAcrossInput(object, namespace, hibernationsByPod);
-    const problems: readonly Problem[] = violations ?? [undecodable(kind)];
-    const located = problems.map((each) => locate(object, kind, namespace, each));
-    if (located.length > 0) invalidObjects++;
+    const kindName = typeof object.kind === "string" ? object.kind : "<no kind>";
+    const located = problems
+      .map((each) => locate(object, kindName, namespace, each))
+      .sort((a, b) => a.line - b.line || a.column - b.column);
+    checked.push({
+      file: object.file,
+      kind: kindName,
+      namespace,
+      name: nameOf(object.value),
+      findings: located,
+    });
+    if (located.length > 0) objectsWithFindings++;
     findings.push(...located);
   }
-  return { findings, objects: objects.length, invalidObjects, skipped };
+  return { findings, checked, objects: objects.length, objectsWithFindings, skipped, hibernations };
 }
 
 function checkedKindOf({ apiVersion, kind }: SourceObject): CheckedKind | undefined {
-  if (apiVersion !== `${COCOON_GROUP}/${COCOON_VERSION}`) return undefined;
-  return kind === COCOONSET_KIND || kind === COCOONHIBERNATION_KIND ? kind : undefined;
+  if (apiVersion !== CHECKED_API_VERSION) return undefined;
+  return CHECKED_KINDS.find((checked) => checked === kind);
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+function isCocoonGroup(group: string): boolean {
+  return group === COCOON_GROUP_DOMAIN || group.endsWith(`.${COCOON_GROUP_DOMAIN}`);
+}
+
+/**
+ * An object that claims to be a cocoon object but that this tool cannot
+ * check: a cocoonstack.io apiVersion with an unknown version or kind, or a
+ * cocoon kind without an apiVersion. Undefined for anything else.
+ */
+function unknownObjectProblem(object: SourceObject, severity: Severity): Problem | undefined {
+  const { apiVersion, kind } = object;
+  const kindText = typeof kind === "string" ? kind : "";
+  const problem = (what: string, hint: string): Problem => ({
+    rule: "manifest.unknown-object",
+    segments: [],
+    message: `${what}, so the object was not checked; ${hint}`,
+    severity,
+  });
+  if (typeof apiVersion !== "string") {
+    const meant = closestMatch(kindText, CHECKED_KINDS) ?? CHECKED_KINDS.find((k) => k === kind);
+    if (!meant) return undefined;
+    return problem("has no apiVersion", `a ${meant} needs apiVersion: ${CHECKED_API_VERSION}`);
+  }
+  if (!isCocoonGroup(groupOf(apiVersion))) return undefined;
+  if (apiVersion !== CHECKED_API_VERSION) {
+    const meant = closestMatch(apiVersion, [CHECKED_API_VERSION]);
+    return problem(
+      `apiVersion ${quote(apiVersion)} is not one this tool knows`,
+      meant ? `did you mean ${quote(meant)}?` : `it checks ${CHECKED_API_VERSION}`,
+    );
+  }
+  const meant = closestMatch(kindText, CHECKED_KINDS);
+  const shown = typeof kind === "string" ? quote(kind) : "(missing)";
+  return problem(
+    `kind ${shown} is not a kind of ${CHECKED_API_VERSION}`,
+    meant ? `did you mean ${quote(meant)}?` : `its kinds are ${CHECKED_KINDS.join(" and ")}`,
+  );
+}
+
+function unknownFieldProblems(value: unknown, kind: CheckedKind, severity: Severity): Problem[] {
+  return unknownFields(value, FIELDS[kind]).map(({ segments, key, suggestion }) => ({
+    rule: "manifest.unknown-field",
+    segments,
+    severity,
+    message:
+      `${quote(key)} is not a field of the ${kind} CRD, so the apiserver drops or rejects it; ` +
+      (suggestion ? `did you mean ${quote(suggestion)}?` : "remove it or fix its name"),
+  }));
 }
 
 function hibernationViolationsAcrossInput(
@@ -93,36 +223,36 @@ function hibernationViolationsAcrossInput(
       message: `${conflict.message} (it is at ${where})`,
     })),
   );
-  const where = `${object.file}:${object.lineOf(["metadata", "name"])}`;
+  const where = `${object.file}:${object.positionOf(["metadata", "name"]).line}`;
   earlier.push({ value: object.value, where });
   return [...own, ...conflicts];
 }
 
-/** A violation, or the object not being an object at all. */
-type Problem = Omit<Violation, "rule"> & { readonly rule: Finding["rule"] };
-
 function undecodable(kind: CheckedKind): Problem {
   return {
     rule: "decode",
-    path: "",
     segments: [],
+    severity: "error",
     message: `is not a JSON object, so it cannot be a ${kind}; write it as a mapping with apiVersion, kind, metadata and spec`,
   };
 }
 
 function locate(
   object: SourceObject,
-  kind: CheckedKind,
+  kind: string,
   namespace: string,
-  { rule, path, segments, message }: Problem,
+  { rule, segments, message, severity }: Problem,
 ): Finding {
+  const { line, column } = object.positionOf(segments);
   return {
     file: object.file,
-    line: object.lineOf(segments),
+    line,
+    column,
+    severity,
     kind,
     namespace,
     name: nameOf(object.value),
-    path,
+    path: formatPath(segments),
     message,
     rule,
   };

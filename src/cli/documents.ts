@@ -12,7 +12,7 @@ import { isJsonObject } from "../json";
 import type { PathSegments } from "../rules/violation";
 import { fastDocumentValues } from "./fast-yaml";
 import type { InputProblem, SourceText } from "./inputs";
-import { lineOf } from "./line-map";
+import { positionOf, type SourcePosition } from "./line-map";
 
 /** One Kubernetes object of the input: a document, or an item of a List document. */
 export interface SourceObject {
@@ -21,8 +21,8 @@ export interface SourceObject {
   /** Its own, or for an item of a typed list (`CocoonSetList`) that names none, the list's. */
   readonly apiVersion: unknown;
   readonly kind: unknown;
-  /** The 1-based line of a field, or of its nearest existing ancestor. */
-  readonly lineOf: (segments: PathSegments) => number;
+  /** The 1-based line and column of a field, or of its nearest existing ancestor. */
+  readonly positionOf: (segments: PathSegments) => SourcePosition;
 }
 
 export type ParsedSource =
@@ -92,17 +92,17 @@ function objectsOf(
   if (value === null || value === undefined) return [];
   const locate =
     (itemIndex?: number) =>
-    (segments: PathSegments): number => {
+    (segments: PathSegments): SourcePosition => {
       const { documents, lines } = treeOf();
       const root = documents[documentIndex]?.contents;
-      if (!isNode(root)) return 1;
-      return lineOf(itemNode(root, itemIndex) ?? root, segments, lines);
+      if (!isNode(root)) return { line: 1, column: 1 };
+      return positionOf(itemNode(root, itemIndex) ?? root, segments, lines);
     };
   const apiVersion = fieldOf(value, "apiVersion");
   const kind = fieldOf(value, "kind");
   const items = fieldOf(value, "items");
   if (!isListKind(kind) || !Array.isArray(items)) {
-    return [{ file, value, apiVersion, kind, lineOf: locate() }];
+    return [{ file, value, apiVersion, kind, positionOf: locate() }];
   }
   const elementKind =
     kind === LIST_KIND_SUFFIX ? undefined : kind.slice(0, -LIST_KIND_SUFFIX.length);
@@ -113,7 +113,7 @@ function objectsOf(
       value: item,
       apiVersion: namesItsKind ? fieldOf(item, "apiVersion") : apiVersion,
       kind: namesItsKind ? fieldOf(item, "kind") : elementKind,
-      lineOf: locate(index),
+      positionOf: locate(index),
     };
   });
 }

@@ -20,9 +20,21 @@ export function offsetOf(root: Node, segments: PathSegments): number {
   return offset;
 }
 
+/** A 1-based line and column in a source text. */
+export interface SourcePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** The 1-based line and column of `segments` in `root`; see {@link offsetOf}. */
+export function positionOf(root: Node, segments: PathSegments, lines: LineCounter): SourcePosition {
+  const { line, col } = lines.linePos(offsetOf(root, segments));
+  return { line, column: col };
+}
+
 /** The 1-based line of `segments` in `root`; see {@link offsetOf}. */
 export function lineOf(root: Node, segments: PathSegments, lines: LineCounter): number {
-  return lines.linePos(offsetOf(root, segments)).line;
+  return positionOf(root, segments, lines).line;
 }
 
 interface Step {

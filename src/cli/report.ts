@@ -1,25 +1,54 @@
+import { isAbsolute, relative, sep } from "node:path";
 import type { CheckSummary, Finding } from "./check";
+import { githubAnnotations } from "./formats/github";
+import { junitReport } from "./formats/junit";
+import { sarifReport } from "./formats/sarif";
 import type { InputProblem } from "./inputs";
 
-export const OUTPUT_FORMATS = ["text", "json"] as const;
+export const OUTPUT_FORMATS = ["text", "json", "junit", "sarif", "github"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** `FILE:LINE: KIND NAMESPACE/NAME: PATH: message`, one line per finding. */
-export function findingLine({ file, line, kind, namespace, name, path, message }: Finding): string {
+/** Everything one run found: what the formats render. */
+export interface RunReport {
+  readonly summary: CheckSummary;
+  /** Inputs read (files and stdin). */
+  readonly files: number;
+  /** Inputs that could not be read or parsed (exit code 2). */
+  readonly problems: readonly InputProblem[];
+}
+
+/** Said once when CocoonHibernations were checked: the offline check cannot see the cluster. */
+export const DUPLICATES_NOTE =
+  "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
+
+export function notesOf({ summary }: RunReport): string[] {
+  return summary.hibernations > 0 ? [DUPLICATES_NOTE] : [];
+}
+
+export function errorCount(findings: readonly Finding[]): number {
+  return findings.filter((finding) => finding.severity === "error").length;
+}
+
+/** `FILE:LINE:COLUMN: SEVERITY: KIND NAMESPACE/NAME: PATH: message [rule]`, one line per finding. */
+export function findingLine(finding: Finding): string {
+  const { file, line, column, severity, kind, namespace, name, path, message, rule } = finding;
   const where = path ? `${path}: ` : "";
-  return `${file}:${line}: ${kind} ${namespace}/${name}: ${where}${message}`;
+  return `${file}:${line}:${column}: ${severity}: ${kind} ${namespace}/${name}: ${where}${message} [${rule}]`;
 }
 
 /**
- * e.g. `3 violations in 2 of 14 objects (5 skipped) across 4 files`, and how
- * many inputs could not be checked at all, so a zero never looks like a pass.
+ * e.g. `2 errors, 1 warning in 2 of 14 objects (5 of other API groups skipped)
+ * across 4 files`, and how many inputs could not be checked at all, so a zero
+ * never looks like a pass.
  */
-export function summaryLine(summary: CheckSummary, files: number, unusableInputs = 0): string {
-  const { findings, invalidObjects, objects, skipped } = summary;
-  const checked = `${count(findings.length, "violation")} in ${invalidObjects} of ${count(objects, "object")} (${skipped} skipped) across ${count(files, "file")}`;
-  return unusableInputs === 0
+export function summaryLine({ summary, files, problems }: RunReport): string {
+  const { findings, objectsWithFindings, objects, skipped } = summary;
+  const errors = errorCount(findings);
+  const warnings = findings.length - errors;
+  const checked = `${count(errors, "error")}, ${count(warnings, "warning")} in ${objectsWithFindings} of ${count(objects, "object")} (${skipped} of other API groups skipped) across ${count(files, "file")}`;
+  return problems.length === 0
     ? checked
-    : `${checked}; ${count(unusableInputs, "input")} could not be read or parsed`;
+    : `${checked}; ${count(problems.length, "input")} could not be read or parsed`;
 }
 
 export function problemLine({ file, line, column, message }: InputProblem): string {
@@ -28,21 +57,50 @@ export function problemLine({ file, line, column, message }: InputProblem): stri
   return `${file}${position}: ${message}`;
 }
 
-/** Findings for stdout; in json the summary goes to stderr so stdout stays one JSON value. */
+/**
+ * The report for stdout, and what goes to stderr. In text the input problems
+ * go to stderr and the rest to stdout; in json stdout stays one JSON value; in
+ * junit and sarif stdout is one document holding everything.
+ */
 export function render(
   format: OutputFormat,
-  summary: CheckSummary,
-  files: number,
-  unusableInputs: number,
+  report: RunReport,
 ): { stdout: string; stderr: string } {
-  const totals = `${summaryLine(summary, files, unusableInputs)}\n`;
-  if (format === "json") {
-    return { stdout: `${JSON.stringify(summary.findings, null, 2)}\n`, stderr: totals };
+  const summary = summaryLine(report);
+  const notes = notesOf(report).map((note) => `note: ${note}`);
+  const problems = report.problems.map(
+    (problem) => `cocoon-webhook validate: ${problemLine(problem)}`,
+  );
+  switch (format) {
+    case "json":
+      return {
+        stdout: `${JSON.stringify(report.summary.findings, null, 2)}\n`,
+        stderr: lines([...problems, ...notes, summary]),
+      };
+    case "junit":
+      return { stdout: junitReport(report), stderr: lines([...problems, summary]) };
+    case "sarif":
+      return { stdout: sarifReport(report), stderr: lines([...problems, summary]) };
+    case "github":
+      return { stdout: githubAnnotations(report), stderr: "" };
+    case "text":
+      return {
+        stdout: lines([...report.summary.findings.map(findingLine), ...notes, summary]),
+        stderr: lines(problems),
+      };
   }
-  const lines = summary.findings.map(findingLine);
-  return { stdout: [...lines, totals].join("\n"), stderr: "" };
 }
 
-function count(amount: number, noun: string): string {
+/** A path as a repository-relative, slash-separated path (CI annotations and SARIF want that). */
+export function repositoryPath(file: string, cwd = process.cwd()): string {
+  const path = isAbsolute(file) ? relative(cwd, file) : file;
+  return path.split(sep).join("/");
+}
+
+function lines(texts: readonly string[]): string {
+  return texts.map((text) => `${text}\n`).join("");
+}
+
+export function count(amount: number, noun: string): string {
   return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
 }

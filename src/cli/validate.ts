@@ -1,57 +1,99 @@
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { errorText } from "../errors";
+import { VERSION_INFO } from "../version";
+import { type FlagSpec, parseArgs } from "./args";
 import { checkObjects } from "./check";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs } from "./inputs";
-import { OUTPUT_FORMATS, problemLine, render } from "./report";
+import { errorCount, OUTPUT_FORMATS, render } from "./report";
 
-export const VALIDATE_USAGE = `usage: cocoon-webhook validate [-f PATH]... [PATH]... [-n NAMESPACE] [-o text|json]
+export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
 
-Checks CocoonSet and CocoonHibernation manifests offline with the webhook's own rules.
+Checks CocoonSet and CocoonHibernation manifests offline with the webhook's own rules,
+and reports fields their CRD does not define and cocoonstack.io objects it does not know.
 
   -f, --filename PATH   a file, a directory (its *.yaml, *.yml, *.json files, recursively,
                         hidden entries skipped) or - for stdin; repeatable; PATH arguments
                         without -f count the same
   -n, --namespace NS    namespace for objects without metadata.namespace (default "default")
-  -o, --output FORMAT   text (default) or json
+  -o, --output FORMAT   text (default), json, junit, sarif or github (workflow annotations)
+      --strict          unknown fields and unknown cocoon objects are errors, not warnings
+  -v, --version         print the version and exit
   -h, --help            show this help
 
-exit status: 0 all valid, 1 violations found, 2 usage error or unreadable/unparsable input
+Flags take their value as -o json, -o=json, --output json or --output=json.
+
+examples:
+  cocoon-webhook validate deploy/
+  cocoon-webhook validate --strict -o github -f deploy/ -f extra/set.yaml
+  cocoon-webhook validate -o sarif deploy/ > cocoon.sarif
+  cocoon-webhook validate -o junit -n team-a deploy/ > cocoon-junit.xml
+  kustomize build overlays/prod | cocoon-webhook validate -f -
+
+exit status: 0 no error (warnings allowed), 1 findings at error level,
+             2 usage error or unreadable/unparsable input
 `;
 
 const EXIT_VALID = 0;
-const EXIT_VIOLATIONS = 1;
+const EXIT_FINDINGS = 1;
 const EXIT_UNUSABLE = 2;
+
+const FLAGS: readonly FlagSpec[] = [
+  { long: "filename", short: "f", takesValue: true },
+  { long: "namespace", short: "n", takesValue: true },
+  { long: "output", short: "o", takesValue: true },
+  { long: "strict", takesValue: false },
+  { long: "version", short: "v", takesValue: false },
+  { long: "help", short: "h", takesValue: false },
+];
+
+const lastValue = z
+  .array(z.string())
+  .optional()
+  .transform((values) => values?.at(-1));
+const present = lastValue.transform((value) => value !== undefined);
 
 const optionsSchema = z.object({
   filename: z.array(z.string()).default([]),
-  namespace: z.string().min(1, "--namespace must not be empty").default("default"),
-  output: z.enum(OUTPUT_FORMATS, { error: '--output must be "text" or "json"' }).default("text"),
-  help: z.boolean().default(false),
+  namespace: lastValue.pipe(z.string().min(1, "--namespace must not be empty").default("default")),
+  output: lastValue.pipe(
+    z
+      .enum(OUTPUT_FORMATS, { error: `--output must be one of ${OUTPUT_FORMATS.join(", ")}` })
+      .default("text"),
+  ),
+  strict: present,
+  version: present,
+  help: present,
 });
 
 export interface ValidateIo {
   readonly readStdin: () => Promise<string>;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+  readonly stdout: (text: string) => Promise<unknown>;
+  readonly stderr: (text: string) => Promise<unknown>;
 }
 
+// Bun.write resolves once every byte is written: the caller exits the process
+// right after, and a report larger than a pipe's buffer must not be cut short.
 const processIo: ValidateIo = {
   readStdin: () => Bun.stdin.text(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text) => Bun.write(Bun.stdout, text),
+  stderr: (text) => Bun.write(Bun.stderr, text),
 };
 
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if ("error" in options) {
-    io.stderr(`cocoon-webhook validate: ${options.error}\n${VALIDATE_USAGE}`);
+    await io.stderr(`cocoon-webhook validate: ${options.error}\n${VALIDATE_USAGE}`);
     return EXIT_UNUSABLE;
   }
   if (options.help) {
-    io.stdout(VALIDATE_USAGE);
+    await io.stdout(VALIDATE_USAGE);
+    return EXIT_VALID;
+  }
+  if (options.version) {
+    const { version, revision, buildTime } = VERSION_INFO;
+    await io.stdout(`cocoon-webhook ${version} (revision ${revision}, built ${buildTime})\n`);
     return EXIT_VALID;
   }
   const { sources, problems } = await readInputs(options.paths, io.readStdin);
@@ -62,14 +104,13 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
     if (parsed.problem) unparsable.push(parsed.problem);
     else objects.push(...parsed.objects);
   }
-  const summary = checkObjects(objects, options.namespace);
-  const unusable = [...problems, ...unparsable];
-  for (const problem of unusable) io.stderr(`cocoon-webhook validate: ${problemLine(problem)}\n`);
-  const output = render(options.output, summary, sources.length, unusable.length);
-  io.stdout(output.stdout);
-  io.stderr(output.stderr);
-  if (unusable.length > 0) return EXIT_UNUSABLE;
-  return summary.findings.length > 0 ? EXIT_VIOLATIONS : EXIT_VALID;
+  const summary = checkObjects(objects, options);
+  const report = { summary, files: sources.length, problems: [...problems, ...unparsable] };
+  const output = render(options.output, report);
+  await io.stdout(output.stdout);
+  await io.stderr(output.stderr);
+  if (report.problems.length > 0) return EXIT_UNUSABLE;
+  return errorCount(summary.findings) > 0 ? EXIT_FINDINGS : EXIT_VALID;
 }
 
 type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
@@ -77,35 +118,21 @@ type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
 };
 
 function parseOptions(args: readonly string[]): ValidateOptions | { error: string } {
-  let parsed: ReturnType<typeof parseCommandLine>;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseCommandLine(args);
+    parsed = parseArgs(args, FLAGS);
   } catch (error) {
     return { error: errorText(error) };
   }
-  const options = optionsSchema.safeParse(parsed.values);
+  const options = optionsSchema.safeParse(Object.fromEntries(parsed.flags));
   if (!options.success) return { error: options.error.issues.map((i) => i.message).join("; ") };
   const { filename, ...rest } = options.data;
   const paths = [...filename, ...parsed.positionals];
-  if (paths.length === 0 && !rest.help) {
+  if (paths.length === 0 && !rest.help && !rest.version) {
     // Waiting on stdin would hang a CI job that forgot its -f; ask for `-f -` instead.
     return {
       error: "name the manifests to check: -f PATH (a file or directory), or -f - for stdin",
     };
   }
   return { ...rest, paths };
-}
-
-function parseCommandLine(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    options: {
-      filename: { type: "string", short: "f", multiple: true },
-      namespace: { type: "string", short: "n" },
-      output: { type: "string", short: "o" },
-      help: { type: "boolean", short: "h" },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
 }

@@ -4,6 +4,8 @@ import { BINARY, readReview, startWebhook, type WebhookProcess } from "./harness
 import { review } from "./reviews";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/validate");
+const NOTE =
+  "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
 const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
 
 function validate(args: string[], stdin?: string) {
@@ -20,17 +22,19 @@ function validate(args: string[], stdin?: string) {
     code: result.exitCode,
     stdout,
     stderr: result.stderr.toString(),
-    /** `FILE:LINE: KIND NAMESPACE/NAME: PATH` of each finding, without the message. */
+    /** `FILE:LINE:COLUMN: SEVERITY: KIND NAMESPACE/NAME: PATH` of each finding, without the message. */
     located: stdout
       .split("\n")
-      .filter((line) => /^\S+:\d+: /.test(line))
-      .map((line) => line.split(": ").slice(0, 3).join(": ")),
+      .filter((line) => /^\S+:\d+:\d+: /.test(line))
+      .map((line) => line.split(": ").slice(0, 4).join(": ")),
   };
 }
 
 interface JsonFinding {
   file: string;
   line: number;
+  column: number;
+  severity: "error" | "warning";
   kind: string;
   namespace: string;
   name: string;
@@ -43,51 +47,87 @@ describe("cocoon-webhook validate", () => {
   test("valid sets and hibernations pass with exit 0; other kinds are skipped", () => {
     const { code, stdout } = validate(["-f", "valid"]);
     expect(code).toBe(0);
-    expect(stdout).toBe("0 violations in 0 of 3 objects (1 skipped) across 2 files\n");
+    expect(stdout).toBe(
+      `note: ${NOTE}\n0 errors, 0 warnings in 0 of 3 objects (1 of other API groups skipped) across 2 files\n`,
+    );
   });
 
-  test("a cocoon kind of another API version is skipped, not checked with v1's rules", () => {
-    const future =
-      "apiVersion: cocoonset.cocoonstack.io/v2\nkind: CocoonSet\nmetadata: {name: s}\nspec: {}\n";
-    const { code, stdout } = validate(["-f", "-"], future);
+  test("a cocoon object of an unknown apiVersion or kind is a warning, an error with --strict", () => {
+    const unknown =
+      "apiVersion: cocoonset.cocoonstack.io/v1beta1\nkind: CocoonSet\nmetadata: {name: s}\nspec: {}\n" +
+      "---\napiVersion: cocoonset.cocoonstack.io/v1\nkind: Cocoonset\nmetadata: {name: t}\n";
+    const { code, stdout } = validate(["-f", "-"], unknown);
     expect(code).toBe(0);
-    expect(stdout).toBe("0 violations in 0 of 1 object (1 skipped) across 1 file\n");
+    expect(stdout).toContain(
+      '<stdin>:1:1: warning: CocoonSet default/s: apiVersion "cocoonset.cocoonstack.io/v1beta1" is not one this tool knows, so the object was not checked; did you mean "cocoonset.cocoonstack.io/v1"? [manifest.unknown-object]',
+    );
+    expect(stdout).toContain('<stdin>:6:1: warning: Cocoonset default/t: kind "Cocoonset"');
+    expect(stdout).toEndWith(
+      "0 errors, 2 warnings in 2 of 2 objects (0 of other API groups skipped) across 1 file\n",
+    );
+    const strict = validate(["--strict", "-f", "-"], unknown);
+    expect(strict.code).toBe(1);
+    expect(strict.located.map((line) => line.split(": ").slice(0, 3).join(": "))).toEqual([
+      "<stdin>:1:1: error: CocoonSet default/s",
+      "<stdin>:6:1: error: Cocoonset default/t",
+    ]);
+  });
+
+  test("a field the CRD does not define is a warning at its line and column, with a near miss", () => {
+    const typo =
+      "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata:\n  name: s\n  labels: {free: key}\n" +
+      "spec:\n  agent:\n    imgae: org/agent:1\n    image: org/agent:1\n    resources: {limits: {any: 1}}\n";
+    const { code, stdout } = validate(["-f", "-"], typo);
+    expect(code).toBe(0);
+    expect(stdout).toStartWith(
+      '<stdin>:8:5: warning: CocoonSet default/s: spec.agent.imgae: "imgae" is not a field of the CocoonSet CRD, so the apiserver drops or rejects it; did you mean "image"? [manifest.unknown-field]\n',
+    );
+    expect(stdout).toEndWith(
+      "0 errors, 1 warning in 1 of 1 object (0 of other API groups skipped) across 1 file\n",
+    );
+    const strict = validate(["--strict", "-f", "-"], typo);
+    expect(strict.code).toBe(1);
+    expect(strict.located).toEqual(["<stdin>:8:5: error: CocoonSet default/s: spec.agent.imgae"]);
   });
 
   test("every violation is reported at the line of its field, or of the nearest parent", () => {
     const { code, located, stdout } = validate(["-f", "invalid"]);
     expect(code).toBe(1);
     expect(located).toEqual([
-      "invalid/cocoonset.yaml:6: CocoonSet default/broken: spec.agent.image",
-      "invalid/cocoonset.yaml:7: CocoonSet default/broken: spec.agent.replicas",
-      "invalid/cocoonset.yaml:10: CocoonSet default/broken: spec.agent.os",
-      "invalid/cocoonset.yaml:16: CocoonSet default/broken: spec.toolboxes[1].name",
-      "invalid/cocoonset.yaml:20: CocoonSet default/broken: spec.snapshotPolicy",
-      "invalid/hibernation.yaml:8: CocoonHibernation default/wrong-name: spec.desire",
-      "invalid/hibernation.yaml:4: CocoonHibernation default/wrong-name: metadata.name",
-      "invalid/set.json:7: CocoonSet team-b/from-json: spec.agent.image",
+      "invalid/cocoonset.yaml:6:3: error: CocoonSet default/broken: spec.agent.image",
+      "invalid/cocoonset.yaml:7:5: error: CocoonSet default/broken: spec.agent.replicas",
+      "invalid/cocoonset.yaml:10:5: error: CocoonSet default/broken: spec.agent.os",
+      "invalid/cocoonset.yaml:16:7: error: CocoonSet default/broken: spec.toolboxes[1].name",
+      "invalid/cocoonset.yaml:20:3: error: CocoonSet default/broken: spec.snapshotPolicy",
+      "invalid/hibernation.yaml:4:3: error: CocoonHibernation default/wrong-name: metadata.name",
+      "invalid/hibernation.yaml:8:3: error: CocoonHibernation default/wrong-name: spec.desire",
+      "invalid/set.json:7:7: error: CocoonSet team-b/from-json: spec.agent.image",
     ]);
     expect(stdout).toContain("spec.snapshotPolicy: must be one of");
-    expect(stdout).toEndWith("8 violations in 3 of 3 objects (0 skipped) across 3 files\n");
+    expect(stdout).toEndWith(
+      "8 errors, 0 warnings in 3 of 3 objects (0 of other API groups skipped) across 3 files\n",
+    );
   });
 
   test("multi-document files are checked document by document", () => {
     const { code, located, stdout } = validate(["-f", "multi.yaml"]);
     expect(code).toBe(1);
-    expect(located).toEqual(["multi.yaml:16: CocoonSet default/second: spec.agent.os"]);
-    expect(stdout).toContain("1 violation in 1 of 3 objects (1 skipped) across 1 file");
+    expect(located).toEqual(["multi.yaml:16:5: error: CocoonSet default/second: spec.agent.os"]);
+    expect(stdout).toContain(
+      "1 error, 0 warnings in 1 of 3 objects (1 of other API groups skipped)",
+    );
   });
 
   test("List items are expanded, and a typed list lends its kind to its items", () => {
     const list = validate(["-f", "list.yaml"]);
     expect(list.located).toEqual([
-      "list.yaml:18: CocoonSet default/listed-bad: spec.hibernatePolicy",
+      "list.yaml:18:7: error: CocoonSet default/listed-bad: spec.hibernatePolicy",
     ]);
     const typed = validate(["typed-list.yaml"]);
     expect(typed.code).toBe(1);
     expect(typed.located).toEqual([
-      "typed-list.yaml:7: CocoonSet default/implied-kind: spec.agent.image",
-      "typed-list.yaml:8: CocoonSet default/<unnamed>: is not a JSON object, so it cannot be a CocoonSet; write it as a mapping with apiVersion, kind, metadata and spec",
+      "typed-list.yaml:7:7: error: CocoonSet default/implied-kind: spec.agent.image",
+      "typed-list.yaml:8:5: error: CocoonSet default/<unnamed>: is not a JSON object, so it cannot be a CocoonSet; write it as a mapping with apiVersion, kind, metadata and spec [decode]",
     ]);
   });
 
@@ -106,7 +146,7 @@ describe("cocoon-webhook validate", () => {
     const text = await Bun.file(join(FIXTURES, "multi.yaml")).text();
     const { code, located } = validate(["-f", "-", "--namespace", "team-z"], text);
     expect(code).toBe(1);
-    expect(located).toEqual(["<stdin>:16: CocoonSet team-z/second: spec.agent.os"]);
+    expect(located).toEqual(["<stdin>:16:5: error: CocoonSet team-z/second: spec.agent.os"]);
   });
 
   test("-o json prints the findings as one JSON array and the summary on stderr", () => {
@@ -117,6 +157,8 @@ describe("cocoon-webhook validate", () => {
       {
         file: "invalid/set.json",
         line: 7,
+        column: 7,
+        severity: "error",
         kind: "CocoonSet",
         namespace: "team-b",
         name: "from-json",
@@ -125,15 +167,18 @@ describe("cocoon-webhook validate", () => {
         rule: "clone.image-reference",
       },
     ]);
-    expect(stderr).toBe("1 violation in 1 of 1 object (0 skipped) across 1 file\n");
+    expect(stderr).toBe(
+      "1 error, 0 warnings in 1 of 1 object (0 of other API groups skipped) across 1 file\n",
+    );
   });
 
   test("two CocoonHibernations for one pod in one namespace conflict across files", () => {
     const { code, stdout, located } = validate(["-f", "hibernations"]);
     expect(code).toBe(1);
     expect(located).toEqual([
-      "hibernations/second.yaml:9: CocoonHibernation team-a/agents-2: spec.podRef.name",
+      "hibernations/second.yaml:9:5: error: CocoonHibernation team-a/agents-2: spec.podRef.name",
     ]);
+    expect(stdout.split(NOTE)).toHaveLength(2);
     expect(stdout).toContain(
       'pod "agents-2" already has CocoonHibernation "agents-2"; flip its spec.desire instead of creating another (it is at hibernations/first.yaml:4)',
     );
@@ -166,7 +211,95 @@ describe("cocoon-webhook validate", () => {
   test("--help exits 0 with the usage", () => {
     const { code, stdout } = validate(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("exit status: 0 all valid, 1 violations found, 2 usage error");
+    expect(stdout).toContain(
+      "exit status: 0 no error (warnings allowed), 1 findings at error level",
+    );
+    for (const flag of [
+      "--filename",
+      "--namespace",
+      "--output",
+      "--strict",
+      "--version",
+      "--help",
+    ]) {
+      expect(stdout).toContain(flag);
+    }
+    expect(stdout).toContain("examples:");
+  });
+
+  test.each([
+    [["-o", "json"]],
+    [["-o=json"]],
+    [["-ojson"]],
+    [["--output", "json"]],
+    [["--output=json"]],
+  ])("flags as people type them: %p", (flag) => {
+    const { code, stdout } = validate([...flag, "invalid/set.json"]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toHaveLength(1);
+  });
+
+  test("--version and -v print the version", () => {
+    for (const flag of ["--version", "-v"]) {
+      const { code, stdout } = validate([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^cocoon-webhook \d+\.\d+\.\d+ \(revision \S+, built /);
+    }
+  });
+
+  test("an unknown flag exits 2 naming it, with a near miss", () => {
+    const { code, stderr } = validate(["--stirct", "valid"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("unknown flag --stirct; did you mean --strict?");
+  });
+
+  test("-o github annotates each finding at its file, line and column", () => {
+    const { code, stdout } = validate(["-o", "github", "invalid/set.json", "hibernations"]);
+    expect(code).toBe(1);
+    expect(stdout.split("\n")).toEqual([
+      expect.stringMatching(
+        /^::error file=invalid\/set.json,line=7,col=7,title=clone.image-reference%3A CocoonSet team-b\/from-json::spec.agent.image: /,
+      ),
+      expect.stringMatching(
+        /^::error file=hibernations\/second.yaml,line=9,col=5,title=hibernation.one-per-pod%3A CocoonHibernation team-a\/agents-2::/,
+      ),
+      `::notice::${NOTE}`,
+      "2 errors, 0 warnings in 2 of 4 objects (0 of other API groups skipped) across 3 files",
+      "",
+    ]);
+  });
+
+  test("a report larger than a pipe buffer reaches a slow reader whole", async () => {
+    const sets = Array.from(
+      { length: 2000 },
+      (_, index) =>
+        `apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata: {name: s-${index}}\nspec: {agent: {image: org/a:1, replicass: 1}}\n`,
+    ).join("---\n");
+    const child = Bun.spawn([BINARY, "validate", "-o", "json", "-f", "-"], {
+      stdin: new TextEncoder().encode(sets),
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    // Read only after the CLI has had ample time to write and exit.
+    await Bun.sleep(1_000);
+    const stdout = await new Response(child.stdout).text();
+    expect(await child.exited).toBe(0);
+    expect(stdout.length).toBeGreaterThan(256 * 1024);
+    expect(JSON.parse(stdout)).toHaveLength(2000);
+  });
+
+  test("-o sarif and -o junit keep the exit codes; stdout is one document", () => {
+    const sarif = validate(["-o", "sarif", "invalid"]);
+    expect(sarif.code).toBe(1);
+    expect(JSON.parse(sarif.stdout).runs[0].results).toHaveLength(8);
+    const junit = validate(["-o", "junit", "valid"]);
+    expect(junit.code).toBe(0);
+    expect(junit.stdout).toStartWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites');
+    expect(junit.stdout).toContain('tests="2" failures="0" errors="0"');
+    const unreadable = validate(["-o", "junit", "broken.yaml.txt"]);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stdout).toContain('errors="1"');
   });
 });
 
@@ -198,9 +331,11 @@ describe("validate agrees with /validate-cocoonset", () => {
       agent: { image: "cocoon/agent:1", replicas: 3 },
     }),
     set("mistyped", { agent: { image: 5, replicas: "two" }, toolboxes: "none" }),
+    // The apiserver prunes an unknown field before the webhook sees it: offline it is a warning.
+    set("typo", { agent: { image: "cocoon/agent:1", replicass: 2 } }),
   ];
 
-  test("same verdict per object, and every CLI message in the server's denial", async () => {
+  test("same verdict per object, and every CLI error in the server's denial", async () => {
     const stdin = objects.map((object) => JSON.stringify(object)).join("\n---\n");
     const cli = validate(["-o", "json", "-f", "-"], stdin);
     expect(cli.code).toBe(1);
@@ -211,7 +346,9 @@ describe("validate agrees with /validate-cocoonset", () => {
         review({ kind: COCOONSET_KIND, namespace, name: object.metadata.name, object }),
       );
       const { response: verdict } = await readReview(response);
-      const mine = findings.filter((finding) => finding.name === object.metadata.name);
+      const mine = findings.filter(
+        (finding) => finding.name === object.metadata.name && finding.severity === "error",
+      );
       expect({ name: object.metadata.name, allowed: verdict.allowed }).toEqual({
         name: object.metadata.name,
         allowed: mine.length === 0,
@@ -220,5 +357,8 @@ describe("validate agrees with /validate-cocoonset", () => {
         expect(verdict.status?.message ?? "").toContain(`${finding.path}: ${finding.message}`);
       }
     }
+    expect(
+      findings.filter((finding) => finding.severity === "warning").map((finding) => finding.path),
+    ).toEqual(["spec.agent.replicass"]);
   });
 });

@@ -1,0 +1,53 @@
+import type { RunReport } from "../report";
+import { notesOf, repositoryPath, summaryLine } from "../report";
+
+/**
+ * GitHub Actions workflow commands: one `::error` or `::warning` annotation
+ * per finding and per unreadable input, at its file, line and column; the
+ * notes as `::notice`; the summary as a plain log line.
+ */
+export function githubAnnotations(report: RunReport): string {
+  const annotations = report.summary.findings.map((finding) =>
+    command(
+      finding.severity,
+      {
+        file: repositoryPath(finding.file),
+        line: String(finding.line),
+        col: String(finding.column),
+        title: `${finding.rule}: ${finding.kind} ${finding.namespace}/${finding.name}`,
+      },
+      finding.path ? `${finding.path}: ${finding.message}` : finding.message,
+    ),
+  );
+  const problems = report.problems.map((problem) =>
+    command(
+      "error",
+      {
+        file: repositoryPath(problem.file),
+        ...(problem.line === undefined ? {} : { line: String(problem.line) }),
+        ...(problem.column === undefined ? {} : { col: String(problem.column) }),
+        title: "cocoon-webhook validate: input not checked",
+      },
+      problem.message,
+    ),
+  );
+  const notes = notesOf(report).map((note) => command("notice", {}, note));
+  return [...annotations, ...problems, ...notes, summaryLine(report)].map((l) => `${l}\n`).join("");
+}
+
+function command(name: string, properties: Record<string, string>, message: string): string {
+  const props = Object.entries(properties)
+    .map(([key, value]) => `${key}=${escapeProperty(value)}`)
+    .join(",");
+  return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}`;
+}
+
+/** The workflow-command escapes for a message. */
+export function escapeData(text: string): string {
+  return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+}
+
+/** The workflow-command escapes for a property value: a message's, and `:` and `,`. */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
+}

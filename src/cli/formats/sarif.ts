@@ -1,0 +1,96 @@
+import { VERSION_INFO } from "../../version";
+import { ALL_RULES } from "../manifest-rules";
+import type { RunReport } from "../report";
+import { notesOf, problemLine, repositoryPath, summaryLine } from "../report";
+
+const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
+/** Warnings unless --strict makes them errors. */
+const WARNING_RULES: ReadonlySet<string> = new Set([
+  "manifest.unknown-field",
+  "manifest.unknown-object",
+]);
+const HELP = `${INFORMATION_URI}#validation-rules`;
+
+/**
+ * A SARIF 2.1.0 log as GitHub code scanning reads it: the rule catalogue as
+ * the driver's rules, one result per finding with a repository-relative file,
+ * line and column; unreadable inputs and notes as invocation notifications.
+ */
+export function sarifReport(report: RunReport): string {
+  const ruleIndex = new Map(ALL_RULES.map((rule, index) => [rule.id, index]));
+  const log = {
+    $schema: SARIF_SCHEMA,
+    version: "2.1.0",
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: "cocoon-webhook validate",
+            semanticVersion: VERSION_INFO.version,
+            informationUri: INFORMATION_URI,
+            rules: ALL_RULES.map((rule) => ({
+              id: rule.id,
+              name: rule.id,
+              shortDescription: { text: firstSentence(rule.text) },
+              fullDescription: { text: rule.text },
+              help: { text: `${rule.text} Fix the manifest at the reported field.` },
+              helpUri: HELP,
+              defaultConfiguration: { level: WARNING_RULES.has(rule.id) ? "warning" : "error" },
+            })),
+          },
+        },
+        columnKind: "utf16CodeUnits",
+        results: report.summary.findings.map((finding) => ({
+          ruleId: finding.rule,
+          ruleIndex: ruleIndex.get(finding.rule) ?? 0,
+          level: finding.severity,
+          message: {
+            text: `${finding.kind} ${finding.namespace}/${finding.name}: ${finding.path ? `${finding.path}: ` : ""}${finding.message}`,
+          },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: encodeURI(repositoryPath(finding.file)) },
+                region: { startLine: finding.line, startColumn: finding.column },
+              },
+            },
+          ],
+        })),
+        invocations: [
+          {
+            executionSuccessful: report.problems.length === 0,
+            toolExecutionNotifications: [
+              ...report.problems.map((problem) => ({
+                level: "error",
+                message: { text: problemLine(problem) },
+                locations: [
+                  {
+                    physicalLocation: {
+                      artifactLocation: { uri: encodeURI(repositoryPath(problem.file)) },
+                      ...(problem.line === undefined
+                        ? {}
+                        : {
+                            region: { startLine: problem.line, startColumn: problem.column ?? 1 },
+                          }),
+                    },
+                  },
+                ],
+              })),
+              ...[...notesOf(report), summaryLine(report)].map((text) => ({
+                level: "note",
+                message: { text },
+              })),
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/[.;](\s|$)/);
+  return end < 0 ? text : text.slice(0, end + 1);
+}
