@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Env, Hono } from "hono";
 import { methodNotAllowed } from "../http-errors";
 
 /** What the probes report; flipped once when shutdown begins. */
@@ -9,7 +9,7 @@ export interface Readiness {
 const PROBE_METHODS = ["GET", "HEAD"];
 
 /** /healthz (alive while the process runs) and /readyz (503 once shutdown began). */
-export function mountProbes(app: Hono, readiness: Readiness): void {
+export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): void {
   app.on(PROBE_METHODS, "/healthz", (c) => c.text("ok"));
   app.on(PROBE_METHODS, "/readyz", (c) =>
     readiness.ready ? c.text("ready") : c.text("shutting down", 503),

@@ -58,6 +58,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
       LISTEN_ADDR: `127.0.0.1:${admissionPort}`,
       METRICS_ADDR: `127.0.0.1:${opsPort}`,
       DRAIN_DELAY: "0s",
+      // Tests read counters right after a request; the 1 s render cache has its own tests.
+      METRICS_RENDER_INTERVAL: "0s",
       SHUTDOWN_TIMEOUT: "5s",
       WEBHOOK_LOG_LEVEL: "debug",
       ...options.env,

@@ -448,6 +448,7 @@ describe("webhook configurations", () => {
     ]);
     expect(byPath.get("/validate")?.matchConditions?.map((condition) => condition.name)).toEqual([
       "scale-or-cocoon-workload",
+      "replicas-go-down",
     ]);
   });
 
