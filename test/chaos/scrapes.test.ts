@@ -15,7 +15,9 @@ const SCRAPER_COUNTS = [0, 1, 16, 128] as const;
 
 let webhook: WebhookProcess;
 beforeAll(async () => {
-  webhook = await startWebhook({ env: { WEBHOOK_LOG_LEVEL: "info" } });
+  webhook = await startWebhook({
+    env: { WEBHOOK_LOG_LEVEL: "info", METRICS_RENDER_INTERVAL: "1s" },
+  });
 });
 afterAll(async () => {
   await webhook?.stop();
