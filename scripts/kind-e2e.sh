@@ -78,6 +78,8 @@ images:
   - name: ghcr.io/cocoonstack/cocoon-webhook
     newTag: kind-e2e
 EOF
+# The install does not own the shared namespace; the operator normally creates it.
+kubectl apply -k manifests/namespace
 retry kubectl apply -k "$overlay"
 kubectl -n cocoon-system wait --for=condition=Ready certificate/cocoon-webhook-tls --timeout=120s
 kubectl -n cocoon-system rollout status deployment/cocoon-webhook --timeout=180s

@@ -1,10 +1,19 @@
 import type { Context } from "hono";
 
-type ErrorStatus = 400 | 404 | 405 | 415 | 500;
+declare module "hono" {
+  interface ContextVariableMap {
+    /** What a 4xx/5xx answer said was wrong, for the response's log line. */
+    rejection: string;
+  }
+}
+
+type ErrorStatus = 400 | 404 | 405 | 413 | 415 | 500;
 
 /** Every non-review answer is a small JSON object saying what was wrong. */
-export const jsonError = (c: Context, status: ErrorStatus, error: string, details?: string[]) =>
-  c.json(details ? { error, details } : { error }, status);
+export function jsonError(c: Context, status: ErrorStatus, error: string, details?: string[]) {
+  c.set("rejection", error);
+  return c.json(details ? { error, details } : { error }, status);
+}
 
 export function methodNotAllowed(c: Context, allowed: readonly string[]) {
   c.header("Allow", allowed.join(", "));

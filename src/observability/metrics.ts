@@ -1,8 +1,62 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { VERSION_INFO } from "../version";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
+
+/**
+ * prom-client's default series that read true under Bun (checked against
+ * /proc/self/stat, /proc/self/status, /proc/self/limits and /proc/self/fd).
+ * Left out: nodejs_version_info (Bun reports the Node.js version it mimics,
+ * not itself), process_heap_bytes (reads gigabytes of reserved address
+ * space), the event-loop lag gauges (never sampled: min 9.2e9 s, mean NaN),
+ * active handles/requests/resources (always 0), per-space heap sizes (mostly
+ * 0, and the slowest collector) and GC durations (never observed).
+ */
+export const RUNTIME_SERIES = [
+  "process_cpu_user_seconds_total",
+  "process_cpu_system_seconds_total",
+  "process_cpu_seconds_total",
+  "process_start_time_seconds",
+  "process_resident_memory_bytes",
+  "process_virtual_memory_bytes",
+  "process_open_fds",
+  "process_max_fds",
+  "nodejs_heap_size_total_bytes",
+  "nodejs_heap_size_used_bytes",
+  "nodejs_external_memory_bytes",
+] as const;
+
+function registerRuntimeSeries(target: Registry): void {
+  const defaults = new Registry();
+  collectDefaultMetrics({ register: defaults });
+  for (const name of RUNTIME_SERIES) {
+    const metric = defaults.getSingleMetric(name);
+    if (metric) target.registerMetric(metric);
+  }
+}
+registerRuntimeSeries(registry);
+
+export const buildInfo = new Gauge({
+  name: "cocoon_webhook_build_info",
+  help: "Always 1; the version and git revision of the running binary as labels.",
+  labelNames: ["version", "revision"] as const,
+  registers: [registry],
+});
+buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
+
+export const httpResponsesTotal = new Counter({
+  name: "cocoon_webhook_http_responses_total",
+  help: "Responses of the admission listener, by path (the four review routes, or other) and HTTP status code.",
+  labelNames: ["path", "code"] as const,
+  registers: [registry],
+});
+
+export const httpRequestsInFlight = new Gauge({
+  name: "cocoon_webhook_http_requests_in_flight",
+  help: "Requests the admission listener is working on right now.",
+  registers: [registry],
+});
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
 const LATENCY_BUCKETS = [
@@ -51,3 +105,22 @@ export const tlsReloadsTotal = new Counter({
   labelNames: ["result"] as const,
   registers: [registry],
 });
+
+/**
+ * The exposition text, rendered at most once per `intervalMs` however many
+ * scrapers ask: concurrent scrapes share one render in flight, later ones
+ * within the interval get the cached text.
+ */
+export function cachedExposition(source: Registry, intervalMs: number) {
+  let rendered: { at: number; text: Promise<string> } | undefined;
+  return (): Promise<string> => {
+    const now = performance.now();
+    if (rendered && now - rendered.at < intervalMs) return rendered.text;
+    const text = source.metrics();
+    rendered = { at: now, text };
+    text.catch(() => {
+      if (rendered?.text === text) rendered = undefined;
+    });
+    return text;
+  };
+}

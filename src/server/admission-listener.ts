@@ -17,7 +17,7 @@ export const RETIRE_AFTER_MS = 1000;
 export interface AdmissionListenerOptions {
   readonly address: ListenAddress;
   readonly maxRequestBodySize: number;
-  readonly fetch: (request: Request) => Response | Promise<Response>;
+  readonly fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
 }
 
 /**
@@ -100,7 +100,7 @@ export class AdmissionListener {
   }
 
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {
-    const response = await this.#options.fetch(request);
+    const response = await this.#options.fetch(request, server);
     if (this.#draining.has(server)) response.headers.set("Connection", "close");
     return response;
   }

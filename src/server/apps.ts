@@ -1,14 +1,24 @@
-import { Hono } from "hono";
+import type { SocketAddress } from "bun";
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { admit } from "../admission/admit";
 import { ADMISSION_ROUTES } from "../admission/routes";
 import type { HandlerName, Rule } from "../admission/rule";
 import { jsonError, methodNotAllowed, notFound } from "../http-errors";
 import type { Logger } from "../observability/logger";
-import { registry } from "../observability/metrics";
+import {
+  cachedExposition,
+  httpRequestsInFlight,
+  httpResponsesTotal,
+  registry,
+} from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";
 
-function withErrorHandling(app: Hono, log: Logger): Hono {
+/** What the listener passes as the app's environment: the Bun server, for the client address. */
+type ListenerEnv = { Bindings: { requestIP?(request: Request): SocketAddress | null } };
+
+function withErrorHandling(app: Hono<ListenerEnv>, log: Logger): Hono<ListenerEnv> {
   app.notFound(notFound);
   app.onError((error, c) => {
     // The JSON validator raises HTTPException(400) for a body that is not JSON.
@@ -21,15 +31,78 @@ function withErrorHandling(app: Hono, log: Logger): Hono {
   return app;
 }
 
+/** The `path` label: one of the review routes, or `other`, so a scanner cannot grow the label set. */
+function pathLabel(path: string): string {
+  return Object.hasOwn(ADMISSION_ROUTES, path) ? path : "other";
+}
+
+/**
+ * Counts every response by path and status, tracks requests in flight, and
+ * logs each 4xx at warn with what was wrong and who sent it: a misconfigured
+ * or version-skewed apiserver then shows up in the metrics and the logs.
+ */
+function observeResponses(log: Logger): MiddlewareHandler<ListenerEnv> {
+  return async (c, next) => {
+    httpRequestsInFlight.inc();
+    try {
+      await next();
+    } finally {
+      httpRequestsInFlight.dec();
+      const { status } = c.res;
+      httpResponsesTotal.labels(pathLabel(c.req.path), String(status)).inc();
+      if (status >= 400 && status < 500) {
+        const client = c.env?.requestIP?.(c.req.raw);
+        log.warn(
+          {
+            method: c.req.method,
+            path: c.req.path,
+            status,
+            reason: c.get("rejection"),
+            client: client ? `${client.address}:${client.port}` : undefined,
+          },
+          "request rejected",
+        );
+      }
+    }
+  };
+}
+
+/**
+ * MAX_REQUEST_BYTES enforced by the app, so a 413 is a JSON answer that is
+ * counted and logged like every other 4xx: a declared Content-Length is
+ * refused before any byte is read, a chunked body as soon as it passes the
+ * limit. The connection is closed, as the rest of the body is never read.
+ */
+function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => {
+      c.header("Connection", "close");
+      return jsonError(
+        c,
+        413,
+        `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
+      );
+    },
+  });
+}
+
+export interface AdmissionAppOptions {
+  readonly maxRequestBytes: number;
+}
+
 /** The HTTPS admission app: the four review routes plus probes. */
 export function createAdmissionApp(
   rules: Readonly<Record<HandlerName, Rule>>,
   readiness: Readiness,
   log: Logger,
-): Hono {
-  const app = withErrorHandling(new Hono(), log);
+  options: AdmissionAppOptions,
+): Hono<ListenerEnv> {
+  const app = new Hono<ListenerEnv>();
+  app.use(observeResponses(log));
+  withErrorHandling(app, log);
   for (const [path, handler] of Object.entries(ADMISSION_ROUTES)) {
-    app.post(path, ...admit(handler, rules[handler], log));
+    app.post(path, limitBody(options.maxRequestBytes), ...admit(handler, rules[handler], log));
     app.all(path, (c) => methodNotAllowed(c, ["POST"]));
   }
   mountProbes(app, readiness);
@@ -37,10 +110,15 @@ export function createAdmissionApp(
 }
 
 /** The plain-HTTP ops app: Prometheus metrics plus probes. */
-export function createOpsApp(readiness: Readiness, log: Logger): Hono {
-  const app = withErrorHandling(new Hono(), log);
+export function createOpsApp(
+  readiness: Readiness,
+  log: Logger,
+  options: { readonly metricsRenderIntervalMs: number },
+): Hono<ListenerEnv> {
+  const app = withErrorHandling(new Hono<ListenerEnv>(), log);
+  const exposition = cachedExposition(registry, options.metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
-    c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType }),
+    c.body(await exposition(), 200, { "Content-Type": registry.contentType }),
   );
   app.all("/metrics", (c) => methodNotAllowed(c, ["GET"]));
   mountProbes(app, readiness);

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Env, Hono } from "hono";
 import { methodNotAllowed } from "../http-errors";
 
 /** What the probes report. */
@@ -16,7 +16,7 @@ const PROBE_METHODS = ["GET", "HEAD"];
  * began, or while the served certificate is outside its validity period, so
  * `kubectl get pods` shows the pod not ready).
  */
-export function mountProbes(app: Hono, readiness: Readiness): void {
+export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): void {
   app.on(PROBE_METHODS, "/healthz", (c) => c.text("ok"));
   app.on(PROBE_METHODS, "/readyz", (c) => {
     if (!readiness.ready) return c.text("shutting down", 503);

@@ -2,6 +2,7 @@ import type { HandlerName, Rule } from "../admission/rule";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import { tlsCertificateExpiry, tlsReloadsTotal } from "../observability/metrics";
+import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
 import { watchServedCertificate } from "./certificate-validity";
@@ -10,6 +11,9 @@ import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
 export const TLS_POLL_INTERVAL_MS = 1000;
+
+/** How far above MAX_REQUEST_BYTES Bun's own body limit sits. */
+export const BODY_LIMIT_BACKSTOP_MARGIN = 1024 * 1024;
 
 export interface RunningServer {
   readonly admissionPort: number;
@@ -35,18 +39,24 @@ export function startServer(
   // better to serve, and /readyz reports it so `kubectl get pods` shows it.
   const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
   let served = pair;
-  const admissionApp = createAdmissionApp(rules, readiness, log);
+  const admissionApp = createAdmissionApp(rules, readiness, log, {
+    maxRequestBytes: config.MAX_REQUEST_BYTES,
+  });
   const listener = new AdmissionListener(
     {
       address: config.LISTEN_ADDR,
-      maxRequestBodySize: config.MAX_REQUEST_BYTES,
-      fetch: (request) => admissionApp.fetch(request),
+      // The app answers oversized bodies itself (JSON, counted, logged); Bun's
+      // own limit stays as a backstop just above, in case a body got past it.
+      maxRequestBodySize: config.MAX_REQUEST_BYTES + BODY_LIMIT_BACKSTOP_MARGIN,
+      fetch: (request, server) => admissionApp.fetch(request, server),
     },
     pair,
   );
   recordCertificate(pair);
 
-  const opsApp = createOpsApp(readiness, log);
+  const opsApp = createOpsApp(readiness, log, {
+    metricsRenderIntervalMs: config.METRICS_RENDER_INTERVAL,
+  });
   const ops = Bun.serve({
     hostname: config.METRICS_ADDR.hostname,
     port: config.METRICS_ADDR.port,
@@ -71,7 +81,13 @@ export function startServer(
   });
 
   log.info(
-    { admission: listener.port, ops: ops.port, notAfter: pair.notAfter.toISOString() },
+    {
+      admission: listener.port,
+      ops: ops.port,
+      notAfter: pair.notAfter.toISOString(),
+      version: VERSION_INFO.version,
+      revision: VERSION_INFO.revision,
+    },
     "cocoon-webhook serving",
   );
   const stopValidityCheck = watchServedCertificate(

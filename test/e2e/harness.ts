@@ -4,7 +4,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
 
-export const BINARY = join(import.meta.dir, "../../dist/cocoon-webhook");
+/** The compiled binary; COCOON_WEBHOOK_BINARY points a run at another build (before/after figures). */
+export const BINARY =
+  process.env.COCOON_WEBHOOK_BINARY ?? join(import.meta.dir, "../../dist/cocoon-webhook");
 
 if (!existsSync(BINARY)) {
   throw new Error(`${BINARY} is missing: run \`make build\` (or \`make e2e\`) first`);
@@ -58,6 +60,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
       LISTEN_ADDR: `127.0.0.1:${admissionPort}`,
       METRICS_ADDR: `127.0.0.1:${opsPort}`,
       DRAIN_DELAY: "0s",
+      // Tests read counters right after a request; the 1 s render cache has its own tests.
+      METRICS_RENDER_INTERVAL: "0s",
       SHUTDOWN_TIMEOUT: "5s",
       WEBHOOK_LOG_LEVEL: "debug",
       ...options.env,

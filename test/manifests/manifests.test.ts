@@ -70,7 +70,6 @@ describe("manifests/default renders", () => {
   test("the expected inventory", () => {
     expect(objects.map(objectKey).sort()).toEqual(
       [
-        "Namespace cocoon-system",
         "ServiceAccount cocoon-system/cocoon-webhook",
         "ClusterRole cocoon-webhook",
         "ClusterRoleBinding cocoon-webhook",
@@ -86,6 +85,10 @@ describe("manifests/default renders", () => {
         "ValidatingWebhookConfiguration cocoon-webhook",
       ].sort(),
     );
+  });
+
+  test("owns no Namespace: `kubectl delete -k` never removes the namespace it shares with the operator", () => {
+    expect(objects.filter((object) => object.kind === "Namespace")).toEqual([]);
   });
 
   test("every object passes its schema", () => {
@@ -115,8 +118,10 @@ describe("manifests/default renders", () => {
 });
 
 describe("namespace and RBAC", () => {
-  test("cocoon-system audits the restricted pod security profile without enforcing it on shared pods", () => {
-    const labels = get(Namespace, NAMESPACE).metadata?.labels ?? {};
+  test("manifests/namespace: cocoon-system audits the restricted pod security profile without enforcing it on shared pods", () => {
+    const [namespace] = render("manifests/namespace");
+    expect(namespace).toMatchObject({ kind: "Namespace", metadata: { name: NAMESPACE } });
+    const labels = new Namespace(namespace).metadata?.labels ?? {};
     expect(labels["pod-security.kubernetes.io/warn"]).toBe("restricted");
     expect(labels["pod-security.kubernetes.io/audit"]).toBe("restricted");
     expect(labels["pod-security.kubernetes.io/enforce"]).toBeUndefined();
@@ -448,6 +453,7 @@ describe("webhook configurations", () => {
     ]);
     expect(byPath.get("/validate")?.matchConditions?.map((condition) => condition.name)).toEqual([
       "scale-or-cocoon-workload",
+      "replicas-go-down",
     ]);
   });
 

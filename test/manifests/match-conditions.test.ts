@@ -3,7 +3,15 @@ import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/keys";
 import { podEntersCocoonGate } from "../../src/cocoon/pod";
-import { workloadIsCocoon } from "../../src/cocoon/workload";
+import {
+  readScaleReplicas,
+  readWorkloadReplicas,
+  workloadIsCocoon,
+} from "../../src/cocoon/workload";
+import { scaleGuard } from "../../src/rules/scale-guard";
+import { FakeKube } from "../support/fake-kube";
+import { admissionRequest } from "../support/requests";
+import { compileCondition, NULL_READINGS } from "./cel-readings";
 import { isRecord, type Json, type KubeObject, render } from "./kustomize";
 
 /*
@@ -78,10 +86,6 @@ function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
 }
 
 const podGate = compile("MutatingWebhookConfiguration", "pods.cocoon-webhook.cocoonstack.io");
-const scaleGuard = compile(
-  "ValidatingWebhookConfiguration",
-  "workloads.cocoon-webhook.cocoonstack.io",
-);
 
 function podRequest(operation: "CREATE" | "UPDATE"): Json {
   return {
@@ -242,7 +246,7 @@ const denseWorkload = record({
   ...workloadMeta,
   spec: record(
     { selector, template: record({ metadata: templateLabels, spec: templateSpec }) },
-    { replicas: fc.integer({ min: 0, max: 5 }) },
+    { replicas: orNull(fc.integer({ min: 0, max: 5 })) },
   ),
 });
 
@@ -252,7 +256,7 @@ const sparseWorkload = record(workloadMeta, {
     record(
       { selector },
       {
-        replicas: fc.integer({ min: 0, max: 5 }),
+        replicas: orNull(fc.integer({ min: 0, max: 5 })),
         template: orNull(record({}, { metadata: orNull(templateLabels), spec: podSpec })),
       },
     ),
@@ -270,7 +274,7 @@ const scale = record(
     kind: fc.constant("Scale"),
     metadata: record({ name: label, namespace: label }),
   },
-  { spec: record({}, { replicas: fc.integer({ min: 1, max: 5 }) }) },
+  { spec: orNull(record({}, { replicas: orNull(fc.integer({ min: 0, max: 5 })) })) },
 );
 
 const RUNS = { numRuns: 2000 };
@@ -312,46 +316,6 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
         expect(calls(podGate, { object, oldObject: object, request: podRequest("UPDATE") })).toBe(
           false,
         );
-      }),
-      RUNS,
-    );
-  });
-});
-
-describe("scale guard matchCondition agrees with workloadIsCocoon on the old object", () => {
-  test("generated workloads are cocoon ones as often as not", () => {
-    const sample = fc.sample(workload, { numRuns: 1000, seed: 1 });
-    const cocoon = sample.filter((generated) => workloadIsCocoon(generated)).length;
-    expect(cocoon).toBeGreaterThan(100);
-    expect(cocoon).toBeLessThan(900);
-  });
-
-  test("direct updates: called exactly when the old template carries the cocoon toleration", () => {
-    fc.assert(
-      fc.property(workload, workload, (object, oldObject) => {
-        const bindings = { object, oldObject, request: workloadRequest(undefined) };
-        expect(calls(scaleGuard, bindings)).toBe(workloadIsCocoon(oldObject));
-      }),
-      RUNS,
-    );
-  });
-
-  test("every /scale request is sent (a Scale has no template to judge)", () => {
-    fc.assert(
-      fc.property(scale, scale, (object, oldObject) => {
-        expect(calls(scaleGuard, { object, oldObject, request: workloadRequest("scale") })).toBe(
-          true,
-        );
-      }),
-      RUNS,
-    );
-  });
-
-  test("other subresources follow the old object", () => {
-    fc.assert(
-      fc.property(workload, (oldObject) => {
-        const bindings = { object: oldObject, oldObject, request: workloadRequest("status") };
-        expect(calls(scaleGuard, bindings)).toBe(workloadIsCocoon(oldObject));
       }),
       RUNS,
     );
@@ -422,7 +386,134 @@ describe("pod gate examples", () => {
   }
 });
 
-describe("scale guard examples", () => {
+// ====================================================================
+// Validating webhook workloads.*: only requests that lower the replica
+// count reach the webhook (scale-ups keep working during an outage).
+// Evaluated under both readings of a null-valued field (see cel-readings.ts).
+// ====================================================================
+
+function compileBothReadings(kind: string, name: string) {
+  const conditions = webhook(kind, name).matchConditions;
+  if (!Array.isArray(conditions) || conditions.length === 0)
+    throw new Error(`${name} has no matchConditions`);
+  const expressions = conditions.map((condition) => {
+    if (!isRecord(condition) || typeof condition.expression !== "string")
+      throw new Error(`${name}: malformed matchCondition`);
+    return condition.expression;
+  });
+  const programs = new Map(
+    NULL_READINGS.map((reading) => [
+      reading,
+      expressions.map((expression) => compileCondition(expression, reading)),
+    ]),
+  );
+  /** Whether the apiserver calls the webhook, under each reading of null (they must agree). */
+  return (bindings: Bindings): boolean => {
+    const verdicts = NULL_READINGS.map((reading) =>
+      (programs.get(reading) ?? []).every((program) => program(bindings)),
+    );
+    if (new Set(verdicts).size !== 1) {
+      throw new Error(`the two readings of null disagree on ${JSON.stringify(bindings)}`);
+    }
+    return verdicts[0] ?? false;
+  };
+}
+
+const workloadsWebhookCalled = compileBothReadings(
+  "ValidatingWebhookConfiguration",
+  "workloads.cocoon-webhook.cocoonstack.io",
+);
+
+/** The webhook's own reading: the count, with its kind's default, goes down. */
+function replicasGoDown(subResource: string | undefined, object: Json, oldObject: Json): boolean {
+  const read = subResource === "scale" ? readScaleReplicas : readWorkloadReplicas;
+  const before = read(oldObject);
+  const after = read(object);
+  return before !== undefined && after !== undefined && after < before;
+}
+
+describe("workloads webhook matchConditions: only scale-downs are sent", () => {
+  test("generated updates scale down as often as not", () => {
+    const pairs = fc.sample(fc.tuple(workload, workload), { numRuns: 1000, seed: 2 });
+    const down = pairs.filter(([object, old]) => replicasGoDown(undefined, object, old)).length;
+    expect(down).toBeGreaterThan(150);
+    expect(down).toBeLessThan(850);
+    const scales = fc.sample(fc.tuple(scale, scale), { numRuns: 1000, seed: 2 });
+    const scaleDowns = scales.filter(([object, old]) => replicasGoDown("scale", object, old));
+    expect(scaleDowns.length).toBeGreaterThan(150);
+    expect(scaleDowns.length).toBeLessThan(850);
+  });
+
+  test("direct updates: sent exactly when a cocoon workload's count goes down (absent: 1)", () => {
+    fc.assert(
+      fc.property(workload, workload, (object, oldObject) => {
+        const bindings = { object, oldObject, request: workloadRequest(undefined) };
+        expect(workloadsWebhookCalled(bindings)).toBe(
+          workloadIsCocoon(oldObject) && replicasGoDown(undefined, object, oldObject),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test("/scale: sent exactly when the count goes down (absent: 0), whatever the parent", () => {
+    fc.assert(
+      fc.property(scale, scale, (object, oldObject) => {
+        const bindings = { object, oldObject, request: workloadRequest("scale") };
+        expect(workloadsWebhookCalled(bindings)).toBe(replicasGoDown("scale", object, oldObject));
+      }),
+      RUNS,
+    );
+  });
+
+  test("other subresources follow the old object and its count", () => {
+    fc.assert(
+      fc.property(workload, workload, (object, oldObject) => {
+        const bindings = { object, oldObject, request: workloadRequest("status") };
+        expect(workloadsWebhookCalled(bindings)).toBe(
+          workloadIsCocoon(oldObject) && replicasGoDown(undefined, object, oldObject),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  test("whatever is not sent, the webhook would allow even with the apiserver unreachable", async () => {
+    const unreachable = { kube: new FakeKube().failing() };
+    const request = (subResource: "scale" | undefined, object: Json, oldObject: Json) =>
+      admissionRequest({
+        operation: "UPDATE",
+        kind: { kind: subResource ? "Scale" : "Deployment" },
+        resource: { resource: "deployments" },
+        ...(subResource ? { subResource } : {}),
+        name: "web",
+        namespace: "default",
+        object,
+        oldObject,
+      });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.tuple(fc.constant("scale" as const), scale, scale),
+          fc.tuple(fc.constant(undefined), workload, workload),
+        ),
+        async ([subResource, object, oldObject]) => {
+          const sent = workloadsWebhookCalled({
+            object,
+            oldObject,
+            request: workloadRequest(subResource),
+          });
+          if (sent) return;
+          const verdict = await scaleGuard(request(subResource, object, oldObject), unreachable);
+          expect(verdict.allowed).toBe(true);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+describe("workloads webhook matchConditions: examples with absent and null counts", () => {
   const cocoonTemplate = {
     spec: { containers, tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }] },
   };
@@ -432,28 +523,71 @@ describe("scale guard examples", () => {
     metadata: { name: "w" },
     spec,
   });
-  const rows: ReadonlyArray<readonly [string, Json, boolean]> = [
-    ["cocoon template", deployment({ template: cocoonTemplate }), true],
+  const cocoon = (replicas?: Json): Json =>
+    deployment(
+      replicas === undefined
+        ? { template: cocoonTemplate }
+        : { replicas, template: cocoonTemplate },
+    );
+  const scaleOf = (spec: Json): Json => ({
+    apiVersion: "autoscaling/v1",
+    kind: "Scale",
+    metadata: { name: "w" },
+    spec,
+  });
+  const rows: ReadonlyArray<readonly [string, string | undefined, Json, Json, boolean]> = [
+    ["cocoon 3 → 2", undefined, cocoon(3), cocoon(2), true],
+    ["cocoon 2 → 2", undefined, cocoon(2), cocoon(2), false],
+    ["cocoon 2 → 5", undefined, cocoon(2), cocoon(5), false],
+    ["cocoon 3 → absent (1)", undefined, cocoon(3), cocoon(), true],
+    ["cocoon 3 → null (1)", undefined, cocoon(3), cocoon(null), true],
+    ["cocoon absent (1) → 0", undefined, cocoon(), cocoon(0), true],
+    ["cocoon null (1) → 0", undefined, cocoon(null), cocoon(0), true],
+    ["cocoon null (1) → absent (1)", undefined, cocoon(null), cocoon(), false],
+    ["cocoon 1 → null spec (1)", undefined, cocoon(1), deployment(null), false],
+    ["cocoon 2 → null spec (1)", undefined, cocoon(2), deployment(null), true],
+    ["plain 3 → 0", undefined, deployment({ replicas: 3 }), deployment({ replicas: 0 }), false],
+    ["null old object", undefined, null, cocoon(0), false],
     [
-      "keyless Exists only",
-      deployment({ template: { spec: { containers, tolerations: [{ operator: "Exists" }] } } }),
+      "scale 2 → spec: {} (kubectl scale --replicas=0)",
+      "scale",
+      scaleOf({ replicas: 2 }),
+      scaleOf({}),
+      true,
+    ],
+    [
+      "scale 2 → replicas null (0)",
+      "scale",
+      scaleOf({ replicas: 2 }),
+      scaleOf({ replicas: null }),
+      true,
+    ],
+    ["scale 2 → spec null (0)", "scale", scaleOf({ replicas: 2 }), scaleOf(null), true],
+    ["scale 3 → 1", "scale", scaleOf({ replicas: 3 }), scaleOf({ replicas: 1 }), true],
+    ["scale spec: {} (0) → 1", "scale", scaleOf({}), scaleOf({ replicas: 1 }), false],
+    [
+      "scale null (0) → null (0)",
+      "scale",
+      scaleOf({ replicas: null }),
+      scaleOf({ replicas: null }),
       false,
     ],
-    ["no template", deployment({ replicas: 2 }), false],
-    ["null template", deployment({ template: null }), false],
-    ["null template spec", deployment({ template: { spec: null } }), false],
-    ["null spec", deployment(null), false],
-    ["null old object", null, false],
+    ["scale 2 → 2", "scale", scaleOf({ replicas: 2 }), scaleOf({ replicas: 2 }), false],
+    ["scale 1 → 4", "scale", scaleOf({ replicas: 1 }), scaleOf({ replicas: 4 }), false],
   ];
-  for (const [name, oldObject, expected] of rows) {
-    test(`${name}: ${expected ? "sent" : "skipped"}`, () => {
-      const bindings = {
-        object: deployment({ template: cocoonTemplate }),
-        oldObject,
-        request: workloadRequest(undefined),
-      };
-      expect(calls(scaleGuard, bindings)).toBe(expected);
-      expect(workloadIsCocoon(oldObject)).toBe(expected);
+  for (const [name, subResource, oldObject, object, expected] of rows) {
+    test(`${name}: ${expected ? "sent" : "not sent"}, under both readings of null`, () => {
+      const bindings = { object, oldObject, request: workloadRequest(subResource) };
+      expect(workloadsWebhookCalled(bindings)).toBe(expected);
+      const cocoonOld = subResource === "scale" || workloadIsCocoon(oldObject);
+      expect(cocoonOld && replicasGoDown(subResource, object, oldObject)).toBe(expected);
     });
   }
+
+  test("the cel-go reading really differs from @bufbuild/cel's on a null field", () => {
+    const bindings = { object: { spec: { replicas: null } }, oldObject: null, request: {} };
+    const expression = "has(object.spec.replicas)";
+    expect(compileCondition(expression, "null-is-absent")(bindings)).toBe(false);
+    expect(compileCondition(expression, "null-is-present")(bindings)).toBe(true);
+  });
 });

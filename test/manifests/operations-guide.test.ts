@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isRecord, render } from "./kustomize";
+
+const REPO = join(import.meta.dir, "../..");
+const GUIDE = "docs/operations.md";
+const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/main/${GUIDE}#`;
+const guide = readFileSync(join(REPO, GUIDE), "utf8");
+
+/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens. */
+function githubSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
+const anchors = new Set(
+  [...guide.matchAll(/^#{1,6}\s+(.+)$/gm)].map(([, heading = ""]) => githubSlug(heading)),
+);
+
+/** Every reason literal passed to skipped(), denied() or errored() anywhere in src/. */
+function reasonsInSource(dir = join(REPO, "src")): Set<string> {
+  const reasons = new Set<string>();
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const text = readFileSync(join(entry.parentPath, entry.name), "utf8");
+    for (const [, reason = ""] of text.matchAll(/\b(?:skipped|denied|errored)\(\s*"([a-z_]+)"/g)) {
+      reasons.add(reason);
+    }
+  }
+  return reasons;
+}
+
+describe("operations guide", () => {
+  const alerts = render("manifests/monitoring")
+    .filter((object) => object.kind === "PrometheusRule")
+    .flatMap((rule) => {
+      const spec = isRecord(rule.spec) ? rule.spec : {};
+      const groups = Array.isArray(spec.groups) ? spec.groups : [];
+      return groups.flatMap((group) =>
+        isRecord(group) && Array.isArray(group.rules) ? group.rules.filter(isRecord) : [],
+      );
+    })
+    .filter((rule) => typeof rule.alert === "string");
+
+  test("there are alerts to check", () => {
+    expect(alerts.length).toBeGreaterThan(5);
+  });
+
+  test("every alert's runbook_url points at a heading of the guide", () => {
+    for (const alert of alerts) {
+      const annotations = isRecord(alert.annotations) ? alert.annotations : {};
+      const url = String(annotations.runbook_url ?? "");
+      expect(url, String(alert.alert)).toStartWith(GUIDE_URL);
+      expect(anchors.has(url.slice(GUIDE_URL.length)), `${alert.alert}: ${url}`).toBeTrue();
+    }
+  });
+
+  test("every reason the code can emit is explained in the reasons table", () => {
+    const reasons = reasonsInSource();
+    expect(reasons.size).toBeGreaterThan(10);
+    for (const reason of reasons) {
+      expect(guide, reason).toMatch(new RegExp(`^\\| \`${reason}\` \\|`, "m"));
+    }
+  });
+
+  test("README links the guide", () => {
+    expect(readFileSync(join(REPO, "README.md"), "utf8")).toContain("(docs/operations.md)");
+  });
+});
