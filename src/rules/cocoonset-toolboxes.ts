@@ -1,4 +1,4 @@
-import { DNS_LABEL_MAX_LENGTH } from "../cocoon/names";
+import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../cocoon/names";
 import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/vm-options";
 import type { DecodedToolbox } from "./cocoonset-shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
@@ -13,7 +13,6 @@ import {
   violation,
 } from "./violation";
 
-const RFC_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PURELY_NUMERIC = /^[0-9]+$/;
 
 /** Toolbox names, modes and the per-mode requirements of every toolbox. */
@@ -53,7 +52,7 @@ function nameViolations(
         `${quote(name)} is purely numeric, and numbers name the agent slots; add a letter, for example "tools-${name}"`,
       ),
     );
-  } else if (!isRfc1123Label(name)) {
+  } else if (!isDnsLabel(name)) {
     report(
       violation(
         "toolbox.name-label",
@@ -72,10 +71,6 @@ function nameViolations(
       ),
     );
   } else earlier.set(name, at);
-}
-
-function isRfc1123Label(name: string): boolean {
-  return name.length <= DNS_LABEL_MAX_LENGTH && RFC_1123_LABEL.test(name);
 }
 
 function modeViolations(
