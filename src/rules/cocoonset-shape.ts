@@ -62,14 +62,16 @@ export function decodeCocoonSet(
 function decodeToolboxes(items: unknown, report: ReportViolation): DecodedToolbox[] {
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) {
-    report(
+    report("cocoonset.field-types", () =>
       violation("cocoonset.field-types", ["spec", "toolboxes"], "must be a list of toolboxes"),
     );
     return [];
   }
-  return items.flatMap((item: unknown, index) => {
+  const toolboxes: DecodedToolbox[] = [];
+  for (let index = 0; index < items.length; index++) {
     const at = ["spec", "toolboxes", index];
-    const fields = decodeLeniently(toolboxShape, item, at, report);
-    return fields ? [{ at, fields }] : [];
-  });
+    const fields = decodeLeniently(toolboxShape, items[index], at, report);
+    if (fields) toolboxes.push({ at, fields });
+  }
+  return toolboxes;
 }

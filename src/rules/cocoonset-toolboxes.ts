@@ -33,40 +33,40 @@ function nameViolations(
   earlier: Map<string, PathSegments>,
   report: ReportViolation,
 ): void {
-  const nameAt = [...at, "name"];
+  const nameAt = (): PathSegments => [...at, "name"];
   if (isUnset(name)) {
-    report(
+    report("toolbox.name-required", () =>
       violation(
         "toolbox.name-required",
-        nameAt,
+        nameAt(),
         'is required; name the toolbox, for example "browser"',
       ),
     );
     return;
   }
   if (PURELY_NUMERIC.test(name)) {
-    report(
+    report("toolbox.name-not-numeric", () =>
       violation(
         "toolbox.name-not-numeric",
-        nameAt,
+        nameAt(),
         `${quote(name)} is purely numeric, and numbers name the agent slots; add a letter, for example "tools-${name}"`,
       ),
     );
   } else if (!isDnsLabel(name)) {
-    report(
+    report("toolbox.name-label", () =>
       violation(
         "toolbox.name-label",
-        nameAt,
+        nameAt(),
         `${quote(name)} is not an RFC 1123 label; use at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, digits and "-", starting and ending with a letter or digit`,
       ),
     );
   }
   const first = earlier.get(name);
   if (first) {
-    report(
+    report("toolbox.name-unique", () =>
       violation(
         "toolbox.name-unique",
-        nameAt,
+        nameAt(),
         `${quote(name)} is already the name of ${formatPath(first)}; toolbox names must be unique within the set`,
       ),
     );
@@ -81,19 +81,20 @@ function modeViolations(
   const { at, fields } = toolbox;
   const invalidMode = enumViolation(
     "toolbox.mode",
-    [...at, "mode"],
+    at,
+    "mode",
     fields.mode,
     toolboxMode,
     DEFAULT_TOOLBOX_MODE,
   );
-  if (invalidMode) report(invalidMode);
+  if (invalidMode) report(invalidMode.rule, () => invalidMode);
   const mode = resolveEnum(toolboxMode, fields.mode, DEFAULT_TOOLBOX_MODE);
   if (mode === "static") staticToolboxViolations(toolbox, report);
   else if (mode) managedToolboxViolations(toolbox, mode, agentBackend, report);
   else {
     // Unknown mode: only the checks that hold for every mode, no guessing.
     const invalidConnType = connTypeViolation(at, fields.connType);
-    if (invalidConnType) report(invalidConnType);
+    if (invalidConnType) report(invalidConnType.rule, () => invalidConnType);
   }
 }
 
@@ -105,7 +106,7 @@ function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportV
   ] as const;
   for (const [field, value, meaning] of missing) {
     if (!isUnset(value)) continue;
-    report(
+    report("toolbox.static-target", () =>
       violation(
         "toolbox.static-target",
         [...at, field],
@@ -114,7 +115,7 @@ function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportV
     );
   }
   const invalidConnType = connTypeViolation(at, fields.connType);
-  if (invalidConnType) report(invalidConnType);
+  if (invalidConnType) report(invalidConnType.rule, () => invalidConnType);
 }
 
 function managedToolboxViolations(
@@ -124,7 +125,7 @@ function managedToolboxViolations(
   report: ReportViolation,
 ): void {
   if (isUnset(fields.image)) {
-    report(
+    report("toolbox.image-required", () =>
       violation(
         "toolbox.image-required",
         [...at, "image"],
@@ -135,7 +136,7 @@ function managedToolboxViolations(
   vmViolations({ at, fields, mode, modeDefaulted: isUnset(fields.mode) }, report);
   const backend = resolvedBackend(fields);
   if (backend && agentBackend && backend !== agentBackend) {
-    report(
+    report("toolbox.backend-matches-agent", () =>
       violation(
         "toolbox.backend-matches-agent",
         [...at, "backend"],

@@ -38,17 +38,17 @@ export function resolvedBackend(fields: VmOptionFields): VmBackend | undefined {
 export function vmViolations(vm: ManagedVm, report: ReportViolation): void {
   const { at, fields } = vm;
   const found = [
-    enumViolation("vm.os", [...at, "os"], fields.os, guestOs, DEFAULT_GUEST_OS),
-    enumViolation("vm.backend", [...at, "backend"], fields.backend, vmBackend, DEFAULT_VM_BACKEND),
+    enumViolation("vm.os", at, "os", fields.os, guestOs, DEFAULT_GUEST_OS),
+    enumViolation("vm.backend", at, "backend", fields.backend, vmBackend, DEFAULT_VM_BACKEND),
     connTypeViolation(at, fields.connType),
-    ...(resolvedBackend(fields) === "firecracker" ? firecrackerViolations(vm) : []),
+    resolvedBackend(fields) === "firecracker" ? firecrackerViolations(vm) : undefined,
     cloneImageViolation(vm),
-  ];
-  for (const each of found) if (each) report(each);
+  ].flat();
+  for (const each of found) if (each) report(each.rule, () => each);
 }
 
 export function connTypeViolation(at: PathSegments, value: unknown): Violation | undefined {
-  return enumViolation("vm.conn-type", [...at, "connType"], value, connType);
+  return enumViolation("vm.conn-type", at, "connType", value, connType);
 }
 
 // Firecracker direct-boots a kernel from an OCI image: no UEFI/BIOS firmware

@@ -39,12 +39,14 @@ export function decodeLeniently<S extends LenientShape>(
 ): Lenient<S> | undefined {
   if (raw === undefined || raw === null) return {};
   if (!isJsonObject(raw)) {
-    report(violation("cocoonset.field-types", at, `must be an object, got ${describeJson(raw)}`));
+    report("cocoonset.field-types", () =>
+      violation("cocoonset.field-types", at, `must be an object, got ${describeJson(raw)}`),
+    );
     return undefined;
   }
   const decoded: Lenient<S> = {};
   let mistyped = false;
-  for (const key of Object.keys(shape) as (keyof S & string)[]) {
+  for (const key of keysOf(shape)) {
     const value = raw[key];
     if (value === undefined || value === null) continue;
     const result = shape[key]?.safeParse(value);
@@ -54,9 +56,21 @@ export function decodeLeniently<S extends LenientShape>(
     }
     mistyped = true;
     const expected = result?.error.issues[0]?.message ?? "has the wrong type";
-    report(
+    report("cocoonset.field-types", () =>
       violation("cocoonset.field-types", [...at, key], `${expected}, got ${describeJson(value)}`),
     );
   }
   return mistyped ? undefined : decoded;
+}
+
+const shapeKeys = new WeakMap<LenientShape, readonly string[]>();
+
+/** The keys of a shape, listed once: a CocoonSet may hold a million toolboxes. */
+function keysOf<S extends LenientShape>(shape: S): readonly (keyof S & string)[] {
+  let keys = shapeKeys.get(shape);
+  if (!keys) {
+    keys = Object.keys(shape);
+    shapeKeys.set(shape, keys);
+  }
+  return keys as readonly (keyof S & string)[];
 }
