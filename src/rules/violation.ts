@@ -29,6 +29,11 @@ export function violation(rule: RuleId, segments: PathSegments, message: string)
   return { rule, path: formatPath(segments), segments, message };
 }
 
+/** Reports a violation that was already built (one rare enough not to defer); nothing when undefined. */
+export function reportFound(report: ReportViolation, found: Violation | undefined): void {
+  if (found) report(found.rule, () => found);
+}
+
 /** How many violations an admission answer (and its log line) lists; the rest are counted per rule. */
 export const LISTED_VIOLATIONS_LIMIT = 20;
 
