@@ -1,8 +1,9 @@
 /**
- * Names the operator derives from a CocoonSet (SPEC §6 "Derived name
- * budget"): one pod and one VM per agent slot (0 … spec.agent.replicas) and
- * per toolbox. The VM name is also the snapshot repository in the registry
- * and the guest hostname, so it shares the DNS label limit with the pod name.
+ * DNS name grammar, and the names the operator derives from a CocoonSet (the
+ * derived name budget): one pod and one VM per agent slot
+ * (0 … spec.agent.replicas) and per toolbox. The VM name is also the snapshot
+ * repository in the registry and the guest hostname, so it shares the DNS
+ * label limit with the pod name.
  */
 
 /** A DNS label (RFC 1123): the limit of every derived name, and of a toolbox name. */
