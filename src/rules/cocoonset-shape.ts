@@ -59,6 +59,18 @@ export function decodeCocoonSet(
   };
 }
 
+/** A toolbox's path is built when asked for: a million toolboxes need not keep a million paths. */
+class ToolboxEntry implements DecodedToolbox {
+  constructor(
+    private readonly index: number,
+    readonly fields: ToolboxFields,
+  ) {}
+
+  get at(): PathSegments {
+    return ["spec", "toolboxes", this.index];
+  }
+}
+
 function decodeToolboxes(items: unknown, report: ReportViolation): DecodedToolbox[] {
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) {
@@ -71,7 +83,7 @@ function decodeToolboxes(items: unknown, report: ReportViolation): DecodedToolbo
   for (let index = 0; index < items.length; index++) {
     const at = ["spec", "toolboxes", index];
     const fields = decodeLeniently(toolboxShape, items[index], at, report);
-    if (fields) toolboxes.push({ at, fields });
+    if (fields) toolboxes.push(new ToolboxEntry(index, fields));
   }
   return toolboxes;
 }

@@ -44,11 +44,12 @@ export function decodeLeniently<S extends LenientShape>(
     );
     return undefined;
   }
-  const decoded: Lenient<S> = {};
   // Most of a large object's entries carry few or none of the shape's keys:
   // walking the entry's own keys first is far cheaper than looking up every
-  // shape key in it (a CocoonSet may hold a million toolboxes).
-  if (!hasAnyKeyOf(shape, raw)) return decoded;
+  // shape key in it (a CocoonSet may hold a million toolboxes), and such an
+  // entry shares one empty result.
+  if (!hasAnyKeyOf(shape, raw)) return NOTHING_DECODED;
+  const decoded: Lenient<S> = {};
   let mistyped = false;
   for (const key of keysOf(shape)) {
     const value = raw[key];
@@ -66,6 +67,8 @@ export function decodeLeniently<S extends LenientShape>(
   }
   return mistyped ? undefined : decoded;
 }
+
+const NOTHING_DECODED: Readonly<Record<string, never>> = Object.freeze({});
 
 function hasAnyKeyOf(shape: LenientShape, raw: Record<string, unknown>): boolean {
   for (const key in raw) if (Object.hasOwn(shape, key)) return true;
