@@ -58,8 +58,58 @@ function decodeObject(operation: string, answer: RawAnswer): Record<string, unkn
 export interface ExpectedObject {
   readonly apiVersion: string;
   readonly kind: string;
+  /** Its resource as the URL and a NotFound Status name it: `deployments`, `nodes`. */
+  readonly resource: string;
   readonly name: string;
   readonly namespace?: string;
+}
+
+// What the apiserver writes when the object of a GET does not exist: details
+// name the object and its resource (group omitted for the core group).
+const notFoundStatus = z.looseObject({
+  apiVersion: z.literal("v1"),
+  kind: z.literal("Status"),
+  reason: z.literal("NotFound"),
+  details: z.looseObject({ name: z.string(), group: z.string().optional(), kind: z.string() }),
+});
+
+/**
+ * Whether the answer says that the object asked for does not exist: a direct
+ * 404 whose body is the apiserver's NotFound Status naming that object (name,
+ * group and resource). Any other 404 — from a proxy in front of the
+ * apiserver, or for a path it does not serve — says nothing about the object
+ * and is a KubeApiError, so callers fail closed. False for other statuses.
+ */
+export function isVerifiedNotFound(
+  operation: string,
+  answer: RawAnswer,
+  expected: ExpectedObject,
+): boolean {
+  if (answer.status !== 404) return false;
+  const status = notFoundStatus.safeParse(tryParseJson(answer.body));
+  if (status.success) {
+    const { details } = status.data;
+    if (
+      details.name === expected.name &&
+      (details.group ?? "") === groupOf(expected.apiVersion) &&
+      details.kind === expected.resource
+    ) {
+      return true;
+    }
+  }
+  const quoted = bodyExcerpt(answer.body);
+  throw new KubeApiError(
+    `${operation}: apiserver answered 404 Not Found${quoted ? ` (${quoted})` : ""} without naming ` +
+      `the ${describeExpected(expected)} asked for, so it does not say that object is missing; ` +
+      "the answer is not trusted: check the apiserver URL of the kubeconfig and any proxy in between",
+    404,
+  );
+}
+
+/** `apps` of `apps/v1`; the core group of `v1` is "". */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash === -1 ? "" : apiVersion.slice(0, slash);
 }
 
 /** The list a LIST asks for, such as `CocoonHibernationList`. */
@@ -73,7 +123,8 @@ export interface ExpectedList {
  * is exactly the object asked for (apiVersion, kind, name, namespace) and
  * whose fields the caller reads have the types `fields` requires. Anything
  * else — a Status body, `{}`, another kind or object, a mistyped field — is a
- * KubeApiError, so callers fail closed. A 404 is the caller's to handle first.
+ * KubeApiError, so callers fail closed. A 404 is the caller's to check first
+ * with isVerifiedNotFound.
  */
 export function verifiedObject<Fields extends z.ZodType>(
   operation: string,

@@ -16,7 +16,13 @@ import {
   WORKLOAD_KINDS,
   type WorkloadResource,
 } from "../cocoon/workload";
-import { type ExpectedList, verifiedListPage, verifiedObject } from "./answers";
+import {
+  type ExpectedList,
+  type ExpectedObject,
+  isVerifiedNotFound,
+  verifiedListPage,
+  verifiedObject,
+} from "./answers";
 import {
   type ClusterAccess,
   type ClusterAccessSource,
@@ -109,9 +115,10 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
       const operation = `GET ${resource} ${namespace}/${name}`;
       requireValidNames(operation, { namespace, name });
       const path = `/apis/${WORKLOAD_API_VERSION}/namespaces/${namespace}/${resource}/${name}`;
-      const expected = {
+      const expected: ExpectedObject = {
         apiVersion: WORKLOAD_API_VERSION,
         kind: WORKLOAD_KINDS[resource],
+        resource,
         name,
         namespace,
       };
@@ -122,7 +129,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
             operation,
             maxBytes: MAX_OBJECT_ANSWER_BYTES,
           });
-          if (answer.status === 404) return undefined;
+          if (isVerifiedNotFound(operation, answer, expected)) return undefined;
           return verifiedObject(operation, answer, expected, parentWorkloadFields);
         },
         (workload) => (workload === undefined ? "not_found" : "success"),

@@ -98,6 +98,10 @@ describe("a scale-down of a cocoon Deployment is refused when the parent answer 
       "307 to a plain-HTTP server answering {}",
       () => ({ kind: "redirect", status: 307, location: `${decoyEmpty.url}/x` }),
     ],
+    [
+      "404 that names no object (a proxy's, or a path the apiserver does not serve)",
+      () => ({ kind: "status", status: 404, message: "404 page not found" }),
+    ],
     ["200 with {}", () => ({ kind: "answer", body: {} })],
     [
       "200 with a Status body",
@@ -147,7 +151,7 @@ describe("a scale-down of a cocoon Deployment is refused when the parent answer 
     expect(decoy404.hits() + decoyEmpty.hits()).toBe(0);
   });
 
-  test("a direct 404 is still no parent", async () => {
+  test("a direct 404 naming the parent is still no parent", async () => {
     const labels = { handler: "validate", result: "skipped", reason: "no_parent" };
     const delta = await admissionDelta(labels, async () => {
       const answer = await readReview(

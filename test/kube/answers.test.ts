@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { parentWorkloadFields } from "../../src/cocoon/workload";
 import {
   type ExpectedObject,
+  isVerifiedNotFound,
   statusError,
   verifiedListPage,
   verifiedObject,
@@ -17,6 +18,7 @@ const HIBERNATION_LIST = {
 const WEB: ExpectedObject = {
   apiVersion: "apps/v1",
   kind: "Deployment",
+  resource: "deployments",
   name: "web",
   namespace: "default",
 };
@@ -104,7 +106,12 @@ describe("verifiedObject", () => {
   });
 
   test("a cluster-scoped object must carry no namespace", () => {
-    const node: ExpectedObject = { apiVersion: "v1", kind: "Node", name: "vk-1" };
+    const node: ExpectedObject = {
+      apiVersion: "v1",
+      kind: "Node",
+      resource: "nodes",
+      name: "vk-1",
+    };
     const body = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" } };
     expect(verifiedObject("GET nodes vk-1", answer(body), node, parentWorkloadFields)).toEqual(
       body,
@@ -126,6 +133,77 @@ describe("verifiedObject", () => {
       verifiedObject(get, answer("<html>proxy error</html>"), WEB, parentWorkloadFields),
     ).toThrow(
       `${get}: apiserver answered 200 with a body that is not JSON: <html>proxy error</html>`,
+    );
+  });
+});
+
+/** The apiserver's answer to a GET of a missing object. */
+const notFound = (details: Record<string, unknown>) =>
+  answer(
+    {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'deployments.apps "web" not found',
+      reason: "NotFound",
+      details,
+      code: 404,
+    },
+    404,
+  );
+const WEB_NOT_FOUND = { name: "web", group: "apps", kind: "deployments" };
+
+describe("isVerifiedNotFound", () => {
+  test("the apiserver's NotFound Status naming the object asked for", () => {
+    expect(isVerifiedNotFound(get, notFound(WEB_NOT_FOUND), WEB)).toBeTrue();
+  });
+
+  test("a core-group object: the Status names no group", () => {
+    const node: ExpectedObject = {
+      apiVersion: "v1",
+      kind: "Node",
+      resource: "nodes",
+      name: "vk-1",
+    };
+    expect(
+      isVerifiedNotFound("GET nodes vk-1", notFound({ name: "vk-1", kind: "nodes" }), node),
+    ).toBeTrue();
+  });
+
+  test("any other status is not a not-found, and is left to the caller", () => {
+    expect(isVerifiedNotFound(get, answer(web()), WEB)).toBeFalse();
+    expect(isVerifiedNotFound(get, answer({}, 500), WEB)).toBeFalse();
+  });
+
+  test.each<[string, ReturnType<typeof answer>]>([
+    [
+      "a Status without details (a path the apiserver does not serve)",
+      answer({ kind: "Status", apiVersion: "v1", reason: "NotFound", code: 404 }, 404),
+    ],
+    ["another name", notFound({ ...WEB_NOT_FOUND, name: "other" })],
+    ["another group", notFound({ ...WEB_NOT_FOUND, group: "extensions" })],
+    ["another resource", notFound({ ...WEB_NOT_FOUND, kind: "statefulsets" })],
+    [
+      "another reason",
+      answer({ kind: "Status", apiVersion: "v1", reason: "Gone", details: WEB_NOT_FOUND }, 404),
+    ],
+    ["a proxy's HTML page", answer("<html>404 page not found</html>", 404)],
+    ["an empty body", answer("", 404)],
+  ])("a 404 with %s is an error, never a missing object", (_name, given) => {
+    let thrown: unknown;
+    try {
+      isVerifiedNotFound(get, given, WEB);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(KubeApiError);
+    expect((thrown as KubeApiError).status).toBe(404);
+    expect((thrown as KubeApiError).message).toStartWith(
+      `${get}: apiserver answered 404 Not Found`,
+    );
+    expect((thrown as KubeApiError).message).toContain(
+      "without naming the apps/v1 Deployment default/web asked for",
     );
   });
 });

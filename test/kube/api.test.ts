@@ -105,10 +105,17 @@ describe("getWorkload", () => {
     },
   );
 
-  test("a 404 injected as a failure is not found, like the real one", async () => {
+  test("a 404 that does not name the object (a proxy's, a path not served) is an error, not a missing object", async () => {
     apiserver.setWorkload("deployments", "default", "web", { spec: {} });
-    apiserver.failNext({ kind: "status", status: 404 });
-    expect(await api.getWorkload("deployments", "default", "web")).toBeUndefined();
+    apiserver.failNext({ kind: "status", status: 404, message: "page not found" });
+    const deltas = await metricDeltas("get", "deployments", async () => {
+      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      expect(error.status).toBe(404);
+      expect(error.message).toStartWith(
+        "GET deployments default/web: apiserver answered 404 Not Found (page not found) without naming the apps/v1 Deployment default/web asked for",
+      );
+    });
+    expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
   });
 
   test("a wrong token is a 401 KubeApiError", async () => {
@@ -159,13 +166,15 @@ describe("getWorkload", () => {
     "an oversized body %s Content-Length is an error, read no further than the cap",
     async (_with, declareLength) => {
       const before = apiserver.sentBytes;
-      apiserver.failNext({ kind: "oversized", bytes: 64 * 1024 * 1024, declareLength });
+      const bodyBytes = 256 * 1024 * 1024;
+      apiserver.failNext({ kind: "oversized", bytes: bodyBytes, declareLength });
       const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
       expect(error.message).toBe(
         `GET deployments default/web: apiserver answered 200 with a body larger than ${MAX_OBJECT_ANSWER_BYTES} bytes; such an answer is refused unread`,
       );
-      // The server may have pushed a few chunks ahead into socket buffers, never the whole body.
-      expect(apiserver.sentBytes - before).toBeLessThan(MAX_OBJECT_ANSWER_BYTES + 8 * 1024 * 1024);
+      // Socket and fetch buffers let the server push some megabytes past the cap
+      // (up to ~15 MiB on a loaded machine); reading stops long before the end.
+      expect(apiserver.sentBytes - before).toBeLessThan(bodyBytes / 4);
     },
   );
 

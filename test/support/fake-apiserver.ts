@@ -23,7 +23,10 @@ import { createTestCa, type TestCa } from "./certs";
 
 /** How a request can be made to fail. Failures apply before the token is checked. */
 export type FakeFailure =
-  /** Answer with this status and a Kubernetes Status body (403, 404, 429, 500, …). */
+  /**
+   * Answer with this status and a Kubernetes Status body (403, 404, 429, 500, …);
+   * it names no object, as a proxy's or an unserved path's 404 would not.
+   */
   | { readonly kind: "status"; readonly status: number; readonly message?: string }
   /** Wait `delayMs`, then answer normally. */
   | { readonly kind: "slow"; readonly delayMs: number }
@@ -310,7 +313,11 @@ class ApiserverState {
       if (resource !== "deployments" && resource !== "statefulsets") return notFound();
       const workload = this.workloads.get(workloadKey(resource, namespace, name));
       return workload === undefined
-        ? statusResponse(404, `${resource}.apps "${name}" not found`)
+        ? statusResponse(404, `${resource}.apps "${name}" not found`, {
+            name,
+            group: "apps",
+            kind: resource,
+          })
         : Response.json(asServed(workload, resource, namespace, name));
     }
     if (
@@ -421,8 +428,15 @@ const STATUS_REASONS: Record<number, string> = {
   504: "Timeout",
 };
 
-/** A `kind: Status` body as the apiserver writes for every failure. */
-function statusResponse(code: number, message: string): Response {
+/**
+ * A `kind: Status` body as the apiserver writes for every failure; `details`
+ * name the object when the failure is about one (a GET of a missing object).
+ */
+function statusResponse(
+  code: number,
+  message: string,
+  details?: { name: string; group?: string; kind: string },
+): Response {
   const body = {
     kind: "Status",
     apiVersion: "v1",
@@ -430,6 +444,7 @@ function statusResponse(code: number, message: string): Response {
     status: "Failure",
     message,
     reason: STATUS_REASONS[code] ?? STATUS_CODES[code] ?? "Unknown",
+    ...(details ? { details } : {}),
     code,
   };
   const headers: Record<string, string> = code === 429 ? { "Retry-After": "1" } : {};
