@@ -9,6 +9,7 @@ import {
   isUnset,
   type PathSegments,
   type ReportViolation,
+  reportFound,
   resolveEnum,
   violation,
 } from "./violation";
@@ -87,14 +88,14 @@ function modeViolations(
     toolboxMode,
     DEFAULT_TOOLBOX_MODE,
   );
-  if (invalidMode) report(invalidMode.rule, () => invalidMode);
+  reportFound(report, invalidMode);
   const mode = resolveEnum(toolboxMode, fields.mode, DEFAULT_TOOLBOX_MODE);
   if (mode === "static") staticToolboxViolations(toolbox, report);
   else if (mode) managedToolboxViolations(toolbox, mode, agentBackend, report);
   else {
     // Unknown mode: only the checks that hold for every mode, no guessing.
     const invalidConnType = connTypeViolation(at, fields.connType);
-    if (invalidConnType) report(invalidConnType.rule, () => invalidConnType);
+    reportFound(report, invalidConnType);
   }
 }
 
@@ -115,7 +116,7 @@ function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportV
     );
   }
   const invalidConnType = connTypeViolation(at, fields.connType);
-  if (invalidConnType) report(invalidConnType.rule, () => invalidConnType);
+  reportFound(report, invalidConnType);
 }
 
 function managedToolboxViolations(

@@ -20,6 +20,7 @@ import {
   isUnset,
   LISTED_VIOLATIONS_LIMIT,
   type ReportViolation,
+  reportFound,
   resolveEnum,
   type Violation,
   violation,
@@ -78,7 +79,7 @@ function checkCocoonSet(
       hibernatePolicy,
     ),
   ]) {
-    if (policy) report(policy.rule, () => policy);
+    reportFound(report, policy);
   }
   nameBudgetViolations(set, namespace, report);
 }
@@ -110,7 +111,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation): void {
     agentMode,
     DEFAULT_AGENT_MODE,
   );
-  if (invalidMode) report(invalidMode.rule, () => invalidMode);
+  reportFound(report, invalidMode);
   const mode = resolveEnum(agentMode, agent.mode, DEFAULT_AGENT_MODE);
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
 }
