@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObjectList } from "../json";
 import { hasCocoonToleration, tolerationsSchema } from "./tolerations";
 
 /** The workloads the scale guard protects: apps/v1 resource → kind. */
@@ -6,6 +7,9 @@ export const WORKLOAD_KINDS = {
   deployments: "Deployment",
   statefulsets: "StatefulSet",
 } as const;
+
+/** The apiVersion of both workload kinds. */
+export const WORKLOAD_API_VERSION = "apps/v1";
 
 /** The parent's resource as `request.resource.resource` names it on a `/scale` request. */
 export type WorkloadResource = keyof typeof WORKLOAD_KINDS;
@@ -68,3 +72,23 @@ export function workloadIsCocoon(workload: unknown): boolean {
   const tolerations = workloadTolerationsSchema.safeParse(workload);
   return tolerations.success && hasCocoonToleration(tolerations.data);
 }
+
+/**
+ * What the scale guard reads of a parent workload fetched from the apiserver,
+ * typed strictly: a mistyped field there means the answer is not a real
+ * workload, which must fail closed rather than read as "not cocoon".
+ */
+export const parentWorkloadFields = z.looseObject({
+  spec: z
+    .looseObject({
+      replicas: z.int().nullish(),
+      template: z
+        .looseObject({
+          spec: z.looseObject({ tolerations: jsonObjectList.nullish() }).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+});
+
+export type ParentWorkload = z.output<typeof parentWorkloadFields>;

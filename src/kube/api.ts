@@ -1,6 +1,28 @@
-import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../cocoon/keys";
-import type { WorkloadResource } from "../cocoon/workload";
-import { decodeListItems, decodeObject, isSuccess, statusError } from "./answers";
+import {
+  COCOON_GROUP,
+  COCOON_VERSION,
+  COCOONHIBERNATION_KIND,
+  COCOONHIBERNATION_PLURAL,
+} from "../cocoon/keys";
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  isDnsLabel,
+  isDnsSubdomain,
+} from "../cocoon/names";
+import {
+  parentWorkloadFields,
+  WORKLOAD_API_VERSION,
+  WORKLOAD_KINDS,
+  type WorkloadResource,
+} from "../cocoon/workload";
+import {
+  type ExpectedList,
+  type ExpectedObject,
+  isVerifiedNotFound,
+  verifiedListPage,
+  verifiedObject,
+} from "./answers";
 import {
   type ClusterAccess,
   type ClusterAccessSource,
@@ -37,7 +59,7 @@ export const NO_KUBE_API_MESSAGE =
 /**
  * The apiserver port for the rules. Throws at start only for a KUBECONFIG
  * that cannot be loaded; without any cluster configuration every call fails
- * with a KubeApiError saying so (SPEC §10).
+ * with a KubeApiError saying so.
  */
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
@@ -64,42 +86,125 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   };
 }
 
+/**
+ * Caps on apiserver answers. The apiserver stores an object of at most about
+ * 1.5 MiB (etcd's request limit), and its JSON rendering stays well under
+ * 4 MiB; a LIST page holds at most LIST_PAGE_LIMIT CocoonHibernations of a
+ * few hundred bytes each, so 8 MiB is generous. Anything larger is not a
+ * real answer, and reading it would only cost memory.
+ */
+export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
+export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
+/** Objects asked for per LIST page (`?limit=`). */
+export const LIST_PAGE_LIMIT = 500;
+/** Pages followed before a LIST is refused: 100 × 500 hibernations in one namespace. */
+export const MAX_LIST_PAGES = 100;
+
+const HIBERNATION_LIST: ExpectedList = {
+  apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
+  kind: `${COCOONHIBERNATION_KIND}List`,
+};
+
 function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | undefined): KubeApi {
-  const send = (path: string, operation: string) => {
+  const connected = (operation: string): ApiserverTransport => {
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
-    return transport.get(path, operation);
+    return transport;
   };
   return {
-    getWorkload(resource: WorkloadResource, namespace: string, name: string) {
+    async getWorkload(resource: WorkloadResource, namespace: string, name: string) {
       const operation = `GET ${resource} ${namespace}/${name}`;
-      const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}`;
+      requireValidNames(operation, { namespace, name });
+      const path = `/apis/${WORKLOAD_API_VERSION}/namespaces/${namespace}/${resource}/${name}`;
+      const expected: ExpectedObject = {
+        apiVersion: WORKLOAD_API_VERSION,
+        kind: WORKLOAD_KINDS[resource],
+        resource,
+        name,
+        namespace,
+      };
       return instrumented(
         { verb: "get", resource, operation },
         async () => {
-          const answer = await send(path, operation);
-          if (answer.status === 404) return undefined;
-          if (!isSuccess(answer)) throw statusError(operation, answer);
-          return decodeObject(operation, answer);
+          const answer = await connected(operation).get(path, {
+            operation,
+            maxBytes: MAX_OBJECT_ANSWER_BYTES,
+          });
+          if (isVerifiedNotFound(operation, answer, expected)) return undefined;
+          return verifiedObject(operation, answer, expected, parentWorkloadFields);
         },
         (workload) => (workload === undefined ? "not_found" : "success"),
         log,
       );
     },
-    listHibernations(namespace: string) {
+    async listHibernations(namespace: string) {
       const operation = `LIST ${COCOONHIBERNATION_PLURAL} in ${namespace}`;
-      const path = `/apis/${COCOON_GROUP}/${COCOON_VERSION}/namespaces/${encodeURIComponent(namespace)}/${COCOONHIBERNATION_PLURAL}`;
+      requireValidNames(operation, { namespace });
+      const path = `/apis/${COCOON_GROUP}/${COCOON_VERSION}/namespaces/${namespace}/${COCOONHIBERNATION_PLURAL}`;
       return instrumented(
         { verb: "list", resource: COCOONHIBERNATION_PLURAL, operation },
-        async () => {
-          const answer = await send(path, operation);
-          if (!isSuccess(answer)) throw statusError(operation, answer);
-          return decodeListItems(operation, answer);
-        },
+        () => listAllPages(connected(operation), path, operation, HIBERNATION_LIST),
         () => "success",
         log,
       );
     },
   };
+}
+
+/**
+ * Every item of a LIST, following `metadata.continue` page by page, all
+ * pages within one APISERVER_TIMEOUT budget and at most MAX_LIST_PAGES.
+ */
+async function listAllPages(
+  transport: ApiserverTransport,
+  path: string,
+  operation: string,
+  expected: ExpectedList,
+): Promise<readonly Record<string, unknown>[]> {
+  const budget = transport.budget();
+  const items: Record<string, unknown>[] = [];
+  let continueToken: string | undefined;
+  for (let page = 1; page <= MAX_LIST_PAGES; page++) {
+    const query = new URLSearchParams({ limit: String(LIST_PAGE_LIMIT) });
+    if (continueToken) query.set("continue", continueToken);
+    const answer = await transport.get(`${path}?${query}`, {
+      operation,
+      maxBytes: MAX_LIST_PAGE_BYTES,
+      budget,
+    });
+    const listed = verifiedListPage(operation, answer, expected);
+    for (const item of listed.items) items.push(item);
+    if (!listed.continueToken) return items;
+    continueToken = listed.continueToken;
+  }
+  throw new KubeApiError(
+    `${operation}: the list did not end after ${MAX_LIST_PAGES} pages of ${LIST_PAGE_LIMIT}; ` +
+      "refusing to read more",
+  );
+}
+
+/**
+ * Namespaces must be DNS labels and names DNS subdomains before they go into
+ * a URL: `.`, `..` or `a/b` would otherwise name another path once the URL
+ * is normalised. Checked before any request is made (and so not counted as one).
+ */
+function requireValidNames(
+  operation: string,
+  { namespace, name }: { readonly namespace?: string; readonly name?: string },
+): void {
+  if (namespace !== undefined && !isDnsLabel(namespace)) {
+    throw new KubeApiError(
+      `${operation}: the namespace ${JSON.stringify(namespace.slice(0, 100))} is not a valid ` +
+        `namespace name (an RFC 1123 label: at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, ` +
+        'digits and "-"), so the apiserver was not asked',
+    );
+  }
+  if (name !== undefined && !isDnsSubdomain(name)) {
+    throw new KubeApiError(
+      `${operation}: the name ${JSON.stringify(name.slice(0, 100))} is not a valid object name ` +
+        `(an RFC 1123 subdomain: at most ${DNS_SUBDOMAIN_MAX_LENGTH} lowercase letters, digits, ` +
+        '"-" and "."), so the apiserver was not asked',
+    );
+  }
 }
 
 function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefined): void {

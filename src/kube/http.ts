@@ -5,16 +5,30 @@ import { KubeApiError } from "./port";
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
 export class KubeApiTimeoutError extends KubeApiError {}
 
-/** An answer from the apiserver, whatever its status; the body is read in full. */
+/** A direct answer from the apiserver (never a redirect), its body read in full and below a cap. */
 export interface RawAnswer {
   readonly status: number;
   readonly body: string;
 }
 
+export interface GetOptions {
+  /** `GET deployments default/web`: the prefix of every error message. */
+  readonly operation: string;
+  /** A body longer than this is a failed call; reading stops there. */
+  readonly maxBytes: number;
+  /**
+   * The APISERVER_TIMEOUT budget this request spends; one budget can span
+   * several requests (the pages of a LIST). Default: a fresh one.
+   */
+  readonly budget?: AbortSignal;
+}
+
 export interface ApiserverTransport {
   readonly server: string;
-  /** GET `path` with JSON accepted; throws KubeApiError when no answer arrives in time. */
-  get(path: string, operation: string): Promise<RawAnswer>;
+  /** GET `path` with JSON accepted; throws KubeApiError when no trustworthy answer arrives in time. */
+  get(path: string, options: GetOptions): Promise<RawAnswer>;
+  /** A fresh APISERVER_TIMEOUT budget, to share among the requests of one call. */
+  budget(): AbortSignal;
 }
 
 export interface TransportOptions {
@@ -28,14 +42,20 @@ export interface TransportOptions {
  * Requests go through Bun's own fetch with `tls: { ca, cert, key }`: client-node
  * hands its CA to an undici dispatcher, which Bun's fetch ignores, so its
  * typed APIs cannot verify a private cluster CA under Bun.
+ *
+ * Redirects are never followed: the apiserver does not send them for the
+ * reads made here, so one comes from something in between, and following it
+ * would let that answer (a 404, an empty list) decide a fail-closed check.
  */
 export function createTransport(options: TransportOptions): ApiserverTransport {
   const server = options.server.replace(/\/+$/, "");
+  const budget = () => AbortSignal.timeout(options.timeoutMs);
   return {
     server,
-    async get(path, operation) {
+    budget,
+    async get(path, { operation, maxBytes, budget: given }) {
       // One signal for the auth headers, the response headers and the body.
-      const signal = AbortSignal.timeout(options.timeoutMs);
+      const signal = given ?? budget();
       try {
         const headers = await untilAborted(signal, options.credentials.headers());
         const response = await fetch(`${server}${path}`, {
@@ -43,9 +63,14 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
           headers: { ...headers, Accept: "application/json" },
           tls: options.credentials.tls(),
           signal,
+          redirect: "manual",
           ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}),
         });
-        const body = await response.text();
+        if (isRedirect(response.status)) {
+          await response.body?.cancel();
+          throw redirectError(operation, response);
+        }
+        const body = await readCapped(response, maxBytes, operation);
         if (response.status === 401) options.credentials.unauthorized();
         return { status: response.status, body };
       } catch (error) {
@@ -54,6 +79,55 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
       }
     },
   };
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+function redirectError(operation: string, response: Response): KubeApiError {
+  const location = response.headers.get("location");
+  const target = location ? ` to ${JSON.stringify(location.slice(0, 200))}` : "";
+  return new KubeApiError(
+    `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
+      "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
+      "and any proxy in between",
+    response.status,
+  );
+}
+
+/** The body as text, refused once it grows past `maxBytes` without reading the rest. */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  operation: string,
+): Promise<string> {
+  const tooLarge = () =>
+    new KubeApiError(
+      `${operation}: apiserver answered ${response.status} with a body larger than ${maxBytes} bytes; ` +
+        "such an answer is refused unread",
+      response.status,
+    );
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, received).toString("utf8");
 }
 
 function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {

@@ -1,9 +1,10 @@
-import type { WorkloadResource } from "../cocoon/workload";
+import type { ParentWorkload, WorkloadResource } from "../cocoon/workload";
 
 /**
  * Raised for every apiserver call that did not produce an answer the rules
- * can trust: network error, timeout, non-2xx other than a GET's 404, or no
- * Kubernetes API configured. Rules fail closed on it.
+ * can trust: network error, timeout, redirect, non-2xx other than a GET's
+ * 404, a 2xx whose body is not the object asked for, an oversized body, an
+ * invalid name, or no Kubernetes API configured. Rules fail closed on it.
  */
 export class KubeApiError extends Error {
   override readonly name = "KubeApiError";
@@ -17,12 +18,16 @@ export class KubeApiError extends Error {
 
 /**
  * The apiserver as the rules see it: two reads, each bounded by
- * APISERVER_TIMEOUT. Objects come back as parsed JSON; the rules decode only
- * the fields they need.
+ * APISERVER_TIMEOUT. Objects come back verified (the object asked for, the
+ * fields read well-typed); the rules decode only the fields they need.
  */
 export interface KubeApi {
-  /** GET apps/v1 `resource` `namespace/name`; `undefined` on 404. Throws KubeApiError. */
-  getWorkload(resource: WorkloadResource, namespace: string, name: string): Promise<unknown>;
-  /** LIST cocoonset.cocoonstack.io/v1 cocoonhibernations in `namespace`; the `items`. Throws KubeApiError. */
-  listHibernations(namespace: string): Promise<readonly unknown[]>;
+  /** GET apps/v1 `resource` `namespace/name`; `undefined` on a direct 404. Throws KubeApiError. */
+  getWorkload(
+    resource: WorkloadResource,
+    namespace: string,
+    name: string,
+  ): Promise<ParentWorkload | undefined>;
+  /** LIST cocoonset.cocoonstack.io/v1 cocoonhibernations in `namespace`, every page; the `items`. Throws KubeApiError. */
+  listHibernations(namespace: string): Promise<readonly Record<string, unknown>[]>;
 }

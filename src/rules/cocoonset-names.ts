@@ -36,7 +36,7 @@ export function nameBudgetViolations(
     if (typeof firstMember === "number" && firstMember > 0) {
       advice.push(`keep spec.agent.replicas below ${firstMember}`);
     }
-    report(
+    report("set.derived-name-budget", () =>
       violation("set.derived-name-budget", setNameAt, describe(overlong, advice) + generatedNote),
     );
   }
@@ -49,7 +49,7 @@ export function nameBudgetViolations(
         `shorten ${setNameField}`,
         ...namespaceAdvice(overlong),
       ];
-      report(
+      report("set.derived-name-budget", () =>
         violation(
           "set.derived-name-budget",
           [...at, "name"],

@@ -59,17 +59,31 @@ export function decodeCocoonSet(
   };
 }
 
+/** A toolbox's path is built when asked for: a million toolboxes need not keep a million paths. */
+class ToolboxEntry implements DecodedToolbox {
+  constructor(
+    private readonly index: number,
+    readonly fields: ToolboxFields,
+  ) {}
+
+  get at(): PathSegments {
+    return ["spec", "toolboxes", this.index];
+  }
+}
+
 function decodeToolboxes(items: unknown, report: ReportViolation): DecodedToolbox[] {
   if (items === undefined || items === null) return [];
   if (!Array.isArray(items)) {
-    report(
+    report("cocoonset.field-types", () =>
       violation("cocoonset.field-types", ["spec", "toolboxes"], "must be a list of toolboxes"),
     );
     return [];
   }
-  return items.flatMap((item: unknown, index) => {
+  const toolboxes: DecodedToolbox[] = [];
+  for (let index = 0; index < items.length; index++) {
     const at = ["spec", "toolboxes", index];
-    const fields = decodeLeniently(toolboxShape, item, at, report);
-    return fields ? [{ at, fields }] : [];
-  });
+    const fields = decodeLeniently(toolboxShape, items[index], at, report);
+    if (fields) toolboxes.push(new ToolboxEntry(index, fields));
+  }
+  return toolboxes;
 }

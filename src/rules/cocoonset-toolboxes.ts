@@ -1,4 +1,4 @@
-import { DNS_LABEL_MAX_LENGTH } from "../cocoon/names";
+import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../cocoon/names";
 import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/vm-options";
 import type { DecodedToolbox } from "./cocoonset-shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
@@ -9,11 +9,11 @@ import {
   isUnset,
   type PathSegments,
   type ReportViolation,
+  reportFound,
   resolveEnum,
   violation,
 } from "./violation";
 
-const RFC_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PURELY_NUMERIC = /^[0-9]+$/;
 
 /** Toolbox names, modes and the per-mode requirements of every toolbox. */
@@ -34,48 +34,44 @@ function nameViolations(
   earlier: Map<string, PathSegments>,
   report: ReportViolation,
 ): void {
-  const nameAt = [...at, "name"];
+  const nameAt = (): PathSegments => [...at, "name"];
   if (isUnset(name)) {
-    report(
+    report("toolbox.name-required", () =>
       violation(
         "toolbox.name-required",
-        nameAt,
+        nameAt(),
         'is required; name the toolbox, for example "browser"',
       ),
     );
     return;
   }
   if (PURELY_NUMERIC.test(name)) {
-    report(
+    report("toolbox.name-not-numeric", () =>
       violation(
         "toolbox.name-not-numeric",
-        nameAt,
+        nameAt(),
         `${quote(name)} is purely numeric, and numbers name the agent slots; add a letter, for example "tools-${name}"`,
       ),
     );
-  } else if (!isRfc1123Label(name)) {
-    report(
+  } else if (!isDnsLabel(name)) {
+    report("toolbox.name-label", () =>
       violation(
         "toolbox.name-label",
-        nameAt,
+        nameAt(),
         `${quote(name)} is not an RFC 1123 label; use at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, digits and "-", starting and ending with a letter or digit`,
       ),
     );
   }
   const first = earlier.get(name);
   if (first) {
-    report(
+    report("toolbox.name-unique", () =>
       violation(
         "toolbox.name-unique",
-        nameAt,
+        nameAt(),
         `${quote(name)} is already the name of ${formatPath(first)}; toolbox names must be unique within the set`,
       ),
     );
   } else earlier.set(name, at);
-}
-
-function isRfc1123Label(name: string): boolean {
-  return name.length <= DNS_LABEL_MAX_LENGTH && RFC_1123_LABEL.test(name);
 }
 
 function modeViolations(
@@ -86,19 +82,20 @@ function modeViolations(
   const { at, fields } = toolbox;
   const invalidMode = enumViolation(
     "toolbox.mode",
-    [...at, "mode"],
+    at,
+    "mode",
     fields.mode,
     toolboxMode,
     DEFAULT_TOOLBOX_MODE,
   );
-  if (invalidMode) report(invalidMode);
+  reportFound(report, invalidMode);
   const mode = resolveEnum(toolboxMode, fields.mode, DEFAULT_TOOLBOX_MODE);
   if (mode === "static") staticToolboxViolations(toolbox, report);
   else if (mode) managedToolboxViolations(toolbox, mode, agentBackend, report);
   else {
     // Unknown mode: only the checks that hold for every mode, no guessing.
     const invalidConnType = connTypeViolation(at, fields.connType);
-    if (invalidConnType) report(invalidConnType);
+    reportFound(report, invalidConnType);
   }
 }
 
@@ -110,7 +107,7 @@ function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportV
   ] as const;
   for (const [field, value, meaning] of missing) {
     if (!isUnset(value)) continue;
-    report(
+    report("toolbox.static-target", () =>
       violation(
         "toolbox.static-target",
         [...at, field],
@@ -119,7 +116,7 @@ function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportV
     );
   }
   const invalidConnType = connTypeViolation(at, fields.connType);
-  if (invalidConnType) report(invalidConnType);
+  reportFound(report, invalidConnType);
 }
 
 function managedToolboxViolations(
@@ -129,7 +126,7 @@ function managedToolboxViolations(
   report: ReportViolation,
 ): void {
   if (isUnset(fields.image)) {
-    report(
+    report("toolbox.image-required", () =>
       violation(
         "toolbox.image-required",
         [...at, "image"],
@@ -140,7 +137,7 @@ function managedToolboxViolations(
   vmViolations({ at, fields, mode, modeDefaulted: isUnset(fields.mode) }, report);
   const backend = resolvedBackend(fields);
   if (backend && agentBackend && backend !== agentBackend) {
-    report(
+    report("toolbox.backend-matches-agent", () =>
       violation(
         "toolbox.backend-matches-agent",
         [...at, "backend"],

@@ -14,6 +14,7 @@ import {
   isUnset,
   type PathSegments,
   type ReportViolation,
+  reportFound,
   resolveEnum,
   type Violation,
   violation,
@@ -37,18 +38,20 @@ export function resolvedBackend(fields: VmOptionFields): VmBackend | undefined {
 /** VM options, firecracker limits and the clone-image grammar for one VM. */
 export function vmViolations(vm: ManagedVm, report: ReportViolation): void {
   const { at, fields } = vm;
-  const found = [
-    enumViolation("vm.os", [...at, "os"], fields.os, guestOs, DEFAULT_GUEST_OS),
-    enumViolation("vm.backend", [...at, "backend"], fields.backend, vmBackend, DEFAULT_VM_BACKEND),
-    connTypeViolation(at, fields.connType),
-    ...(resolvedBackend(fields) === "firecracker" ? firecrackerViolations(vm) : []),
-    cloneImageViolation(vm),
-  ];
-  for (const each of found) if (each) report(each);
+  reportFound(report, enumViolation("vm.os", at, "os", fields.os, guestOs, DEFAULT_GUEST_OS));
+  reportFound(
+    report,
+    enumViolation("vm.backend", at, "backend", fields.backend, vmBackend, DEFAULT_VM_BACKEND),
+  );
+  reportFound(report, connTypeViolation(at, fields.connType));
+  if (resolvedBackend(fields) === "firecracker") {
+    for (const each of firecrackerViolations(vm)) reportFound(report, each);
+  }
+  reportFound(report, cloneImageViolation(vm));
 }
 
 export function connTypeViolation(at: PathSegments, value: unknown): Violation | undefined {
-  return enumViolation("vm.conn-type", [...at, "connType"], value, connType);
+  return enumViolation("vm.conn-type", at, "connType", value, connType);
 }
 
 // Firecracker direct-boots a kernel from an OCI image: no UEFI/BIOS firmware

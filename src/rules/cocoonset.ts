@@ -13,10 +13,14 @@ import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape
 import { toolboxViolations } from "./cocoonset-toolboxes";
 import { resolvedBackend, vmViolations } from "./cocoonset-vm";
 import {
-  describeViolations,
+  type CollectedViolations,
+  collectViolations,
+  describeCollected,
   enumViolation,
   isUnset,
+  LISTED_VIOLATIONS_LIMIT,
   type ReportViolation,
+  reportFound,
   resolveEnum,
   type Violation,
   violation,
@@ -25,42 +29,64 @@ import {
 export type { Violation } from "./violation";
 
 /**
- * Every SPEC §6 rule the object breaks, in document order of the checks;
+ * Every rule the object breaks, in document order of the checks;
  * empty when it is valid. Undefined when `object` is not a JSON object at
  * all: anything object-shaped is checked field by field, so a mistyped field
  * is reported at its path instead of hiding the rest. `namespace` is where
  * the set lives (it is part of every VM name).
  */
 export function cocoonSetViolations(object: unknown, namespace: string): Violation[] | undefined {
+  return collectCocoonSetViolations(object, namespace)?.listed.slice();
+}
+
+/**
+ * Like cocoonSetViolations, but only the first `limit` violations are kept
+ * in full; the rest are counted per rule. Undefined when `object` is not a
+ * JSON object.
+ */
+export function collectCocoonSetViolations(
+  object: unknown,
+  namespace: string,
+  limit?: number,
+): CollectedViolations | undefined {
   if (!isJsonObject(object)) return undefined;
-  const found: Violation[] = [];
-  const report: ReportViolation = (each) => found.push(each);
+  const collector = collectViolations(limit);
+  checkCocoonSet(object, namespace, collector.report);
+  return collector.collected();
+}
+
+function checkCocoonSet(
+  object: Record<string, unknown>,
+  namespace: string,
+  report: ReportViolation,
+): void {
   const set = decodeCocoonSet(object, report);
   if (set.agent) agentViolations(set.agent, report);
   toolboxViolations(set.toolboxes, set.agent && resolvedBackend(set.agent), report);
   for (const policy of [
     enumViolation(
       "set.snapshot-policy",
-      ["spec", "snapshotPolicy"],
+      ["spec"],
+      "snapshotPolicy",
       set.snapshotPolicy,
       snapshotPolicy,
     ),
     enumViolation(
       "set.hibernate-policy",
-      ["spec", "hibernatePolicy"],
+      ["spec"],
+      "hibernatePolicy",
       set.hibernatePolicy,
       hibernatePolicy,
     ),
   ]) {
-    if (policy) report(policy);
+    reportFound(report, policy);
   }
   nameBudgetViolations(set, namespace, report);
-  return found;
 }
 
 function agentViolations(agent: AgentFields, report: ReportViolation): void {
   if (isUnset(agent.image)) {
-    report(
+    report("agent.image-required", () =>
       violation(
         "agent.image-required",
         [...AGENT_PATH, "image"],
@@ -69,7 +95,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation): void {
     );
   }
   if (agent.replicas !== undefined && agent.replicas < 0) {
-    report(
+    report("agent.replicas-non-negative", () =>
       violation(
         "agent.replicas-non-negative",
         [...AGENT_PATH, "replicas"],
@@ -79,19 +105,22 @@ function agentViolations(agent: AgentFields, report: ReportViolation): void {
   }
   const invalidMode = enumViolation(
     "agent.mode",
-    [...AGENT_PATH, "mode"],
+    AGENT_PATH,
+    "mode",
     agent.mode,
     agentMode,
     DEFAULT_AGENT_MODE,
   );
-  if (invalidMode) report(invalidMode);
+  reportFound(report, invalidMode);
   const mode = resolveEnum(agentMode, agent.mode, DEFAULT_AGENT_MODE);
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
 }
 
 /**
- * `/validate-cocoonset` (SPEC §6). An UPDATE that leaves `spec` unchanged is
+ * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
  * not checked, so a CR that predates a rule can still lose its finalizer.
+ * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
+ * rest per rule, so answer, log line and work stay bounded.
  */
 export function validateCocoonSet(request: AdmissionRequest): Verdict {
   if (request.operation !== "CREATE" && request.operation !== "UPDATE") return skipped("operation");
@@ -105,9 +134,13 @@ export function validateCocoonSet(request: AdmissionRequest): Verdict {
   if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }
-  const violations = cocoonSetViolations(object, namespaceOf(request, object)) ?? [];
-  if (violations.length === 0) return allowed();
-  return denied("invalid_spec", `invalid CocoonSet: ${describeViolations(violations)}`);
+  const found = collectCocoonSetViolations(
+    object,
+    namespaceOf(request, object),
+    LISTED_VIOLATIONS_LIMIT,
+  );
+  if (!found || found.total === 0) return allowed();
+  return denied("invalid_spec", `invalid CocoonSet: ${describeCollected(found)}`);
 }
 
 /** `request.namespace` is always set for a namespaced object; the object's own is a fallback. */

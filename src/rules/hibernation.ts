@@ -6,7 +6,14 @@ import { type KubeApi, KubeApiError } from "../kube/port";
 import { reasonOf } from "./catalogue";
 import { describeJson, quote } from "./json-values";
 import { anyValue } from "./lenient-decode";
-import { describeViolations, isUnset, type Violation, violation } from "./violation";
+import {
+  collectViolations,
+  describeCollected,
+  isUnset,
+  LISTED_VIOLATIONS_LIMIT,
+  type Violation,
+  violation,
+} from "./violation";
 
 export interface HibernationDeps {
   readonly kube: KubeApi;
@@ -45,7 +52,7 @@ function decodeHibernation(object: unknown): DecodedHibernation | undefined {
 }
 
 /**
- * The SPEC §7 rules that need only the object itself: a valid `spec.desire`,
+ * The rules that need only the object itself: a valid `spec.desire`,
  * and `metadata.name` equal to `spec.podRef.name`. Undefined when `object`
  * is not a JSON object.
  */
@@ -136,7 +143,7 @@ function conflictViolation(podName: string, existing: ExistingHibernation): Viol
 }
 
 /**
- * `/validate-cocoonhibernation` (SPEC §7): CREATE only. The LIST fails
+ * `/validate-cocoonhibernation`: CREATE only. The LIST fails
  * closed: without it a second CR for the same pod could slip in.
  */
 export async function validateHibernation(
@@ -181,11 +188,13 @@ export async function validateHibernation(
   return conflicts.length > 0 ? deny(conflicts) : allowed();
 }
 
-/** One denial listing every violation; the first one's rule gives the reason. */
+/** One denial listing the violations up to the cap; the first one's rule gives the reason. */
 function deny(violations: readonly Violation[]): Verdict {
   const [first] = violations;
   const reason = first ? reasonOf(first.rule) : "invalid_spec";
-  return denied(reason, `invalid CocoonHibernation: ${describeViolations(violations)}`);
+  const collector = collectViolations(LISTED_VIOLATIONS_LIMIT);
+  for (const each of violations) collector.report(each.rule, () => each);
+  return denied(reason, `invalid CocoonHibernation: ${describeCollected(collector.collected())}`);
 }
 
 function stringOrEmpty(value: unknown): string {

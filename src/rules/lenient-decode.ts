@@ -39,12 +39,19 @@ export function decodeLeniently<S extends LenientShape>(
 ): Lenient<S> | undefined {
   if (raw === undefined || raw === null) return {};
   if (!isJsonObject(raw)) {
-    report(violation("cocoonset.field-types", at, `must be an object, got ${describeJson(raw)}`));
+    report("cocoonset.field-types", () =>
+      violation("cocoonset.field-types", at, `must be an object, got ${describeJson(raw)}`),
+    );
     return undefined;
   }
+  // Most of a large object's entries carry few or none of the shape's keys:
+  // walking the entry's own keys first is far cheaper than looking up every
+  // shape key in it (a CocoonSet may hold a million toolboxes), and such an
+  // entry shares one empty result.
+  if (!hasAnyKeyOf(shape, raw)) return NOTHING_DECODED;
   const decoded: Lenient<S> = {};
   let mistyped = false;
-  for (const key of Object.keys(shape) as (keyof S & string)[]) {
+  for (const key of keysOf(shape)) {
     const value = raw[key];
     if (value === undefined || value === null) continue;
     const result = shape[key]?.safeParse(value);
@@ -54,9 +61,28 @@ export function decodeLeniently<S extends LenientShape>(
     }
     mistyped = true;
     const expected = result?.error.issues[0]?.message ?? "has the wrong type";
-    report(
+    report("cocoonset.field-types", () =>
       violation("cocoonset.field-types", [...at, key], `${expected}, got ${describeJson(value)}`),
     );
   }
   return mistyped ? undefined : decoded;
+}
+
+const NOTHING_DECODED: Readonly<Record<string, never>> = Object.freeze({});
+
+function hasAnyKeyOf(shape: LenientShape, raw: Record<string, unknown>): boolean {
+  for (const key in raw) if (Object.hasOwn(shape, key)) return true;
+  return false;
+}
+
+const shapeKeys = new WeakMap<LenientShape, readonly string[]>();
+
+/** The keys of a shape, listed once: a CocoonSet may hold a million toolboxes. */
+function keysOf<S extends LenientShape>(shape: S): readonly (keyof S & string)[] {
+  let keys = shapeKeys.get(shape);
+  if (!keys) {
+    keys = Object.keys(shape);
+    shapeKeys.set(shape, keys);
+  }
+  return keys as readonly (keyof S & string)[];
 }

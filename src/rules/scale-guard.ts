@@ -27,7 +27,7 @@ interface ScaleDown {
 }
 
 /**
- * `/validate` (SPEC §5): cocoon-tolerated Deployments and StatefulSets may not
+ * `/validate`: cocoon-tolerated Deployments and StatefulSets may not
  * be scaled down, neither through `/scale` nor by a direct UPDATE.
  */
 export async function scaleGuard(

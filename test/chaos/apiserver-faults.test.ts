@@ -3,13 +3,14 @@ import { readReview, type WebhookProcess } from "../e2e/harness";
 import { scaleReview } from "../e2e/reviews";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
+  cocoonSetObject,
   cocoonSetReview,
   cocoonWorkload,
   gatedPodReview,
   hibernationReview,
   type Review,
 } from "./bodies";
-import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round } from "./support";
+import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round, rssKib } from "./support";
 
 const APISERVER_TIMEOUT_MS = 1000;
 const BOUND_MS = APISERVER_TIMEOUT_MS + 250;
@@ -23,8 +24,10 @@ interface Answer {
 }
 
 type Fault =
-  | { readonly name: string; readonly failure: FakeFailure }
+  | { readonly name: string; readonly failure: FakeFailure | ((decoyUrl: string) => FakeFailure) }
   | { readonly name: string; readonly failure: "stopped" | "blackhole" };
+
+const LIST_KIND = { apiVersion: "cocoonset.cocoonstack.io/v1", kind: "CocoonHibernationList" };
 
 const FAULTS: readonly Fault[] = [
   { name: "slow (2.5 s)", failure: { kind: "slow", delayMs: 2500 } },
@@ -33,6 +36,40 @@ const FAULTS: readonly Fault[] = [
   { name: "HTTP 500", failure: { kind: "status", status: 500 } },
   { name: "HTTP 429", failure: { kind: "status", status: 429 } },
   { name: "HTTP 403", failure: { kind: "status", status: 403 } },
+  // Hostile or broken answers: each would have allowed a scale-down or a duplicate when trusted.
+  {
+    name: "301 redirect to a path that answers 404 / an empty list",
+    failure: {
+      kind: "redirect",
+      status: 301,
+      location: "/apis/cocoonset.cocoonstack.io/v1/namespaces/empty/cocoonhibernations",
+    },
+  },
+  {
+    name: "307 redirect to a plain-HTTP server answering {}",
+    failure: (decoyUrl) => ({ kind: "redirect", status: 307, location: `${decoyUrl}/x` }),
+  },
+  { name: "200 with {}", failure: { kind: "answer", body: {} } },
+  {
+    name: "200 with a Status body",
+    failure: { kind: "answer", body: { apiVersion: "v1", kind: "Status", status: "Success" } },
+  },
+  {
+    name: "200 with a ConfigMap (wrong kind)",
+    failure: {
+      kind: "answer",
+      body: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "agents", namespace: "team-a" },
+      },
+    },
+  },
+  {
+    name: "200 with a list whose continue token never ends",
+    failure: { kind: "answer", body: { ...LIST_KIND, metadata: { continue: "again" }, items: [] } },
+  },
+  { name: "200 with a 64 MiB body", failure: { kind: "oversized", bytes: 64 * 1024 * 1024 } },
   { name: "stopped (connection refused)", failure: "stopped" },
   { name: "black hole (accepts, never answers)", failure: "blackhole" },
 ];
@@ -41,12 +78,14 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
   let apiserver: FakeApiserver;
   let webhook: WebhookProcess;
   let blackhole: { stop(closeActiveConnections?: boolean): void } | undefined;
+  let decoy: { readonly url: string; hits(): number; stop(): Promise<void> };
   const held: { end(): void }[] = [];
 
   beforeAll(async () => {
-    const { startFakeApiserver } = await import("../support/fake-apiserver");
+    const { startDecoyServer, startFakeApiserver } = await import("../support/fake-apiserver");
     const { startWebhook } = await import("../e2e/harness");
     apiserver = await startFakeApiserver();
+    decoy = startDecoyServer(200, {});
     apiserver.setWorkload("deployments", "team-a", "agents", cocoonWorkload(3));
     webhook = await startWebhook({
       env: {
@@ -61,6 +100,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     for (const socket of held) socket.end();
     blackhole?.stop(true);
     await apiserver?.stop().catch(() => {});
+    await decoy?.stop();
   });
 
   async function decide(path: string, body: Review): Promise<Answer> {
@@ -124,7 +164,9 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         },
       });
     } else {
-      apiserver.failAlways(fault.failure);
+      apiserver.failAlways(
+        typeof fault.failure === "function" ? fault.failure(decoy.url) : fault.failure,
+      );
     }
   }
 
@@ -211,8 +253,66 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         resource: "cocoonhibernations",
         outcome: "timeout",
       });
+    rows["redirect targets reached"] = decoy.hits();
+    if (decoy.hits() > 0) problems.push(`a redirect was followed ${decoy.hits()} times`);
     rows.problems = problems.length;
     recordFigures("apiserver faults", rows);
+    if (problems.length) console.log(problems.join("\n"));
+    expect(problems).toEqual([]);
+    expect(webhook.process.exitCode).toBeNull();
+  }, 120_000);
+  test("a CocoonSet with 150 000, 1 000 000 and 2 400 000 empty toolboxes: bounded answer, log line and stall", async () => {
+    const rows: Record<string, string | number | boolean> = {};
+    const problems: string[] = [];
+    // 2 400 000 empty toolboxes come to about 7.2 MB, just under the default MAX_REQUEST_BYTES.
+    for (const count of [150_000, 1_000_000, 2_400_000]) {
+      const body = cocoonSetReview();
+      body.request.object = {
+        ...cocoonSetObject(),
+        spec: {
+          agent: { image: "cocoonstack/agent:1.0" },
+          toolboxes: Array.from({ length: count }, () => ({})),
+        },
+      };
+      const logLinesBefore = webhook.logs().length;
+      let peakRssKib = rssKib(webhook.process.pid);
+      const sampler = setInterval(() => {
+        peakRssKib = Math.max(peakRssKib, rssKib(webhook.process.pid));
+      }, 10);
+      const traffic = backgroundTraffic();
+      await Bun.sleep(200);
+      const t0 = performance.now();
+      const response = await webhook.post("/validate-cocoonset?timeout=5s", body);
+      const text = await response.text();
+      const latencyMs = performance.now() - t0;
+      await Bun.sleep(300);
+      await traffic.stop();
+      clearInterval(sampler);
+      const message: string = JSON.parse(text).response?.status?.message ?? "";
+      const longestLogLine = Math.max(
+        0,
+        ...webhook
+          .logs()
+          .slice(logLinesBefore)
+          .map((line) => line.length),
+      );
+      const label = `${count.toLocaleString("en")} toolboxes`;
+      rows[`${label}: request bytes`] = JSON.stringify(body).length;
+      rows[`${label}: answered ms`] = round(latencyMs);
+      rows[`${label}: response bytes`] = text.length;
+      rows[`${label}: longest log line bytes`] = longestLogLine;
+      rows[`${label}: peak RSS MiB`] = round(peakRssKib / 1024);
+      rows[`${label}: other reviews max ms`] = round(Math.max(0, ...traffic.latencies));
+      if (response.status !== 200 || !message.includes(`… and ${2 * count - 20} more`))
+        problems.push(
+          `${label}: not a bounded denial: ${response.status} ${message.slice(0, 200)}`,
+        );
+      if (text.length > 8192) problems.push(`${label}: response of ${text.length} bytes`);
+      if (longestLogLine > 8192) problems.push(`${label}: log line of ${longestLogLine} bytes`);
+      problems.push(...traffic.failures.map((failure) => `${label}: background ${failure}`));
+    }
+    rows.problems = problems.length;
+    recordFigures("huge CocoonSet", rows);
     if (problems.length) console.log(problems.join("\n"));
     expect(problems).toEqual([]);
     expect(webhook.process.exitCode).toBeNull();

@@ -19,7 +19,11 @@ let webhook: WebhookProcess;
 beforeAll(async () => {
   apiserver = await startFakeApiserver();
   apiserver.setWorkload("deployments", "team-a", "agents", workloadObject(3, true));
-  apiserver.setWorkload("statefulsets", "team-a", "plain", workloadObject(3, false));
+  // The apiserver answers with the object asked for: a StatefulSet named "plain".
+  apiserver.setWorkload("statefulsets", "team-a", "plain", {
+    ...workloadObject(3, false, "plain"),
+    kind: "StatefulSet",
+  });
   webhook = await startWebhook({
     env: { KUBECONFIG: apiserver.kubeconfigPath, APISERVER_TIMEOUT: `${APISERVER_TIMEOUT_MS}ms` },
   });

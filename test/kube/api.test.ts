@@ -1,7 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi } from "../../src/kube/api";
+import {
+  createKubeApi,
+  LIST_PAGE_LIMIT,
+  MAX_LIST_PAGES,
+  MAX_OBJECT_ANSWER_BYTES,
+} from "../../src/kube/api";
 import type { KubeApi } from "../../src/kube/port";
-import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
+import {
+  type FakeApiserver,
+  startDecoyServer,
+  startFakeApiserver,
+} from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 
 let apiserver: FakeApiserver;
@@ -20,7 +29,11 @@ describe("getWorkload", () => {
     apiserver.setWorkload("deployments", "default", "web", deployment);
 
     const deltas = await metricDeltas("get", "deployments", async () => {
-      expect(await api.getWorkload("deployments", "default", "web")).toEqual(deployment);
+      expect(await api.getWorkload("deployments", "default", "web")).toEqual({
+        ...deployment,
+        apiVersion: "apps/v1",
+        metadata: { name: "web", namespace: "default" },
+      });
     });
 
     expect(deltas).toEqual({ outcomes: { success: 1 }, durations: 1 });
@@ -33,11 +46,35 @@ describe("getWorkload", () => {
     });
   });
 
-  test("URL-encodes the namespace and name", async () => {
-    await api.getWorkload("statefulsets", "a b", "x/y?z");
-    expect(apiserver.requests.at(-1)?.path).toBe(
-      "/apis/apps/v1/namespaces/a%20b/statefulsets/x%2Fy%3Fz",
-    );
+  test.each([
+    ["default", "."],
+    ["default", ".."],
+    ["default", ""],
+    ["default", "x/y?z"],
+    ["default", "%2e"],
+    ["default", "Web"],
+    ["default", "a".repeat(254)],
+    ["..", "web"],
+    ["a b", "web"],
+    ["a.b", "web"],
+    ["", "web"],
+  ])("refuses namespace %p name %p before any request", async (namespace, name) => {
+    const sent = apiserver.requests.length;
+    const deltas = await metricDeltas("get", "statefulsets", async () => {
+      const error = await kubeApiErrorFrom(api.getWorkload("statefulsets", namespace, name));
+      expect(error.message).toMatch(
+        /is not a valid (namespace|object) name .*so the apiserver was not asked$/,
+      );
+    });
+    expect(deltas).toEqual({ outcomes: {}, durations: 0 });
+    expect(apiserver.requests.length).toBe(sent);
+  });
+
+  test("a dotted name is a valid subdomain", async () => {
+    apiserver.setWorkload("deployments", "default", "web.v2", { spec: {} });
+    expect(await api.getWorkload("deployments", "default", "web.v2")).toMatchObject({
+      metadata: { name: "web.v2" },
+    });
   });
 
   test("404 is undefined, counted as not_found", async () => {
@@ -68,10 +105,17 @@ describe("getWorkload", () => {
     },
   );
 
-  test("a 404 injected as a failure is not found, like the real one", async () => {
+  test("a 404 that does not name the object (a proxy's, a path not served) is an error, not a missing object", async () => {
     apiserver.setWorkload("deployments", "default", "web", { spec: {} });
-    apiserver.failNext({ kind: "status", status: 404 });
-    expect(await api.getWorkload("deployments", "default", "web")).toBeUndefined();
+    apiserver.failNext({ kind: "status", status: 404, message: "page not found" });
+    const deltas = await metricDeltas("get", "deployments", async () => {
+      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      expect(error.status).toBe(404);
+      expect(error.message).toStartWith(
+        "GET deployments default/web: apiserver answered 404 Not Found (page not found) without naming the apps/v1 Deployment default/web asked for",
+      );
+    });
+    expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
   });
 
   test("a wrong token is a 401 KubeApiError", async () => {
@@ -80,6 +124,83 @@ describe("getWorkload", () => {
     const error = await kubeApiErrorFrom(unauthorized.getWorkload("deployments", "default", "web"));
     expect(error.status).toBe(401);
     expect(error.message).toContain("apiserver answered 401 Unauthorized");
+  });
+
+  test.each([301, 302, 303, 307, 308] as const)(
+    "a %d redirect to a path that would answer 404 is an error, never followed",
+    async (status) => {
+      apiserver.failNext({
+        kind: "redirect",
+        status,
+        location: "/apis/apps/v1/namespaces/default/deployments/missing",
+      });
+      const sent = apiserver.requests.length;
+      const deltas = await metricDeltas("get", "deployments", async () => {
+        const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+        expect(error.status).toBe(status);
+        expect(error.message).toStartWith(
+          `GET deployments default/web: apiserver answered ${status} (a redirect to "/apis/apps/v1/namespaces/default/deployments/missing"); redirects are not followed`,
+        );
+      });
+      expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
+      expect(apiserver.requests.length).toBe(sent + 1);
+    },
+  );
+
+  test("a redirect to a plain-HTTP server answering {} is an error, and the server is never asked", async () => {
+    const decoy = startDecoyServer(200, {});
+    try {
+      apiserver.failNext({ kind: "redirect", status: 302, location: `${decoy.url}/anything` });
+      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      expect(error.message).toContain("302 (a redirect to");
+      expect(decoy.hits()).toBe(0);
+    } finally {
+      await decoy.stop();
+    }
+  });
+
+  test.each([
+    ["without", false],
+    ["with", true],
+  ])(
+    "an oversized body %s Content-Length is an error, read no further than the cap",
+    async (_with, declareLength) => {
+      const before = apiserver.sentBytes;
+      const bodyBytes = 256 * 1024 * 1024;
+      apiserver.failNext({ kind: "oversized", bytes: bodyBytes, declareLength });
+      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      expect(error.message).toBe(
+        `GET deployments default/web: apiserver answered 200 with a body larger than ${MAX_OBJECT_ANSWER_BYTES} bytes; such an answer is refused unread`,
+      );
+      // Socket and fetch buffers let the server push some megabytes past the cap
+      // (up to ~15 MiB on a loaded machine); reading stops long before the end.
+      expect(apiserver.sentBytes - before).toBeLessThan(bodyBytes / 4);
+    },
+  );
+
+  test.each([
+    ["a Status body", { apiVersion: "v1", kind: "Status", status: "Failure", message: "x" }],
+    ["{}", {}],
+    [
+      "a ConfigMap",
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web", namespace: "default" } },
+    ],
+    [
+      "tolerations as an object",
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web", namespace: "default" },
+        spec: { template: { spec: { tolerations: {} } } },
+      },
+    ],
+  ])("a 200 with %s is an error", async (_name, body) => {
+    apiserver.failNext({ kind: "answer", body });
+    const deltas = await metricDeltas("get", "deployments", async () => {
+      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      expect(error.message).toEndWith("the answer is not trusted");
+    });
+    expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
   });
 
   test("JSON that is not an object is a KubeApiError", async () => {
@@ -103,8 +224,97 @@ describe("listHibernations", () => {
 
     expect(deltas).toEqual({ outcomes: { success: 2 }, durations: 2 });
     expect(apiserver.requests.at(-2)?.path).toBe(
-      "/apis/cocoonset.cocoonstack.io/v1/namespaces/team-a/cocoonhibernations",
+      `/apis/cocoonset.cocoonstack.io/v1/namespaces/team-a/cocoonhibernations?limit=${LIST_PAGE_LIMIT}`,
     );
+  });
+
+  test("follows metadata.continue page by page, counted as one call", async () => {
+    const items = Array.from({ length: 7 }, (_, index) => ({ metadata: { name: `vm-${index}` } }));
+    apiserver.setHibernations("paged", items);
+    apiserver.setListPageSize(3);
+    try {
+      const sent = apiserver.requests.length;
+      const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
+        expect(await api.listHibernations("paged")).toEqual(items);
+      });
+      expect(deltas).toEqual({ outcomes: { success: 1 }, durations: 1 });
+      expect(apiserver.requests.slice(sent).map((request) => request.path)).toEqual([
+        `/apis/cocoonset.cocoonstack.io/v1/namespaces/paged/cocoonhibernations?limit=${LIST_PAGE_LIMIT}`,
+        `/apis/cocoonset.cocoonstack.io/v1/namespaces/paged/cocoonhibernations?limit=${LIST_PAGE_LIMIT}&continue=offset-3`,
+        `/apis/cocoonset.cocoonstack.io/v1/namespaces/paged/cocoonhibernations?limit=${LIST_PAGE_LIMIT}&continue=offset-6`,
+      ]);
+    } finally {
+      apiserver.setListPageSize(undefined);
+    }
+  });
+
+  test("a list that never ends is refused after the page bound", async () => {
+    apiserver.failAlways({
+      kind: "answer",
+      body: {
+        apiVersion: "cocoonset.cocoonstack.io/v1",
+        kind: "CocoonHibernationList",
+        metadata: { continue: "again" },
+        items: [],
+      },
+    });
+    const sent = apiserver.requests.length;
+    const error = await kubeApiErrorFrom(api.listHibernations("team-a"));
+    expect(error.message).toBe(
+      `LIST cocoonhibernations in team-a: the list did not end after ${MAX_LIST_PAGES} pages of ${LIST_PAGE_LIMIT}; refusing to read more`,
+    );
+    expect(apiserver.requests.length - sent).toBe(MAX_LIST_PAGES);
+  });
+
+  test("every page spends one shared APISERVER_TIMEOUT budget", async () => {
+    const { api: quick } = createKubeApi({
+      timeoutMs: 500,
+      kubeconfigPath: apiserver.kubeconfigPath,
+    });
+    apiserver.setHibernations("paged", [{}, {}, {}, {}]);
+    apiserver.setListPageSize(1);
+    // Each page alone fits the budget; the four together do not.
+    apiserver.failAlways({ kind: "slow", delayMs: 200 });
+    try {
+      const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
+        const error = await kubeApiErrorFrom(quick.listHibernations("paged"));
+        expect(error.message).toBe(
+          `LIST cocoonhibernations in paged: timed out after 500ms waiting for the apiserver ${apiserver.url}`,
+        );
+      });
+      expect(deltas).toEqual({ outcomes: { timeout: 1 }, durations: 1 });
+    } finally {
+      apiserver.setListPageSize(undefined);
+    }
+  });
+
+  test.each([
+    [
+      "a redirect to an empty list",
+      {
+        kind: "redirect",
+        status: 307,
+        location: "/apis/cocoonset.cocoonstack.io/v1/namespaces/empty/cocoonhibernations",
+      },
+    ],
+    ["a Status body", { kind: "answer", body: { apiVersion: "v1", kind: "Status", message: "x" } }],
+    ["{}", { kind: "answer", body: {} }],
+    [
+      "a list of another kind",
+      { kind: "answer", body: { apiVersion: "v1", kind: "PodList", items: [] } },
+    ],
+    ["an oversized page", { kind: "oversized", bytes: 32 * 1024 * 1024 }],
+  ] as const)("%s is an error", async (_name, failure) => {
+    apiserver.failNext(failure);
+    const error = await kubeApiErrorFrom(api.listHibernations("team-a"));
+    expect(error.message).toStartWith("LIST cocoonhibernations in team-a: apiserver answered ");
+  });
+
+  test("refuses an invalid namespace before any request", async () => {
+    const sent = apiserver.requests.length;
+    const error = await kubeApiErrorFrom(api.listHibernations(".."));
+    expect(error.message).toContain('the namespace ".." is not a valid namespace name');
+    expect(apiserver.requests.length).toBe(sent);
   });
 
   test("404 (CRD not installed) is an error, not an empty list", async () => {

@@ -27,8 +27,9 @@ describe("choosing the cluster configuration", () => {
     const handle = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
     expect(handle.source).toBe("kubeconfig");
     expect(handle.server).toBe(apiserver.url);
-    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toEqual({
+    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toMatchObject({
       kind: "StatefulSet",
+      metadata: { name: "pg", namespace: "db" },
     });
   });
 
@@ -79,8 +80,9 @@ describe("choosing the cluster configuration", () => {
     );
     expect(handle.source).toBe("in-cluster");
     expect(handle.server).toBe(apiserver.url);
-    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toEqual({
+    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toMatchObject({
       kind: "StatefulSet",
+      metadata: { name: "pg", namespace: "db" },
     });
     expect(apiserver.requests.at(-1)?.authorization).toBe(`Bearer ${apiserver.token}`);
   });

@@ -54,7 +54,9 @@ describe("every call is bounded by the timeout", () => {
 
   test("a slow answer inside the timeout succeeds", async () => {
     apiserver.failNext({ kind: "slow", delayMs: 50 });
-    expect(await api.getWorkload("deployments", "default", "web")).toEqual({
+    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+      kind: "Deployment",
+      metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
     });
   });
@@ -77,7 +79,9 @@ describe("connection failures", () => {
     await api.getWorkload("deployments", "default", "web");
     const requestsBefore = apiserver.requests.length;
     apiserver.failNext({ kind: "reset" });
-    expect(await api.getWorkload("deployments", "default", "web")).toEqual({
+    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+      kind: "Deployment",
+      metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
     });
     expect(apiserver.requests.length - requestsBefore).toBe(2);

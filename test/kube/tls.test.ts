@@ -15,7 +15,9 @@ afterAll(() => apiserver.stop());
 describe("apiserver certificate verification under Bun", () => {
   test("the cluster CA from the kubeconfig verifies the apiserver", async () => {
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
-    expect(await api.getWorkload("deployments", "default", "web")).toEqual({
+    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+      kind: "Deployment",
+      metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
     });
   });

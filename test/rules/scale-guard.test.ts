@@ -182,7 +182,6 @@ const parentTable: Record<string, Record<string, readonly [AdmissionRequest, Par
   "skipped/not_cocoon": {
     "plain Deployment": [down, deploymentParent(plainDeployment(3))],
     "keyless Exists template": [down, deploymentParent(keylessExistsDeployment(3))],
-    "parent undecodable": [down, deploymentParent("garbage")],
   },
   "skipped/no_parent": {
     "parent 404": [down, "absent"],
@@ -190,6 +189,14 @@ const parentTable: Record<string, Record<string, readonly [AdmissionRequest, Par
   "error/parent_fetch": {
     "apiserver unreachable": [down, "unreachable"],
     "apiserver unreachable, down to spec: {}": [scaleRequest(scale(1), scale()), "unreachable"],
+    // A parent answer that is not a workload is untrusted, never "not cocoon".
+    "parent undecodable": [down, deploymentParent("garbage")],
+    "parent tolerations written as an object": [
+      down,
+      deploymentParent({
+        spec: { template: { spec: { tolerations: { key: "virtual-kubelet.io/provider" } } } },
+      }),
+    ],
   },
 };
 

@@ -8,8 +8,9 @@ import { createTestCa, type TestCa } from "./certs";
 
 /**
  * A real HTTPS Kubernetes apiserver stand-in for tests: its own private CA,
- * bearer-token auth, the two endpoints cocoon-webhook reads, and failures on
- * demand.
+ * bearer-token auth, the two endpoints cocoon-webhook reads (LISTs paginated
+ * on demand), and failures on demand, hostile answers included: redirects,
+ * arbitrary bodies, oversized bodies.
  *
  * @example
  * const apiserver = await startFakeApiserver();
@@ -22,7 +23,10 @@ import { createTestCa, type TestCa } from "./certs";
 
 /** How a request can be made to fail. Failures apply before the token is checked. */
 export type FakeFailure =
-  /** Answer with this status and a Kubernetes Status body (403, 404, 429, 500, …). */
+  /**
+   * Answer with this status and a Kubernetes Status body (403, 404, 429, 500, …);
+   * it names no object, as a proxy's or an unserved path's 404 would not.
+   */
   | { readonly kind: "status"; readonly status: number; readonly message?: string }
   /** Wait `delayMs`, then answer normally. */
   | { readonly kind: "slow"; readonly delayMs: number }
@@ -33,7 +37,21 @@ export type FakeFailure =
    * once when a pooled keep-alive connection dies this way, so a client sees
    * the error only when the retry fails too (use `times: 2` or failAlways).
    */
-  | { readonly kind: "reset" };
+  | { readonly kind: "reset" }
+  /** Answer with a redirect to `location` (a path on this server or any URL); a client must not follow it. */
+  | {
+      readonly kind: "redirect";
+      readonly status: 301 | 302 | 303 | 307 | 308;
+      readonly location: string;
+    }
+  /** Answer `status` (default 200) with `body`: JSON-encoded unless it is a string. */
+  | { readonly kind: "answer"; readonly status?: number; readonly body: unknown }
+  /**
+   * Answer 200 with a JSON body of about `bytes` bytes, streamed in 64 KiB
+   * chunks, with or without a Content-Length header; `sentBytes` tells how
+   * much a client actually pulled.
+   */
+  | { readonly kind: "oversized"; readonly bytes: number; readonly declareLength?: boolean };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -89,6 +107,8 @@ export interface FakeApiserver {
   readonly token: string;
   /** Every request received, in order, including refused and failed ones. */
   readonly requests: RecordedRequest[];
+  /** Bytes of `oversized` bodies the clients have pulled so far. */
+  readonly sentBytes: number;
   setWorkload(
     resource: "deployments" | "statefulsets",
     namespace: string,
@@ -97,6 +117,12 @@ export interface FakeApiserver {
   ): void;
   removeWorkload(resource: "deployments" | "statefulsets", namespace: string, name: string): void;
   setHibernations(namespace: string, items: readonly unknown[]): void;
+  /**
+   * LISTs answer at most `size` items per page (fewer when the client's
+   * `limit` is lower), with a `metadata.continue` token for the rest, as the
+   * apiserver does; default: everything on one page.
+   */
+  setListPageSize(size: number | undefined): void;
   /** The next `times` requests fail this way (queued after earlier failNext calls). */
   failNext(failure: FakeFailure, times?: number): void;
   /** Every request fails this way once the failNext queue is empty, until clearFailures(). */
@@ -172,6 +198,12 @@ export async function startFakeApiserver(
       return state.token;
     },
     requests: state.requests,
+    get sentBytes() {
+      return state.sentBytes;
+    },
+    setListPageSize: (size) => {
+      state.listPageSize = size;
+    },
     setWorkload: (resource, namespace, name, object) =>
       state.workloads.set(workloadKey(resource, namespace, name), object),
     removeWorkload: (resource, namespace, name) =>
@@ -224,6 +256,8 @@ class ApiserverState {
   readonly hibernations = new Map<string, unknown[]>();
   readonly queuedFailures: FakeFailure[] = [];
   standingFailure: FakeFailure | undefined;
+  listPageSize: number | undefined;
+  sentBytes = 0;
 
   constructor(public token: string) {}
 
@@ -247,6 +281,18 @@ class ApiserverState {
         return this.answer(request, url);
       case "stall-body":
         return stallBody(this.answer(request, url), failure.delayMs);
+      case "redirect":
+        return new Response(null, {
+          status: failure.status,
+          headers: { Location: failure.location },
+        });
+      case "answer":
+        return new Response(
+          typeof failure.body === "string" ? failure.body : JSON.stringify(failure.body),
+          { status: failure.status ?? 200, headers: { "Content-Type": "application/json" } },
+        );
+      case "oversized":
+        return this.oversized(failure.bytes, failure.declareLength ?? false);
       default:
         return this.answer(request, url);
     }
@@ -267,8 +313,12 @@ class ApiserverState {
       if (resource !== "deployments" && resource !== "statefulsets") return notFound();
       const workload = this.workloads.get(workloadKey(resource, namespace, name));
       return workload === undefined
-        ? statusResponse(404, `${resource}.apps "${name}" not found`)
-        : Response.json(workload);
+        ? statusResponse(404, `${resource}.apps "${name}" not found`, {
+            name,
+            group: "apps",
+            kind: resource,
+          })
+        : Response.json(asServed(workload, resource, namespace, name));
     }
     if (
       group === COCOON_GROUP &&
@@ -276,15 +326,93 @@ class ApiserverState {
       resource === COCOONHIBERNATION_PLURAL &&
       name === undefined
     ) {
-      return Response.json({
-        apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
-        kind: "CocoonHibernationList",
-        metadata: { resourceVersion: "1" },
-        items: this.hibernations.get(namespace) ?? [],
-      });
+      return this.listPage(this.hibernations.get(namespace) ?? [], url.searchParams);
     }
     return notFound();
   }
+
+  /** A page from `offset` (the continue token), `limit` and the page size bounding its length. */
+  private listPage(all: readonly unknown[], query: URLSearchParams): Response {
+    const offset = Number(query.get("continue")?.replace(/^offset-/, "") || 0);
+    const limit = Number(query.get("limit") || Number.POSITIVE_INFINITY);
+    const size = Math.min(limit, this.listPageSize ?? Number.POSITIVE_INFINITY);
+    const items = all.slice(offset, offset + size);
+    const next = offset + items.length;
+    return Response.json({
+      apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
+      kind: "CocoonHibernationList",
+      metadata: {
+        resourceVersion: "1",
+        ...(next < all.length ? { continue: `offset-${next}` } : {}),
+      },
+      items,
+    });
+  }
+
+  private oversized(bytes: number, declareLength: boolean): Response {
+    const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024 - 3)}",`);
+    const chunks = Math.ceil(bytes / chunk.byteLength);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"items":['));
+        if (sent >= chunks) {
+          controller.enqueue(new TextEncoder().encode('""]}'));
+          controller.close();
+          return;
+        }
+        sent++;
+        this.sentBytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const length = 10 + chunks * chunk.byteLength + 4;
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (declareLength) headers["Content-Length"] = String(length);
+    return new Response(body, { status: 200, headers });
+  }
+}
+
+/** The object as the apiserver serves it: apiVersion, kind and metadata name/namespace always set. */
+function asServed(object: unknown, resource: string, namespace: string, name: string): unknown {
+  if (typeof object !== "object" || object === null || Array.isArray(object)) return object;
+  const stored = object as Record<string, unknown>;
+  const metadata =
+    typeof stored.metadata === "object" && stored.metadata !== null ? stored.metadata : {};
+  return {
+    apiVersion: "apps/v1",
+    kind: resource === "deployments" ? "Deployment" : "StatefulSet",
+    ...stored,
+    metadata: { name, namespace, ...metadata },
+  };
+}
+
+/**
+ * A plain-HTTP server answering every request with `status` and `body`
+ * (JSON-encoded unless a string): the far end of a redirect that a client
+ * must never follow. `hits` counts the requests it received.
+ */
+export function startDecoyServer(
+  status: number,
+  body: unknown,
+): { readonly url: string; readonly hits: () => number; stop(): Promise<void> } {
+  let hits = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      hits++;
+      return new Response(typeof body === "string" ? body : JSON.stringify(body), {
+        status,
+        headers: { "Content-Type": "application/json" },
+      });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    hits: () => hits,
+    stop: () => server.stop(true),
+  };
 }
 
 const STATUS_REASONS: Record<number, string> = {
@@ -300,8 +428,15 @@ const STATUS_REASONS: Record<number, string> = {
   504: "Timeout",
 };
 
-/** A `kind: Status` body as the apiserver writes for every failure. */
-function statusResponse(code: number, message: string): Response {
+/**
+ * A `kind: Status` body as the apiserver writes for every failure; `details`
+ * name the object when the failure is about one (a GET of a missing object).
+ */
+function statusResponse(
+  code: number,
+  message: string,
+  details?: { name: string; group?: string; kind: string },
+): Response {
   const body = {
     kind: "Status",
     apiVersion: "v1",
@@ -309,6 +444,7 @@ function statusResponse(code: number, message: string): Response {
     status: "Failure",
     message,
     reason: STATUS_REASONS[code] ?? STATUS_CODES[code] ?? "Unknown",
+    ...(details ? { details } : {}),
     code,
   };
   const headers: Record<string, string> = code === 429 ? { "Retry-After": "1" } : {};

@@ -1,4 +1,8 @@
-import type { WorkloadResource } from "../../src/cocoon/workload";
+import {
+  type ParentWorkload,
+  parentWorkloadFields,
+  type WorkloadResource,
+} from "../../src/cocoon/workload";
 import { type KubeApi, KubeApiError } from "../../src/kube/port";
 
 export interface FakeKubeCall {
@@ -16,7 +20,7 @@ export interface FakeKubeCall {
 export class FakeKube implements KubeApi {
   readonly calls: FakeKubeCall[] = [];
   readonly workloads = new Map<string, unknown>();
-  readonly hibernations = new Map<string, unknown[]>();
+  readonly hibernations = new Map<string, Record<string, unknown>[]>();
   fail: KubeApiError | undefined;
 
   static key(resource: string, namespace: string, name: string): string {
@@ -28,7 +32,7 @@ export class FakeKube implements KubeApi {
     return this;
   }
 
-  withHibernations(namespace: string, items: unknown[]): this {
+  withHibernations(namespace: string, items: Record<string, unknown>[]): this {
     this.hibernations.set(namespace, items);
     return this;
   }
@@ -38,13 +42,23 @@ export class FakeKube implements KubeApi {
     return this;
   }
 
-  async getWorkload(resource: WorkloadResource, namespace: string, name: string): Promise<unknown> {
+  /** Like the real port, a stored object whose read fields are mistyped is an untrusted answer. */
+  async getWorkload(
+    resource: WorkloadResource,
+    namespace: string,
+    name: string,
+  ): Promise<ParentWorkload | undefined> {
     this.calls.push({ verb: "get", resource, namespace, name });
     if (this.fail) throw this.fail;
-    return this.workloads.get(FakeKube.key(resource, namespace, name));
+    const stored = this.workloads.get(FakeKube.key(resource, namespace, name));
+    if (stored === undefined) return undefined;
+    const verified = parentWorkloadFields.safeParse(stored);
+    if (!verified.success)
+      throw new KubeApiError(`GET ${resource} ${namespace}/${name}: malformed`);
+    return verified.data;
   }
 
-  async listHibernations(namespace: string): Promise<readonly unknown[]> {
+  async listHibernations(namespace: string): Promise<readonly Record<string, unknown>[]> {
     this.calls.push({ verb: "list", resource: "cocoonhibernations", namespace });
     if (this.fail) throw this.fail;
     return this.hibernations.get(namespace) ?? [];
