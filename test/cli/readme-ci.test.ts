@@ -38,12 +38,14 @@ describe("README: offline validation in CI", () => {
     expect(config.repos[0].hooks[0].id).toBe(hook.id);
   });
 
-  test("the GitHub Actions job copies the binary from where the image has it", () => {
+  test("the GitHub Actions job downloads a binary and checksum the release workflow publishes", () => {
     const job = yamlBlocks.find((block) => "jobs" in block).jobs["cocoon-manifests"];
-    const install = (job.steps as Step[]).find((step) => step.run?.includes("docker cp"));
-    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
-    const [, binaryInImage] = /COPY --from=build \S+ (\S+)/.exec(dockerfile) ?? [];
-    expect(install?.run).toContain(`"$container:${binaryInImage}"`);
+    const install = (job.steps as Step[]).find((step) => step.run?.includes("sha256sum -c"));
+    const release = readFileSync(join(ROOT, ".github/workflows/release.yml"), "utf8");
+    for (const asset of ["cocoon-webhook-linux-x64", "cocoon-webhook-linux-x64.sha256"]) {
+      expect(install?.run).toContain(`$base/${asset}`);
+      expect(release).toContain(`dist/${asset}`);
+    }
   });
 
   test("each validate command in the job runs as written", async () => {
