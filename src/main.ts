@@ -1,4 +1,4 @@
-import { VERSION_INFO } from "./version";
+import { VERSION_LINE } from "./version";
 
 const USAGE = `usage: cocoon-webhook [serve | version | validate]
 
@@ -19,9 +19,7 @@ async function main(args: readonly string[]): Promise<number> {
     case "version":
     case "--version":
     case "-v":
-      console.log(
-        `cocoon-webhook ${VERSION_INFO.version} (revision ${VERSION_INFO.revision}, built ${VERSION_INFO.buildTime})`,
-      );
+      console.log(VERSION_LINE);
       return 0;
     case "-h":
     case "--help":

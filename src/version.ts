@@ -10,3 +10,6 @@ export const VERSION_INFO = {
   revision: typeof BUILD_REVISION === "string" ? BUILD_REVISION : "source",
   buildTime: typeof BUILD_TIME === "string" ? BUILD_TIME : "not built",
 } as const;
+
+/** What `version`, `--version` and `validate --version` print. */
+export const VERSION_LINE = `cocoon-webhook ${VERSION_INFO.version} (revision ${VERSION_INFO.revision}, built ${VERSION_INFO.buildTime})`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorText } from "../errors";
-import { VERSION_INFO } from "../version";
+import { VERSION_LINE } from "../version";
 import { type FlagSpec, parseArgs } from "./args";
 import { checkObjects } from "./check";
 import { parseSource, type SourceObject } from "./documents";
@@ -92,8 +92,7 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
     return EXIT_VALID;
   }
   if (options.version) {
-    const { version, revision, buildTime } = VERSION_INFO;
-    await io.stdout(`cocoon-webhook ${version} (revision ${revision}, built ${buildTime})\n`);
+    await io.stdout(`${VERSION_LINE}\n`);
     return EXIT_VALID;
   }
   const { sources, problems } = await readInputs(options.paths, io.readStdin);
