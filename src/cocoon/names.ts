@@ -116,3 +116,20 @@ export function overlongToolboxNames(
     return [{ kind, firstMember: toolbox, first: name, last: name, count: 1, length: name.length }];
   });
 }
+
+/** A DNS subdomain (RFC 1123): the grammar of node and pod names. */
+const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Whether `name` may be put into an apiserver URL as a node or pod name. */
+export function isDnsSubdomain(name: unknown): name is string {
+  return (
+    typeof name === "string" && name.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(name)
+  );
+}
+
+/** Whether `name` may be put into an apiserver URL as a namespace. */
+export function isDnsLabel(name: unknown): name is string {
+  return typeof name === "string" && name.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(name);
+}

@@ -10,6 +10,12 @@ import {
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
+import {
+  type ExpectedObject,
+  NODES_RESOURCE,
+  PODS_RESOURCE,
+  requireAnsweredObject,
+} from "./object-identity";
 import { type KubeApi, KubeApiError } from "./port";
 
 export interface KubeApiOptions {
@@ -69,6 +75,29 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport.get(path, operation);
   };
+  /** GET of a core/v1 object: `undefined` on 404, the very object asked for on 2xx, else a KubeApiError. */
+  const getCoreObject = (
+    path: string,
+    operation: string,
+    resource: typeof NODES_RESOURCE | typeof PODS_RESOURCE,
+    expected: ExpectedObject,
+  ) =>
+    instrumented(
+      { verb: "get", resource, operation },
+      async () => {
+        const answer = await send(path, operation);
+        if (answer.status === 404) return undefined;
+        if (!isSuccess(answer)) throw statusError(operation, answer);
+        return requireAnsweredObject(
+          operation,
+          answer.status,
+          decodeObject(operation, answer),
+          expected,
+        );
+      },
+      (object) => (object === undefined ? "not_found" : "success"),
+      log,
+    );
   return {
     getWorkload(resource: WorkloadResource, namespace: string, name: string) {
       const operation = `GET ${resource} ${namespace}/${name}`;
@@ -84,6 +113,25 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
         (workload) => (workload === undefined ? "not_found" : "success"),
         log,
       );
+    },
+    getNode(name: string) {
+      const operation = `GET ${NODES_RESOURCE} ${name}`;
+      const path = `/api/v1/${NODES_RESOURCE}/${encodeURIComponent(name)}`;
+      return getCoreObject(path, operation, NODES_RESOURCE, {
+        apiVersion: "v1",
+        kind: "Node",
+        name,
+      });
+    },
+    getPod(namespace: string, name: string) {
+      const operation = `GET ${PODS_RESOURCE} ${namespace}/${name}`;
+      const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/${PODS_RESOURCE}/${encodeURIComponent(name)}`;
+      return getCoreObject(path, operation, PODS_RESOURCE, {
+        apiVersion: "v1",
+        kind: "Pod",
+        name,
+        namespace,
+      });
     },
     listHibernations(namespace: string) {
       const operation = `LIST ${COCOONHIBERNATION_PLURAL} in ${namespace}`;

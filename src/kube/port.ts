@@ -16,13 +16,17 @@ export class KubeApiError extends Error {
 }
 
 /**
- * The apiserver as the rules see it: two reads, each bounded by
+ * The apiserver as the rules see it: four reads, each bounded by
  * APISERVER_TIMEOUT. Objects come back as parsed JSON; the rules decode only
  * the fields they need.
  */
 export interface KubeApi {
   /** GET apps/v1 `resource` `namespace/name`; `undefined` on 404. Throws KubeApiError. */
   getWorkload(resource: WorkloadResource, namespace: string, name: string): Promise<unknown>;
+  /** GET v1 node `name` (cluster-scoped); `undefined` on 404. Throws KubeApiError. */
+  getNode(name: string): Promise<unknown>;
+  /** GET v1 pod `namespace/name`; `undefined` on 404. Throws KubeApiError. */
+  getPod(namespace: string, name: string): Promise<unknown>;
   /** LIST cocoonset.cocoonstack.io/v1 cocoonhibernations in `namespace`; the `items`. Throws KubeApiError. */
   listHibernations(namespace: string): Promise<readonly unknown[]>;
 }
