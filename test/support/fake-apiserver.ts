@@ -8,7 +8,7 @@ import { createTestCa, type TestCa } from "./certs";
 
 /**
  * A real HTTPS Kubernetes apiserver stand-in for tests: its own private CA,
- * bearer-token auth, the two endpoints cocoon-webhook reads, and failures on
+ * bearer-token auth, the endpoints cocoon-webhook reads, and failures on
  * demand.
  *
  * @example
@@ -97,6 +97,10 @@ export interface FakeApiserver {
   ): void;
   removeWorkload(resource: "deployments" | "statefulsets", namespace: string, name: string): void;
   setHibernations(namespace: string, items: readonly unknown[]): void;
+  /** Served at /api/v1/nodes/NAME; `undefined` removes it (404). */
+  setNode(name: string, object: unknown): void;
+  /** Served at /api/v1/namespaces/NS/pods/NAME; `undefined` removes it (404). */
+  setPod(namespace: string, name: string, object: unknown): void;
   /** The next `times` requests fail this way (queued after earlier failNext calls). */
   failNext(failure: FakeFailure, times?: number): void;
   /** Every request fails this way once the failNext queue is empty, until clearFailures(). */
@@ -177,6 +181,12 @@ export async function startFakeApiserver(
     removeWorkload: (resource, namespace, name) =>
       state.workloads.delete(workloadKey(resource, namespace, name)),
     setHibernations: (namespace, items) => state.hibernations.set(namespace, [...items]),
+    setNode: (name, object) =>
+      object === undefined ? state.nodes.delete(name) : state.nodes.set(name, object),
+    setPod: (namespace, name, object) =>
+      object === undefined
+        ? state.pods.delete(`${namespace}/${name}`)
+        : state.pods.set(`${namespace}/${name}`, object),
     failNext: (failure, times = 1) => {
       for (let i = 0; i < times; i++) state.queuedFailures.push(failure);
     },
@@ -222,6 +232,8 @@ class ApiserverState {
   readonly requests: RecordedRequest[] = [];
   readonly workloads = new Map<string, unknown>();
   readonly hibernations = new Map<string, unknown[]>();
+  readonly nodes = new Map<string, unknown>();
+  readonly pods = new Map<string, unknown>();
   readonly queuedFailures: FakeFailure[] = [];
   standingFailure: FakeFailure | undefined;
 
@@ -259,6 +271,7 @@ class ApiserverState {
     if (request.method !== "GET")
       return statusResponse(405, `${request.method} is not served here`);
     const segments = url.pathname.split("/").slice(1).map(decodeURIComponent);
+    if (segments[0] === "api") return this.answerCore(segments);
     const [apis, group, version, namespaces, namespace, resource, name, ...rest] = segments;
     if (apis !== "apis" || namespaces !== "namespaces" || !namespace || rest.length > 0) {
       return notFound();
@@ -285,6 +298,33 @@ class ApiserverState {
     }
     return notFound();
   }
+
+  private answerCore(segments: readonly string[]): Response {
+    return answerCoreGet(segments, this.nodes, this.pods);
+  }
+}
+
+/** The core group: GET of a node or of a namespaced pod. */
+function answerCoreGet(
+  segments: readonly string[],
+  nodes: ReadonlyMap<string, unknown>,
+  pods: ReadonlyMap<string, unknown>,
+): Response {
+  const [, version, ...rest] = segments;
+  if (version !== "v1") return notFound();
+  if (rest.length === 2 && rest[0] === "nodes" && rest[1]) {
+    const node = nodes.get(rest[1]);
+    return node === undefined
+      ? statusResponse(404, `nodes "${rest[1]}" not found`)
+      : Response.json(node);
+  }
+  if (rest.length === 4 && rest[0] === "namespaces" && rest[2] === "pods" && rest[1] && rest[3]) {
+    const pod = pods.get(`${rest[1]}/${rest[3]}`);
+    return pod === undefined
+      ? statusResponse(404, `pods "${rest[3]}" not found`)
+      : Response.json(pod);
+  }
+  return notFound();
 }
 
 const STATUS_REASONS: Record<number, string> = {
