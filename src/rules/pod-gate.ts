@@ -52,7 +52,7 @@ export function podGate(request: AdmissionRequest, deps: PodGateDeps): Verdict |
     return skipped("no_change");
   }
   return markedPodChecks(request, request.object, deps, {
-    notOwned: notOwnedMessage(request),
+    notOwned: () => notOwnedMessage(request),
     creator: (username) => creatorMessage(request, username, deps.podCreators),
   });
 }
@@ -72,9 +72,9 @@ function markedPodChecks(
   request: AdmissionRequest,
   pod: unknown,
   deps: PodGateDeps,
-  messages: { notOwned: string; creator: (username: string) => string },
+  messages: { notOwned: () => string; creator: (username: string) => string },
 ): Verdict {
-  if (!podOwnedByCocoonSet(pod)) return denied("not_owned", messages.notOwned);
+  if (!podOwnedByCocoonSet(pod)) return denied("not_owned", messages.notOwned());
   const username = request.userInfo?.username ?? "";
   if (!deps.podCreators.has(username)) return denied("creator", messages.creator(username));
   return allowed();
@@ -102,7 +102,7 @@ async function podBoundByNameGate(
   if (node.kind === "not_vm") return skipped("not_cocoon");
   const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
   return markedPodChecks(request, request.object, deps, {
-    notOwned:
+    notOwned: () =>
       `${subject}, but metadata.ownerReferences has no ${COCOONSET_KIND} owner: a pod on a VM ` +
       `node becomes a VM and must be managed by a ${COCOONSET_KIND}; remove spec.nodeName and ` +
       `let the scheduler place the pod, or create a ${COCOONSET_KIND} instead`,
@@ -171,7 +171,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
   return markedPodChecks(request, bound.pod, deps, {
-    notOwned:
+    notOwned: () =>
       `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
       `no ${COCOONSET_KIND} owner; VM-backed pods must be managed by a ${COCOONSET_KIND}`,
     creator: () =>
