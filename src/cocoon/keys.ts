@@ -15,5 +15,8 @@ export const COCOONHIBERNATION_PLURAL = "cocoonhibernations";
 /** The operator's identity: the default and only entry of POD_CREATORS. */
 export const OPERATOR_USERNAME = "system:serviceaccount:cocoon-system:cocoon-operator";
 
+/** The scheduler's identity: its bindings honour taints, so the gate leaves them alone. */
+export const SCHEDULER_USERNAME = "system:kube-scheduler";
+
 /** Every denial message starts with this, so operators can grep for it. */
 export const MESSAGE_PREFIX = "cocoon-webhook: ";

@@ -17,16 +17,18 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** An RFC 1123 label, as Kubernetes requires of a namespace: `a-z0-9` and inner `-`, at most 63 characters. */
-export function isDnsLabel(name: string): boolean {
-  return name.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(name);
+export function isDnsLabel(name: unknown): name is string {
+  return typeof name === "string" && name.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(name);
 }
 
 /**
  * An RFC 1123 subdomain: labels joined by `.`, at most 253 characters. `.`,
  * `..`, `a/b` and `%2e` are not, so such a name can never become another URL path.
  */
-export function isDnsSubdomain(name: string): boolean {
-  return name.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(name);
+export function isDnsSubdomain(name: unknown): name is string {
+  return (
+    typeof name === "string" && name.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(name)
+  );
 }
 
 /** The apiserver appends this many random characters to `metadata.generateName`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isJsonObject } from "../json";
 import { COCOONSET_KIND, VM_NAME_ANNOTATION } from "./keys";
 import { hasCocoonToleration, tolerationsSchema } from "./tolerations";
 
@@ -77,4 +78,20 @@ export function podOwnedByCocoonSet(pod: unknown): boolean {
   return (parsed.data.metadata?.ownerReferences ?? []).some(
     (reference) => reference.kind === COCOONSET_KIND,
   );
+}
+
+/**
+ * `spec.nodeName` as sent, when the pod names a node: anything but absent,
+ * null or "". A pod bound by name skips the scheduler, so a taint cannot keep
+ * it off a VM node. Read by hand, without zod: it runs for every pod CREATE.
+ * The webhook's CEL matchCondition mirrors it.
+ */
+export function requestedNodeName(pod: unknown): unknown {
+  if (!isJsonObject(pod) || !isJsonObject(pod.spec)) return undefined;
+  const nodeName = pod.spec.nodeName;
+  return nodeName === null || nodeName === "" ? undefined : nodeName;
+}
+
+export function podNamesNode(pod: unknown): boolean {
+  return requestedNodeName(pod) !== undefined;
 }

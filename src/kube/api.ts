@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
@@ -32,7 +33,7 @@ import {
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError } from "./port";
+import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./port";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -100,6 +101,9 @@ export const LIST_PAGE_LIMIT = 500;
 /** Pages followed before a LIST is refused: 100 × 500 hibernations in one namespace. */
 export const MAX_LIST_PAGES = 100;
 
+/** Nodes and bound pods are read leniently by the pod gate itself, which fails closed on what it cannot read. */
+const anyObjectFields = z.looseObject({});
+
 const HIBERNATION_LIST: ExpectedList = {
   apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
   kind: `${COCOONHIBERNATION_KIND}List`,
@@ -110,6 +114,31 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport;
   };
+  /**
+   * A verified GET: the very object asked for, `undefined` on the apiserver's
+   * own NotFound for it, else a KubeApiError. The rules read its fields
+   * themselves and fail closed on ones they cannot read.
+   */
+  const getVerified = <Fields extends z.ZodType>(
+    resource: WorkloadResource | typeof NODES_RESOURCE | typeof PODS_RESOURCE,
+    path: string,
+    operation: string,
+    expected: ExpectedObject,
+    fields: Fields,
+  ) =>
+    instrumented(
+      { verb: "get", resource, operation },
+      async (): Promise<z.output<Fields> | undefined> => {
+        const answer = await connected(operation).get(path, {
+          operation,
+          maxBytes: MAX_OBJECT_ANSWER_BYTES,
+        });
+        if (isVerifiedNotFound(operation, answer, expected)) return undefined;
+        return verifiedObject(operation, answer, expected, fields);
+      },
+      (object) => (object === undefined ? "not_found" : "success"),
+      log,
+    );
   return {
     async getWorkload(resource: WorkloadResource, namespace: string, name: string) {
       const operation = `GET ${resource} ${namespace}/${name}`;
@@ -122,18 +151,40 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
         name,
         namespace,
       };
-      return instrumented(
-        { verb: "get", resource, operation },
-        async () => {
-          const answer = await connected(operation).get(path, {
-            operation,
-            maxBytes: MAX_OBJECT_ANSWER_BYTES,
-          });
-          if (isVerifiedNotFound(operation, answer, expected)) return undefined;
-          return verifiedObject(operation, answer, expected, parentWorkloadFields);
+      return getVerified(resource, path, operation, expected, parentWorkloadFields);
+    },
+    async getNode(name: string) {
+      const operation = `GET ${NODES_RESOURCE} ${name}`;
+      requireValidNames(operation, { name });
+      return getVerified(
+        NODES_RESOURCE,
+        `/api/v1/${NODES_RESOURCE}/${name}`,
+        operation,
+        {
+          apiVersion: "v1",
+          kind: "Node",
+          resource: NODES_RESOURCE,
+          name,
         },
-        (workload) => (workload === undefined ? "not_found" : "success"),
-        log,
+        anyObjectFields,
+      );
+    },
+    async getPod(namespace: string, name: string) {
+      const operation = `GET ${PODS_RESOURCE} ${namespace}/${name}`;
+      requireValidNames(operation, { namespace, name });
+      const path = `/api/v1/namespaces/${namespace}/${PODS_RESOURCE}/${name}`;
+      return getVerified(
+        PODS_RESOURCE,
+        path,
+        operation,
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          resource: PODS_RESOURCE,
+          name,
+          namespace,
+        },
+        anyObjectFields,
       );
     },
     async listHibernations(namespace: string) {
@@ -193,14 +244,14 @@ function requireValidNames(
 ): void {
   if (namespace !== undefined && !isDnsLabel(namespace)) {
     throw new KubeApiError(
-      `${operation}: the namespace ${JSON.stringify(namespace.slice(0, 100))} is not a valid ` +
+      `${operation}: the namespace ${quotedName(namespace)} is not a valid ` +
         `namespace name (an RFC 1123 label: at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, ` +
         'digits and "-"), so the apiserver was not asked',
     );
   }
   if (name !== undefined && !isDnsSubdomain(name)) {
     throw new KubeApiError(
-      `${operation}: the name ${JSON.stringify(name.slice(0, 100))} is not a valid object name ` +
+      `${operation}: the name ${quotedName(name)} is not a valid object name ` +
         `(an RFC 1123 subdomain: at most ${DNS_SUBDOMAIN_MAX_LENGTH} lowercase letters, digits, ` +
         '"-" and "."), so the apiserver was not asked',
     );
@@ -222,4 +273,9 @@ function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefine
       server: access.cluster.server,
     });
   }
+}
+
+/** A refused name as the message shows it: quoted, and cut at 100 characters. */
+function quotedName(name: unknown): string {
+  return JSON.stringify(String(name).slice(0, 100));
 }

@@ -4,10 +4,14 @@ import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import type { KubeLog } from "./config";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./port";
 
 export type ApiserverVerb = "get" | "list";
-export type ApiserverResource = WorkloadResource | typeof COCOONHIBERNATION_PLURAL;
+export type ApiserverResource =
+  | WorkloadResource
+  | typeof COCOONHIBERNATION_PLURAL
+  | typeof NODES_RESOURCE
+  | typeof PODS_RESOURCE;
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
 
 export interface CallLabels {

@@ -1,5 +1,9 @@
 import type { ParentWorkload, WorkloadResource } from "../cocoon/workload";
 
+/** Core resources the pod gate reads (cluster-scoped nodes, namespaced pods). */
+export const NODES_RESOURCE = "nodes";
+export const PODS_RESOURCE = "pods";
+
 /**
  * Raised for every apiserver call that did not produce an answer the rules
  * can trust: network error, timeout, redirect, non-2xx other than a GET's
@@ -17,7 +21,7 @@ export class KubeApiError extends Error {
 }
 
 /**
- * The apiserver as the rules see it: two reads, each bounded by
+ * The apiserver as the rules see it: four reads, each bounded by
  * APISERVER_TIMEOUT. Objects come back verified (the object asked for, the
  * fields read well-typed); the rules decode only the fields they need.
  */
@@ -28,6 +32,10 @@ export interface KubeApi {
     namespace: string,
     name: string,
   ): Promise<ParentWorkload | undefined>;
+  /** GET v1 node `name` (cluster-scoped); `undefined` on a direct 404. Throws KubeApiError. */
+  getNode(name: string): Promise<Record<string, unknown> | undefined>;
+  /** GET v1 pod `namespace/name`; `undefined` on a direct 404. Throws KubeApiError. */
+  getPod(namespace: string, name: string): Promise<Record<string, unknown> | undefined>;
   /** LIST cocoonset.cocoonstack.io/v1 cocoonhibernations in `namespace`, every page; the `items`. Throws KubeApiError. */
   listHibernations(namespace: string): Promise<readonly Record<string, unknown>[]>;
 }

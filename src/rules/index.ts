@@ -8,7 +8,7 @@ import { scaleGuard } from "./scale-guard";
 
 /** Binds each handler's rule to the configuration and apiserver port it needs. */
 export function buildRules(config: Config, kube: KubeApi): Record<HandlerName, Rule> {
-  const podGateDeps = { podCreators: config.POD_CREATORS };
+  const podGateDeps = { podCreators: config.POD_CREATORS, kube };
   const apiserverDeps = { kube };
   return {
     mutate: (request) => podGate(request, podGateDeps),

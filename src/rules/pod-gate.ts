@@ -1,44 +1,251 @@
 import type { AdmissionRequest } from "../admission/review";
-import { allowed, denied, skipped, type Verdict } from "../admission/verdict";
-import { COCOON_TOLERATION_KEY, COCOONSET_KIND, VM_NAME_ANNOTATION } from "../cocoon/keys";
-import { podEntersCocoonGate, podOwnedByCocoonSet, readPodMarkers } from "../cocoon/pod";
+import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { bindingTargetNode } from "../cocoon/binding";
+import {
+  COCOON_TOLERATION_KEY,
+  COCOONSET_KIND,
+  SCHEDULER_USERNAME,
+  VM_NAME_ANNOTATION,
+} from "../cocoon/keys";
+import { isDnsLabel, isDnsSubdomain } from "../cocoon/names";
+import { readNodeKind } from "../cocoon/node";
+import {
+  podEntersCocoonGate,
+  podOwnedByCocoonSet,
+  readPodMarkers,
+  requestedNodeName,
+} from "../cocoon/pod";
+import { type KubeApi, KubeApiError } from "../kube/port";
 
 export interface PodGateDeps {
   /** Usernames allowed to create gated pods (POD_CREATORS). */
   readonly podCreators: ReadonlySet<string>;
+  /** Reads the node a pod is bound to by name, and the pod a Binding places. */
+  readonly kube: KubeApi;
 }
 
 const GATED_OPERATIONS: ReadonlySet<string | undefined> = new Set(["CREATE", "UPDATE"]);
 
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
+const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
 /**
- * `/mutate` (SPEC §4): only the cocoon operator may create VM-backed pods, or
- * turn an existing pod into one. Never patches.
+ * `/mutate`: only the cocoon operator may create VM-backed pods, turn an
+ * existing pod into one, or put a pod on a VM node by name (`spec.nodeName`,
+ * a Binding) past the taint. Never patches. Synchronous, without any
+ * apiserver call, for every pod that neither carries a marker nor names a
+ * node.
  */
-export function podGate(request: AdmissionRequest, deps: PodGateDeps): Verdict {
+export function podGate(request: AdmissionRequest, deps: PodGateDeps): Verdict | Promise<Verdict> {
+  if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
   if (!GATED_OPERATIONS.has(request.operation)) return skipped("operation");
 
   const markers = readPodMarkers(request.object);
-  if (markers === "undecodable") return skipped("decode");
-  if (markers === "not_gated") return skipped("not_cocoon");
+  if (markers !== "gated") {
+    const nodeName = request.operation === "CREATE" ? requestedNodeName(request.object) : undefined;
+    if (nodeName !== undefined) return podBoundByNameGate(request, nodeName, deps);
+    return skipped(markers === "undecodable" ? "decode" : "not_cocoon");
+  }
   // Runtime patches by the operator and vk-cocoon on already-gated pods pass untouched.
   if (request.operation === "UPDATE" && podEntersCocoonGate(request.oldObject)) {
     return skipped("no_change");
   }
+  return markedPodChecks(request, request.object, deps, {
+    notOwned: () => notOwnedMessage(request),
+    creator: (username) => creatorMessage(request, username, deps.podCreators),
+  });
+}
 
-  if (!podOwnedByCocoonSet(request.object)) return denied("not_owned", notOwnedMessage(request));
+/** `pods/binding`, or the older `bindings` resource: both place a pod on `target.name`. */
+function isBindingRequest(request: AdmissionRequest): boolean {
+  if (request.kind?.kind !== "Binding") return false;
+  const resource = request.resource?.resource;
+  return (
+    (resource === "pods" && request.subResource === "binding") ||
+    (resource === "bindings" && !request.subResource)
+  );
+}
+
+/** The gate a marked pod passes: a CocoonSet owner, and a requester in POD_CREATORS. */
+function markedPodChecks(
+  request: AdmissionRequest,
+  pod: unknown,
+  deps: PodGateDeps,
+  messages: { notOwned: () => string; creator: (username: string) => string },
+): Verdict {
+  if (!podOwnedByCocoonSet(pod)) return denied("not_owned", messages.notOwned());
   const username = request.userInfo?.username ?? "";
-  if (!deps.podCreators.has(username)) {
-    return denied("creator", creatorMessage(request, username, deps.podCreators));
-  }
+  if (!deps.podCreators.has(username)) return denied("creator", messages.creator(username));
   return allowed();
+}
+
+/** An unmarked pod CREATE with `spec.nodeName`: gated like a marked pod when the node is a VM node. */
+async function podBoundByNameGate(
+  request: AdmissionRequest,
+  nodeName: unknown,
+  deps: PodGateDeps,
+): Promise<Verdict> {
+  if (!isDnsSubdomain(nodeName)) {
+    return denied(
+      "invalid_name",
+      invalidNodeNameMessage(describePod(request), "spec.nodeName", nodeName),
+    );
+  }
+  const node = await fetchNode(deps.kube, nodeName);
+  if (!node.ok) {
+    return errored(
+      "node_fetch",
+      nodeFetchMessage(describePod(request), "spec.nodeName", nodeName, node.failure),
+    );
+  }
+  if (node.kind === "not_vm") return skipped("not_cocoon");
+  const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
+  return markedPodChecks(request, request.object, deps, {
+    notOwned: () =>
+      `${subject}, but metadata.ownerReferences has no ${COCOONSET_KIND} owner: a pod on a VM ` +
+      `node becomes a VM and must be managed by a ${COCOONSET_KIND}; remove spec.nodeName and ` +
+      `let the scheduler place the pod, or create a ${COCOONSET_KIND} instead`,
+    creator: (username) =>
+      `user "${username}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
+      `${VM_NODE}: ${onlyCreators(deps.podCreators)}; remove spec.nodeName and let the scheduler ` +
+      `place the pod, or let the cocoon operator create it from a ${COCOONSET_KIND}`,
+  });
+}
+
+/**
+ * A Binding by anyone but the scheduler (which honours taints): to a VM node,
+ * the bound pod must already carry a cocoon marker and then pass the gate of
+ * a marked pod, with the binder as the requester.
+ */
+async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<Verdict> {
+  if (request.operation !== "CREATE") return skipped("operation");
+  const username = request.userInfo?.username ?? "";
+  if (username === SCHEDULER_USERNAME) return skipped("scheduler");
+  const nodeName = bindingTargetNode(request.object);
+  if (nodeName === undefined) return skipped("decode");
+
+  const namespace = request.namespace;
+  const podName = request.name;
+  const pod = `pod ${namespace ?? ""}/${podName ?? ""}`;
+  if (!isDnsSubdomain(nodeName)) {
+    return denied(
+      "invalid_name",
+      invalidNodeNameMessage(`the Binding of ${pod}`, "target.name", nodeName),
+    );
+  }
+  if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
+    return denied(
+      "invalid_name",
+      `the Binding names ${JSON.stringify(`${namespace ?? ""}/${podName ?? ""}`)} as its pod, which is not ` +
+        `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
+    );
+  }
+
+  const node = await fetchNode(deps.kube, nodeName);
+  if (!node.ok) {
+    return errored(
+      "node_fetch",
+      nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
+    );
+  }
+  if (node.kind === "not_vm") return skipped("not_cocoon");
+
+  const bound = await fetchBoundPod(deps.kube, namespace, podName);
+  if (!bound.ok) {
+    return errored(
+      "pod_fetch",
+      `cannot verify ${pod}, which a Binding places on "${nodeName}", ${VM_NODE}, so the Binding is ` +
+        `refused (fail-closed): ${bound.failure}; ${RETRY_HINT} (check its network path, its RBAC to ` +
+        `get pods, and APISERVER_TIMEOUT)`,
+    );
+  }
+  const binding = `user "${username}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  if (bound.pod === undefined || readPodMarkers(bound.pod) !== "gated") {
+    const state =
+      bound.pod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
+    return denied(
+      "unmarked_binding",
+      `${binding}: the pod ${state}, and only VM-backed pods made by the cocoon operator may run on ` +
+        `VM nodes; bind it to another node or let the scheduler place it`,
+    );
+  }
+  return markedPodChecks(request, bound.pod, deps, {
+    notOwned: () =>
+      `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
+      `no ${COCOONSET_KIND} owner; VM-backed pods must be managed by a ${COCOONSET_KIND}`,
+    creator: () =>
+      `${binding}: ${onlyCreators(deps.podCreators)}, and the scheduler (${SCHEDULER_USERNAME}) may ` +
+      `place them; let the scheduler bind the pod`,
+  });
+}
+
+type NodeFetch =
+  | { readonly ok: true; readonly kind: "vm" | "not_vm" }
+  | { readonly ok: false; readonly failure: string };
+
+/** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
+async function fetchNode(kube: KubeApi, name: string): Promise<NodeFetch> {
+  let node: unknown;
+  try {
+    node = await kube.getNode(name);
+  } catch (error) {
+    // Anything else is a bug, left to admit() to report as an internal error.
+    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
+    throw error;
+  }
+  if (node === undefined) return { ok: true, kind: "not_vm" };
+  const kind = readNodeKind(node);
+  if (kind === "unreadable") {
+    return { ok: false, failure: `node "${name}" has a spec.taints that cannot be read` };
+  }
+  return { ok: true, kind };
+}
+
+type PodFetch =
+  | { readonly ok: true; readonly pod: unknown }
+  | { readonly ok: false; readonly failure: string };
+
+async function fetchBoundPod(kube: KubeApi, namespace: string, name: string): Promise<PodFetch> {
+  try {
+    return { ok: true, pod: await kube.getPod(namespace, name) };
+  } catch (error) {
+    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
+    throw error;
+  }
+}
+
+const RETRY_HINT = "retry once the webhook can reach the Kubernetes API";
+
+function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
+  return (
+    `${path} of ${subject} is ${JSON.stringify(nodeName) ?? String(nodeName)}, which is not a valid ` +
+    `node name (a DNS subdomain: lowercase letters, digits, "-" and ".", at most 253 characters); ` +
+    `name an existing node`
+  );
+}
+
+function nodeFetchMessage(
+  subject: string,
+  path: string,
+  nodeName: string,
+  failure: string,
+): string {
+  return (
+    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
+    `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
+    `${RETRY_HINT} (check its network path, its RBAC to get nodes, and APISERVER_TIMEOUT)`
+  );
 }
 
 function describePod(request: AdmissionRequest): string {
   const namespace = request.namespace ?? "";
   return request.name ? `pod ${namespace}/${request.name}` : `a pod in namespace "${namespace}"`;
+}
+
+function onlyCreators(podCreators: ReadonlySet<string>): string {
+  const creators = podCreators.size > 0 ? [...podCreators].join(", ") : "(none configured)";
+  return `only the identities in POD_CREATORS (${creators}) may create VM-backed pods`;
 }
 
 function notOwnedMessage(request: AdmissionRequest): string {
@@ -55,11 +262,10 @@ function creatorMessage(
   podCreators: ReadonlySet<string>,
 ): string {
   const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
-  const creators = podCreators.size > 0 ? [...podCreators].join(", ") : "(none configured)";
   return (
     `user "${username}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
-    `marker (${MARKERS}): only the identities in POD_CREATORS (${creators}) may create ` +
-    `VM-backed pods; a ${COCOONSET_KIND} owner reference is set by the client and is not ` +
-    `proof the operator made the pod — let the cocoon operator create it from a ${COCOONSET_KIND}`
+    `marker (${MARKERS}): ${onlyCreators(podCreators)}; a ${COCOONSET_KIND} owner reference is ` +
+    `set by the client and is not proof the operator made the pod — let the cocoon operator ` +
+    `create it from a ${COCOONSET_KIND}`
   );
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readReview, type WebhookProcess } from "../e2e/harness";
-import { scaleReview } from "../e2e/reviews";
+import { review, scaleReview } from "../e2e/reviews";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
   cocoonSetObject,
@@ -15,6 +15,18 @@ import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round, rssKib 
 const APISERVER_TIMEOUT_MS = 1000;
 const BOUND_MS = APISERVER_TIMEOUT_MS + 250;
 const PER_FAULT = 5;
+
+/** A hand-made pod created straight onto a node by name: the gate must GET the node. */
+const podOnNodeReview = (): Review =>
+  review({
+    namespace: "team-a",
+    name: "hand-0",
+    username: "alice",
+    object: {
+      metadata: { name: "hand-0", namespace: "team-a" },
+      spec: { nodeName: "vk-cocoon-1", containers: [{ name: "c", image: "busybox" }] },
+    },
+  });
 
 interface Answer {
   readonly status: number;
@@ -170,7 +182,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     }
   }
 
-  test("scale-downs and hibernation CREATEs fail closed in time; scale-ups, the pod gate and CocoonSet rules are unaffected", async () => {
+  test("scale-downs, hibernation CREATEs and pods bound by name fail closed in time; scale-ups, the pod gate and CocoonSet rules are unaffected", async () => {
     // Baseline: a healthy apiserver.
     const baseline = backgroundTraffic();
     const healthyDown = await decide("/validate", scaleReview(3, 1));
@@ -191,7 +203,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     for (const fault of FAULTS) {
       await applyFault(fault);
       const traffic = backgroundTraffic();
-      const [downs, hibernations, ups] = await Promise.all([
+      const [downs, hibernations, ups, boundByName] = await Promise.all([
         Promise.all(
           Array.from({ length: PER_FAULT }, () => decide("/validate", scaleReview(3, 1))),
         ),
@@ -203,11 +215,18 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         Promise.all(
           Array.from({ length: PER_FAULT }, () => decide("/validate", scaleReview(1, 3))),
         ),
+        Promise.all(Array.from({ length: PER_FAULT }, () => decide("/mutate", podOnNodeReview()))),
       ]);
       await Bun.sleep(500);
       await traffic.stop();
 
-      const closed = [...downs, ...hibernations];
+      const closed = [...downs, ...hibernations, ...boundByName];
+      for (const answer of boundByName) {
+        if (answer.allowed !== false || !answer.message.includes("cannot verify node"))
+          problems.push(
+            `${fault.name}: pod bound by name not denied fail-closed: ${answer.message}`,
+          );
+      }
       for (const answer of downs) {
         if (answer.allowed !== false || !answer.message.includes("cannot verify parent workload"))
           problems.push(`${fault.name}: scale-down not denied fail-closed: ${answer.message}`);
@@ -251,6 +270,11 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
       sampleValue(metrics, "cocoon_webhook_apiserver_requests_total", {
         verb: "list",
         resource: "cocoonhibernations",
+        outcome: "timeout",
+      }) +
+      sampleValue(metrics, "cocoon_webhook_apiserver_requests_total", {
+        verb: "get",
+        resource: "nodes",
         outcome: "timeout",
       });
     rows["redirect targets reached"] = decoy.hits();

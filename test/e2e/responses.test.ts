@@ -28,6 +28,18 @@ const rejections = () =>
     .map((line) => JSON.parse(line))
     .filter((line) => line.msg === "request rejected");
 
+/** The rejection lines once one with `status` has arrived (stdout is read asynchronously); 5 s at most. */
+async function rejectionsWith(status: number, count = 1) {
+  const deadline = Date.now() + 5000;
+  while (
+    rejections().filter((line) => line.status === status).length < count &&
+    Date.now() < deadline
+  ) {
+    await Bun.sleep(20);
+  }
+  return rejections();
+}
+
 describe("every response is counted; every 4xx is logged", () => {
   test("a review answered 200 is counted under its route", async () => {
     const before = await responses("/mutate", 200);
@@ -44,7 +56,7 @@ describe("every response is counted; every 4xx is logged", () => {
       `request body is larger than MAX_REQUEST_BYTES (${MAX_REQUEST_BYTES} bytes)`,
     );
     expect(await responses("/validate", 413)).toBe(1);
-    const line = rejections().find((entry) => entry.status === 413);
+    const line = (await rejectionsWith(413)).find((entry) => entry.status === 413);
     expect(line).toMatchObject({ level: "warn", path: "/validate", method: "POST" });
     expect(line.reason).toStartWith("request body is larger than MAX_REQUEST_BYTES");
     expect(line.client).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -78,7 +90,7 @@ describe("every response is counted; every 4xx is logged", () => {
     expect(await responses("other", 404)).toBe(3);
     const text = await webhook.metrics();
     expect(text).not.toContain('path="/admin"');
-    expect(rejections().filter((entry) => entry.status === 404)).toHaveLength(3);
+    expect((await rejectionsWith(404, 3)).filter((entry) => entry.status === 404)).toHaveLength(3);
   });
 
   test("400, 405 and 415 are logged with what was wrong", async () => {
@@ -87,6 +99,9 @@ describe("every response is counted; every 4xx is logged", () => {
     await (
       await fetch(`${webhook.admissionUrl}/mutate`, { tls: { ca: webhook.ca.cert } })
     ).arrayBuffer();
+    await rejectionsWith(400);
+    await rejectionsWith(415);
+    await rejectionsWith(405);
     const byStatus = new Map(rejections().map((entry) => [entry.status, entry.reason]));
     expect(byStatus.get(400)).toBe("request body is not a valid AdmissionReview");
     expect(byStatus.get(415)).toStartWith("Content-Type must be application/json");

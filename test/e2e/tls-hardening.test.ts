@@ -87,10 +87,12 @@ describe("a serving certificate that is expired at start", () => {
   });
 
   test("is logged at error level at start, and its expiry is still exported", async () => {
-    const errors = webhook
-      .logs()
-      .map((line) => JSON.parse(line))
-      .filter((line) => line.level === "error");
+    const errorLines = async () =>
+      webhook
+        .logs()
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.level === "error");
+    const errors = await poll(errorLines, (lines) => lines.length > 0);
     expect(errors.map((line) => line.msg)).toContainEqual(
       expect.stringContaining("the serving certificate expired at"),
     );
@@ -156,11 +158,12 @@ describe("certificate files that are not usable are refused on reload, the serve
     volume.publish(expired);
     expect(await poll(failures, (count) => count > before)).toBeGreaterThan(before);
     expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(serialOf(first));
-    const refusals = webhook
-      .logs()
-      .map((line) => JSON.parse(line))
-      .filter((line) => line.level === "error" && /expired at/.test(line.err?.message ?? ""));
-    expect(refusals.length).toBeGreaterThan(0);
+    const refusals = async () =>
+      webhook
+        .logs()
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.level === "error" && /expired at/.test(line.err?.message ?? ""));
+    expect((await poll(refusals, (lines) => lines.length > 0)).length).toBeGreaterThan(0);
   });
 
   test("a valid pair published afterwards is served", async () => {

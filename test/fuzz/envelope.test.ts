@@ -42,7 +42,10 @@ const failingKube = () => new FakeKube().failing();
 
 type RuleUnderTest = (request: AdmissionRequest) => Verdict | Promise<Verdict>;
 const RULES: Record<string, RuleUnderTest> = {
-  podGate: (request) => podGate(request, { podCreators: new Set([OPERATOR_USERNAME]) }),
+  podGate: (request) =>
+    podGate(request, { podCreators: new Set([OPERATOR_USERNAME]), kube: kube() }),
+  podGateApiserverDown: (request) =>
+    podGate(request, { podCreators: new Set([OPERATOR_USERNAME]), kube: failingKube() }),
   scaleGuard: (request) => scaleGuard(request, { kube: kube() }),
   scaleGuardApiserverDown: (request) => scaleGuard(request, { kube: failingKube() }),
   validateCocoonSet: (request) => validateCocoonSet(request),

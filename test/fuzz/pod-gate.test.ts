@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import type { Verdict } from "../../src/admission/verdict";
 import {
   COCOON_TOLERATION_KEY,
   COCOONSET_KIND,
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { podGate } from "../../src/rules/pod-gate";
+import { podGate as podGateMaybeAsync } from "../../src/rules/pod-gate";
+import { FakeKube } from "../support/fake-kube";
 import { admissionRequest } from "../support/requests";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
@@ -17,7 +19,15 @@ import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
  */
 
 const POD_KIND = { group: "", version: "v1", kind: "Pod" };
-const deps = { podCreators: new Set([OPERATOR_USERNAME]) };
+// A marked pod is decided without the apiserver; a failing port would show any call.
+const deps = { podCreators: new Set([OPERATOR_USERNAME]), kube: new FakeKube().failing() };
+
+/** The marked-pod path answers synchronously: no await for the pods the gate sees most. */
+function podGate(...args: Parameters<typeof podGateMaybeAsync>): Verdict {
+  const verdict = podGateMaybeAsync(...args);
+  if (verdict instanceof Promise) throw new Error("a marked pod was decided asynchronously");
+  return verdict;
+}
 
 /** Strings a random generator will never produce by chance, so they cannot add a marker or owner. */
 const mentionsCocoon = (value: unknown): boolean => {

@@ -333,3 +333,69 @@ describe("listHibernations", () => {
     expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
   });
 });
+
+describe("getNode and getPod", () => {
+  const node = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" }, spec: { taints: [] } };
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "demo-0", namespace: "team-a" },
+    spec: { containers: [] },
+  };
+
+  test("GET /api/v1/nodes/NAME returns the node, counted as get nodes", async () => {
+    apiserver.setNode("vk-1", node);
+    const deltas = await metricDeltas("get", "nodes", async () => {
+      expect(await api.getNode("vk-1")).toEqual(node);
+      expect(await api.getNode("missing")).toBeUndefined();
+    });
+    expect(deltas).toEqual({ outcomes: { success: 1, not_found: 1 }, durations: 2 });
+    expect(apiserver.requests.at(-2)).toMatchObject({
+      path: "/api/v1/nodes/vk-1",
+      authorization: `Bearer ${apiserver.token}`,
+    });
+  });
+
+  test("GET /api/v1/namespaces/NS/pods/NAME returns the pod, counted as get pods", async () => {
+    apiserver.setPod("team-a", "demo-0", pod);
+    const deltas = await metricDeltas("get", "pods", async () => {
+      expect(await api.getPod("team-a", "demo-0")).toEqual(pod);
+      expect(await api.getPod("team-a", "missing")).toBeUndefined();
+    });
+    expect(deltas).toEqual({ outcomes: { success: 1, not_found: 1 }, durations: 2 });
+    expect(apiserver.requests.at(-2)?.path).toBe("/api/v1/namespaces/team-a/pods/demo-0");
+  });
+
+  test("a 500 is a KubeApiError counted as error", async () => {
+    apiserver.failNext({ kind: "status", status: 500, message: "etcd is unhappy" });
+    const deltas = await metricDeltas("get", "nodes", async () => {
+      const error = await kubeApiErrorFrom(api.getNode("vk-1"));
+      expect(error.message).toStartWith("GET nodes vk-1: apiserver answered 500");
+    });
+    expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
+  });
+
+  test.each<[string, unknown]>([
+    ["an empty object", {}],
+    ["a Status", { apiVersion: "v1", kind: "Status", status: "Success", metadata: {} }],
+    ["another kind", { ...node, kind: "ConfigMap" }],
+    ["another apiVersion", { ...node, apiVersion: "v2" }],
+    ["another name", { ...node, metadata: { name: "vk-2" } }],
+    ["a namespaced object", { ...node, metadata: { name: "vk-1", namespace: "default" } }],
+  ])("a 2xx node answer that is %s is a KubeApiError, never a node", async (_name, body) => {
+    apiserver.setNode("vk-1", body);
+    const error = await kubeApiErrorFrom(api.getNode("vk-1"));
+    expect(error.message).toStartWith("GET nodes vk-1: apiserver answered 200 with ");
+  });
+
+  test.each<[string, unknown]>([
+    ["another namespace", { ...pod, metadata: { name: "demo-0", namespace: "team-b" } }],
+    ["no namespace", { ...pod, metadata: { name: "demo-0" } }],
+    ["another name", { ...pod, metadata: { name: "demo-1", namespace: "team-a" } }],
+    ["a Node", { ...pod, kind: "Node" }],
+  ])("a 2xx pod answer with %s is a KubeApiError", async (_name, body) => {
+    apiserver.setPod("team-a", "demo-0", body);
+    const error = await kubeApiErrorFrom(api.getPod("team-a", "demo-0"));
+    expect(error.message).toStartWith("GET pods team-a/demo-0: apiserver answered 200 with ");
+  });
+});

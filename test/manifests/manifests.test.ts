@@ -127,7 +127,7 @@ describe("namespace and RBAC", () => {
     expect(labels["pod-security.kubernetes.io/enforce"]).toBeUndefined();
   });
 
-  test("the ClusterRole grants exactly get on workloads and list on hibernations", () => {
+  test("the ClusterRole grants exactly get on workloads, nodes and pods and list on hibernations", () => {
     expect(get(ClusterRole, "cocoon-webhook").rules).toEqual([
       { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: ["get"] },
       {
@@ -135,6 +135,7 @@ describe("namespace and RBAC", () => {
         resources: ["cocoonhibernations"],
         verbs: ["list"],
       },
+      { apiGroups: [""], resources: ["nodes", "pods"], verbs: ["get"] },
     ]);
   });
 
@@ -397,6 +398,13 @@ describe("webhook configurations", () => {
         resources: ["pods"],
         scope: "Namespaced",
       },
+      {
+        apiGroups: [""],
+        apiVersions: ["v1"],
+        operations: ["CREATE"],
+        resources: ["pods/binding", "bindings"],
+        scope: "Namespaced",
+      },
     ]);
     expect(byPath.get("/validate")?.rules).toEqual([
       {
@@ -448,7 +456,8 @@ describe("webhook configurations", () => {
 
   test("matchConditions pre-filter the pod gate and the scale guard", () => {
     expect(byPath.get("/mutate")?.matchConditions?.map((condition) => condition.name)).toEqual([
-      "object-enters-cocoon-gate",
+      "binding-not-by-scheduler",
+      "binding-or-gated-or-names-node",
       "old-object-not-gated",
     ]);
     expect(byPath.get("/validate")?.matchConditions?.map((condition) => condition.name)).toEqual([

@@ -1,13 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
+import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/keys";
-import { podEntersCocoonGate } from "../../src/cocoon/pod";
+import { podEntersCocoonGate, podNamesNode } from "../../src/cocoon/pod";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
   workloadIsCocoon,
 } from "../../src/cocoon/workload";
+import { podGate as podGateRule } from "../../src/rules/pod-gate";
 import { scaleGuard } from "../../src/rules/scale-guard";
 import { FakeKube } from "../support/fake-kube";
 import { admissionRequest } from "../support/requests";
@@ -100,6 +102,26 @@ function podRequest(operation: "CREATE" | "UPDATE"): Json {
     userInfo: { username: "system:serviceaccount:cocoon-system:cocoon-operator" },
     dryRun: false,
   };
+}
+
+const SCHEDULER = "system:kube-scheduler";
+
+/**
+ * A Binding request as the apiserver sends it: `pods/binding`, or the older
+ * `bindings` resource; `username` undefined leaves it out.
+ */
+function bindingRequest(legacy: boolean, username: string | undefined): Json {
+  const request: { [key: string]: Json } = {
+    uid: "705ab4f5-6393-11e8-b7cc-42010a800004",
+    kind: { group: "", version: "v1", kind: "Binding" },
+    resource: { group: "", version: "v1", resource: legacy ? "bindings" : "pods" },
+    name: "p",
+    namespace: "default",
+    operation: "CREATE",
+    userInfo: username === undefined ? {} : { username },
+  };
+  if (!legacy) request.subResource = "binding";
+  return request;
 }
 
 /** A workload request; subResource is omitted (as the apiserver's omitempty does) when absent. */
@@ -220,7 +242,11 @@ const container = record({
 const podSpec = orNull(
   record(
     { containers: fc.array(container, { minLength: 1, maxLength: 2 }) },
-    { tolerations, nodeName: label, restartPolicy: fc.constantFrom("Always", "Never") },
+    {
+      tolerations,
+      nodeName: orNull(fc.oneof(label, fc.constant(""))),
+      restartPolicy: fc.constantFrom("Always", "Never"),
+    },
   ),
 );
 
@@ -289,11 +315,18 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
     expect(gated).toBeLessThan(800);
   });
 
-  test("CREATE: called exactly for pods entering the gate", () => {
+  test("generated pods name a node as often as not", () => {
+    const sample = fc.sample(pod, { numRuns: 1000, seed: 1 });
+    const named = sample.filter((generated) => podNamesNode(generated)).length;
+    expect(named).toBeGreaterThan(100);
+    expect(named).toBeLessThan(900);
+  });
+
+  test("CREATE: called exactly for pods entering the gate or naming a node", () => {
     fc.assert(
       fc.property(pod, (object) => {
         const bindings = { object, oldObject: null, request: podRequest("CREATE") };
-        expect(calls(podGate, bindings)).toBe(podEntersCocoonGate(object));
+        expect(calls(podGate, bindings)).toBe(podEntersCocoonGate(object) || podNamesNode(object));
       }),
       RUNS,
     );
@@ -316,6 +349,39 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
         expect(calls(podGate, { object, oldObject: object, request: podRequest("UPDATE") })).toBe(
           false,
         );
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("pod gate matchConditions agree with the gate's binding check", () => {
+  const target = orNull(
+    record({}, { kind: orNull(fc.constantFrom("Node", "")), name: orNull(label) }),
+  );
+  const binding = record(
+    { apiVersion: fc.constant("v1"), kind: fc.constant("Binding") },
+    { metadata: record({ name: label }), target },
+  );
+  const username = fc.option(
+    fc.constantFrom(SCHEDULER, "system:serviceaccount:cocoon-system:cocoon-operator", "alice", ""),
+    { nil: undefined },
+  );
+
+  test("called exactly for Bindings not made by the scheduler; the code skips the scheduler's too", async () => {
+    await fc.assert(
+      fc.asyncProperty(binding, fc.boolean(), username, async (object, legacy, user) => {
+        const request = bindingRequest(legacy, user);
+        const called = calls(podGate, { object, oldObject: null, request });
+        expect(called).toBe(user !== SCHEDULER);
+        const kube = new FakeKube();
+        const verdict = await podGateRule(admissionRequestSchema.parse(request), {
+          podCreators: new Set(),
+          kube,
+        });
+        const skippedAsScheduler = verdict.result === "skipped" && verdict.reason === "scheduler";
+        expect(skippedAsScheduler).toBe(!called);
+        if (!called) expect(kube.calls).toEqual([]);
       }),
       RUNS,
     );
@@ -375,10 +441,13 @@ describe("pod gate examples", () => {
     ["null metadata", gatePod({ containers }, null), false],
     ["empty metadata", gatePod({ containers }, {}), false],
     ["empty pod", {}, false],
+    ["nodeName set", gatePod({ containers, nodeName: "worker-1" }), true],
+    ["empty nodeName", gatePod({ containers, nodeName: "" }), false],
+    ["null nodeName", gatePod({ containers, nodeName: null }), false],
   ];
   for (const [name, object, expected] of rows) {
-    test(`${name}: ${expected ? "gated" : "not gated"}`, () => {
-      expect(podEntersCocoonGate(object)).toBe(expected);
+    test(`${name}: ${expected ? "sent" : "not sent"}`, () => {
+      expect(podEntersCocoonGate(object) || podNamesNode(object)).toBe(expected);
       expect(calls(podGate, { object, oldObject: null, request: podRequest("CREATE") })).toBe(
         expected,
       );

@@ -8,7 +8,8 @@ import {
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { podGate } from "../../src/rules/pod-gate";
+import { type PodGateDeps, podGate } from "../../src/rules/pod-gate";
+import { FakeKube } from "../support/fake-kube";
 import { admissionRequest } from "../support/requests";
 
 const ALICE = "alice@example.com";
@@ -87,7 +88,7 @@ const owned = [cocoonSetOwner];
 const unreadableMarkers = pod({ tolerations: "x", annotations: 5 });
 const keylessExistsPod = pod({ tolerations: [{ operator: "Exists" }] });
 
-/** Every row of the SPEC §4 table, keyed by the expected `result/reason`, then by case name. */
+/** Every row of the pod gate's table, keyed by the expected `result/reason`, then by case name. */
 const gateTable: Record<string, Record<string, AdmissionRequest>> = {
   "skipped/kind": {
     "a Deployment": podRequest({ kind: deploymentKind, object: operatorPod }),
@@ -179,9 +180,13 @@ const gateCases = Object.entries(gateTable).flatMap(([expected, requests]) =>
   Object.entries(requests).map(([name, request]) => ({ name, request, expected })),
 );
 
-describe("podGate (SPEC §4)", () => {
+describe("podGate", () => {
   test.each(gateCases)("$expected: $name", ({ request, expected }) => {
-    const verdict = podGate(request, { podCreators: OPERATOR_ONLY });
+    const kube = new FakeKube().failing();
+    const verdict = podGate(request, { podCreators: OPERATOR_ONLY, kube });
+    // No pod of this table names a node: decided at once, without the apiserver.
+    if (verdict instanceof Promise) throw new Error("decided asynchronously");
+    expect(kube.calls).toEqual([]);
     expect(label(verdict)).toBe(expected);
     expect(verdict.allowed).toBe(!expected.startsWith("deny/"));
     if (verdict.allowed) expect(verdict.message).toBeUndefined();
@@ -197,8 +202,11 @@ describe("podGate with a configured POD_CREATORS", () => {
     ["a listed user", [OPERATOR_USERNAME, ALICE], ALICE, "allow/"],
     ["the operator when not listed", [ALICE], OPERATOR_USERNAME, "deny/creator"],
     ["the operator when the list is empty", [], OPERATOR_USERNAME, "deny/creator"],
-  ])("%s → %s", (_name, creators, username, expected) => {
-    const verdict = podGate(create(operatorPod, username), { podCreators: new Set(creators) });
+  ])("%s → %s", async (_name, creators, username, expected) => {
+    const verdict = await podGate(create(operatorPod, username), {
+      podCreators: new Set(creators),
+      kube: new FakeKube(),
+    });
     expect(label(verdict)).toBe(expected);
   });
 });
@@ -233,9 +241,365 @@ describe("podGate denial messages", () => {
     },
   ];
 
-  test.each(messageCases)("$name", ({ request, mentions }) => {
-    const message = podGate(request, { podCreators: OPERATOR_ONLY }).message ?? "";
+  test.each(messageCases)("$name", async ({ request, mentions }) => {
+    const verdict = await podGate(request, { podCreators: OPERATOR_ONLY, kube: new FakeKube() });
+    const message = verdict.message ?? "";
     for (const mention of mentions) expect(message).toContain(mention);
     expect(message.startsWith(MESSAGE_PREFIX)).toBe(false);
+  });
+});
+
+// ------------------------------------------------ pods bound by name, Bindings
+
+const SCHEDULER = "system:kube-scheduler";
+const VM_NODE = "vk-cocoon-1";
+const PLAIN_NODE = "worker-1";
+const vmNode = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: { name },
+  spec: {
+    taints: [
+      { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" },
+      { key: COCOON_TOLERATION_KEY, value: "cocoon", effect: "NoSchedule" },
+    ],
+  },
+});
+const plainNode = (name: string, spec: unknown = { taints: [{ key: "dedicated" }] }) => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: { name },
+  spec,
+});
+
+const onNode = (nodeName: unknown, fields: PodFields = {}) => {
+  const base = pod(fields);
+  return { ...base, spec: { ...base.spec, nodeName } };
+};
+
+function bindingRequest(
+  nodeName: unknown,
+  username: string,
+  overrides: Partial<AdmissionRequest> = {},
+): AdmissionRequest {
+  return admissionRequest({
+    kind: { kind: "Binding" },
+    resource: { resource: "pods" },
+    subResource: "binding",
+    name: "demo-0",
+    operation: "CREATE",
+    userInfo: { username },
+    object: {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "demo-0", namespace: "default" },
+      target: { apiVersion: "v1", kind: "Node", name: nodeName },
+    },
+    ...overrides,
+  });
+}
+
+/** The legacy `POST /api/v1/namespaces/{ns}/bindings` places a pod the same way. */
+const legacyBinding = (nodeName: string, username: string) =>
+  bindingRequest(nodeName, username, {
+    resource: { resource: "bindings" },
+    subResource: undefined,
+  });
+
+function cluster(): FakeKube {
+  return new FakeKube()
+    .withNode(VM_NODE, vmNode(VM_NODE))
+    .withNode(PLAIN_NODE, plainNode(PLAIN_NODE))
+    .withNode("bare", plainNode("bare", undefined))
+    .withNode("null-taints", plainNode("null-taints", { taints: null }))
+    .withNode("odd-taints", plainNode("odd-taints", { taints: { key: COCOON_TOLERATION_KEY } }))
+    .withPod("default", "demo-0", operatorPod)
+    .withPod("default", "plain-0", plainPod)
+    .withPod("default", "unowned-0", tolerationOnly);
+}
+
+interface BoundCase {
+  readonly request: AdmissionRequest;
+  /** The apiserver reads the gate makes, as `resource name`. */
+  readonly reads: readonly string[];
+  readonly kube?: () => FakeKube;
+}
+
+const boundTable: Record<string, Record<string, BoundCase>> = {
+  "skipped/not_cocoon": {
+    "unmarked pod on a plain node": {
+      request: create(onNode(PLAIN_NODE), ALICE),
+      reads: [`nodes ${PLAIN_NODE}`],
+    },
+    "unmarked pod on a node without spec": {
+      request: create(onNode("bare"), ALICE),
+      reads: ["nodes bare"],
+    },
+    "unmarked pod on a node with null taints": {
+      request: create(onNode("null-taints"), ALICE),
+      reads: ["nodes null-taints"],
+    },
+    "unmarked pod on a node that does not exist (404)": {
+      request: create(onNode("gone"), ALICE),
+      reads: ["nodes gone"],
+    },
+    "empty nodeName": { request: create(onNode(""), ALICE), reads: [] },
+    "null nodeName": { request: create(onNode(null), ALICE), reads: [] },
+    "UPDATE naming a VM node (nodeName is immutable; only CREATE is gated)": {
+      request: update(onNode(VM_NODE), onNode(VM_NODE), ALICE),
+      reads: [],
+    },
+    "user Binding to a plain node": {
+      request: bindingRequest(PLAIN_NODE, ALICE, { name: "plain-0" }),
+      reads: [`nodes ${PLAIN_NODE}`],
+    },
+    "user Binding to a node that does not exist": {
+      request: bindingRequest("gone", ALICE, { name: "plain-0" }),
+      reads: ["nodes gone"],
+    },
+  },
+  "skipped/scheduler": {
+    "the scheduler binds an unmarked pod to a VM node (it honours taints)": {
+      request: bindingRequest(VM_NODE, SCHEDULER, { name: "plain-0" }),
+      reads: [],
+    },
+  },
+  "skipped/decode": {
+    "Binding without target": {
+      request: bindingRequest(undefined, ALICE, { object: { kind: "Binding" } }),
+      reads: [],
+    },
+    "Binding with an empty target name": { request: bindingRequest("", ALICE), reads: [] },
+    "Binding to something other than a Node": {
+      request: bindingRequest(VM_NODE, ALICE, {
+        object: { kind: "Binding", target: { kind: "Pod", name: VM_NODE } },
+      }),
+      reads: [],
+    },
+  },
+  "skipped/kind": {
+    "Binding kind on another subresource": {
+      request: bindingRequest(VM_NODE, ALICE, { subResource: "status" }),
+      reads: [],
+    },
+  },
+  "deny/not_owned": {
+    "hand-made pod on a VM node": {
+      request: create(onNode(VM_NODE), ALICE),
+      reads: [`nodes ${VM_NODE}`],
+    },
+    "the operator's pod on a VM node without a CocoonSet owner": {
+      request: create(onNode(VM_NODE)),
+      reads: [`nodes ${VM_NODE}`],
+    },
+    "undecodable markers do not hide the nodeName": {
+      request: create(onNode(VM_NODE, { tolerations: "x", annotations: 5 }), ALICE),
+      reads: [`nodes ${VM_NODE}`],
+    },
+    "operator binds a marked pod without a CocoonSet owner": {
+      request: bindingRequest(VM_NODE, OPERATOR_USERNAME, { name: "unowned-0" }),
+      reads: [`nodes ${VM_NODE}`, "pods default/unowned-0"],
+    },
+  },
+  "deny/creator": {
+    "forged CocoonSet owner on a VM node": {
+      request: create(onNode(VM_NODE, { ownerReferences: owned }), ALICE),
+      reads: [`nodes ${VM_NODE}`],
+    },
+    "a user binds the operator's pod to a VM node": {
+      request: bindingRequest(VM_NODE, ALICE),
+      reads: [`nodes ${VM_NODE}`, "pods default/demo-0"],
+    },
+    "a user binds through the legacy bindings resource": {
+      request: legacyBinding(VM_NODE, ALICE),
+      reads: [`nodes ${VM_NODE}`, "pods default/demo-0"],
+    },
+  },
+  "deny/unmarked_binding": {
+    "a user binds an unmarked pod to a VM node": {
+      request: bindingRequest(VM_NODE, ALICE, { name: "plain-0" }),
+      reads: [`nodes ${VM_NODE}`, "pods default/plain-0"],
+    },
+    "even the operator may not bind an unmarked pod to a VM node": {
+      request: bindingRequest(VM_NODE, OPERATOR_USERNAME, { name: "plain-0" }),
+      reads: [`nodes ${VM_NODE}`, "pods default/plain-0"],
+    },
+    "the bound pod does not exist": {
+      request: bindingRequest(VM_NODE, OPERATOR_USERNAME, { name: "gone-0" }),
+      reads: [`nodes ${VM_NODE}`, "pods default/gone-0"],
+    },
+  },
+  "deny/invalid_name": {
+    "nodeName with a path": { request: create(onNode("../namespaces/x"), ALICE), reads: [] },
+    "nodeName with upper case": { request: create(onNode("Node-1"), ALICE), reads: [] },
+    "nodeName not a string": { request: create(onNode(7), ALICE), reads: [] },
+    "nodeName over 253 characters": { request: create(onNode("a".repeat(254)), ALICE), reads: [] },
+    "Binding target with a slash": { request: bindingRequest("a/b", ALICE), reads: [] },
+    "Binding of a pod named ..": {
+      request: bindingRequest(VM_NODE, ALICE, { name: ".." }),
+      reads: [],
+    },
+    "Binding in namespace ..": {
+      request: bindingRequest(VM_NODE, ALICE, { namespace: ".." }),
+      reads: [],
+    },
+    "Binding without a pod name": {
+      request: bindingRequest(VM_NODE, ALICE, { name: undefined }),
+      reads: [],
+    },
+  },
+  "error/node_fetch": {
+    "node GET fails for a pod CREATE": {
+      request: create(onNode(VM_NODE), ALICE),
+      reads: [`nodes ${VM_NODE}`],
+      kube: () => cluster().failing("GET nodes vk-cocoon-1: timed out after 3000ms"),
+    },
+    "node GET fails for the operator's own pod": {
+      request: create(onNode(PLAIN_NODE, { ownerReferences: owned })),
+      reads: [`nodes ${PLAIN_NODE}`],
+      kube: () => cluster().failing(),
+    },
+    "node GET fails for a Binding": {
+      request: bindingRequest(VM_NODE, ALICE),
+      reads: [`nodes ${VM_NODE}`],
+      kube: () => cluster().failingFor("nodes"),
+    },
+    "node taints unreadable": {
+      request: create(onNode("odd-taints"), ALICE),
+      reads: ["nodes odd-taints"],
+    },
+  },
+  "error/pod_fetch": {
+    "pod GET fails for a Binding to a VM node": {
+      request: bindingRequest(VM_NODE, OPERATOR_USERNAME),
+      reads: [`nodes ${VM_NODE}`, "pods default/demo-0"],
+      kube: () => cluster().failingFor("pods", "GET pods default/demo-0: apiserver answered 403"),
+    },
+  },
+  "allow/": {
+    "operator creates an owned pod on a VM node": {
+      request: create(onNode(VM_NODE, { ownerReferences: owned })),
+      reads: [`nodes ${VM_NODE}`],
+    },
+    "operator binds its marked, owned pod": {
+      request: bindingRequest(VM_NODE, OPERATOR_USERNAME),
+      reads: [`nodes ${VM_NODE}`, "pods default/demo-0"],
+    },
+  },
+};
+
+const boundCases = Object.entries(boundTable).flatMap(([expected, cases]) =>
+  Object.entries(cases).map(([name, boundCase]) => ({ name, expected, ...boundCase })),
+);
+
+describe("podGate: pods bound by name and Bindings", () => {
+  test.each(boundCases)("$expected: $name", async ({ request, expected, reads, kube }) => {
+    const port = (kube ?? cluster)();
+    const verdict = await podGate(request, { podCreators: OPERATOR_ONLY, kube: port });
+    expect(label(verdict)).toBe(expected);
+    expect(verdict.allowed).toBe(!/^(deny|error)\//.test(expected));
+    expect(
+      port.calls.map(
+        (call) => `${call.resource} ${call.namespace ? `${call.namespace}/` : ""}${call.name}`,
+      ),
+    ).toEqual([...reads]);
+  });
+
+  test("a marked pod naming a node keeps today's path: no node GET", async () => {
+    const kube = cluster();
+    const verdict = podGate(create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
+      podCreators: OPERATOR_ONLY,
+      kube,
+    });
+    expect(verdict instanceof Promise).toBeFalse();
+    expect(label(await verdict)).toBe("deny/not_owned");
+    expect(kube.calls).toEqual([]);
+  });
+
+  test("an unmarked pod without nodeName is decided at once", () => {
+    const verdict = podGate(create(plainPod, ALICE), {
+      podCreators: OPERATOR_ONLY,
+      kube: cluster(),
+    });
+    expect(verdict instanceof Promise).toBeFalse();
+  });
+});
+
+describe("podGate: messages for pods bound by name and Bindings", () => {
+  const deps = (kube: FakeKube): PodGateDeps => ({ podCreators: OPERATOR_ONLY, kube });
+  test.each<[string, AdmissionRequest, () => FakeKube, string[]]>([
+    [
+      "not_owned (nodeName)",
+      create(onNode(VM_NODE), ALICE),
+      cluster,
+      [
+        "default/demo-0",
+        "spec.nodeName",
+        `"${VM_NODE}"`,
+        COCOON_TOLERATION_KEY,
+        "metadata.ownerReferences",
+        COCOONSET_KIND,
+      ],
+    ],
+    [
+      "creator (nodeName)",
+      create(onNode(VM_NODE, { ownerReferences: owned }), ALICE),
+      cluster,
+      [`"${ALICE}"`, "spec.nodeName", VM_NODE, "POD_CREATORS", OPERATOR_USERNAME],
+    ],
+    [
+      "node_fetch",
+      create(onNode(VM_NODE), ALICE),
+      () => cluster().failing("GET nodes vk-cocoon-1: timed out after 3000ms"),
+      [
+        "cannot verify node",
+        `"${VM_NODE}"`,
+        "spec.nodeName",
+        "fail-closed",
+        "timed out",
+        "RBAC to get nodes",
+        "APISERVER_TIMEOUT",
+      ],
+    ],
+    [
+      "node_fetch (Binding)",
+      bindingRequest(VM_NODE, ALICE),
+      () => cluster().failing(),
+      ["cannot verify node", "target.name", "default/demo-0"],
+    ],
+    [
+      "pod_fetch",
+      bindingRequest(VM_NODE, ALICE),
+      () => cluster().failingFor("pods", "boom"),
+      ["cannot verify pod default/demo-0", VM_NODE, "fail-closed", "boom", "RBAC to get pods"],
+    ],
+    [
+      "unmarked_binding",
+      bindingRequest(VM_NODE, ALICE, { name: "plain-0" }),
+      cluster,
+      [
+        `"${ALICE}"`,
+        "default/plain-0",
+        "target.name",
+        VM_NODE,
+        "carries no cocoon marker",
+        VM_NAME_ANNOTATION,
+      ],
+    ],
+    [
+      "creator (Binding)",
+      bindingRequest(VM_NODE, ALICE),
+      cluster,
+      [`"${ALICE}"`, "default/demo-0", "POD_CREATORS", SCHEDULER],
+    ],
+    [
+      "invalid_name",
+      create(onNode("../x"), ALICE),
+      cluster,
+      ["spec.nodeName", '"../x"', "DNS subdomain"],
+    ],
+  ])("%s", async (_name, request, kube, mentions) => {
+    const message = (await podGate(request, deps(kube()))).message ?? "";
+    for (const mention of mentions) expect(message).toContain(mention);
   });
 });

@@ -8,8 +8,8 @@ import { createTestCa, type TestCa } from "./certs";
 
 /**
  * A real HTTPS Kubernetes apiserver stand-in for tests: its own private CA,
- * bearer-token auth, the two endpoints cocoon-webhook reads (LISTs paginated
- * on demand), and failures on demand, hostile answers included: redirects,
+ * bearer-token auth, the endpoints cocoon-webhook reads (LISTs paginated on
+ * demand), and failures on demand, hostile answers included: redirects,
  * arbitrary bodies, oversized bodies.
  *
  * @example
@@ -123,6 +123,10 @@ export interface FakeApiserver {
    * apiserver does; default: everything on one page.
    */
   setListPageSize(size: number | undefined): void;
+  /** Served at /api/v1/nodes/NAME; `undefined` removes it (404). */
+  setNode(name: string, object: unknown): void;
+  /** Served at /api/v1/namespaces/NS/pods/NAME; `undefined` removes it (404). */
+  setPod(namespace: string, name: string, object: unknown): void;
   /** The next `times` requests fail this way (queued after earlier failNext calls). */
   failNext(failure: FakeFailure, times?: number): void;
   /** Every request fails this way once the failNext queue is empty, until clearFailures(). */
@@ -209,6 +213,12 @@ export async function startFakeApiserver(
     removeWorkload: (resource, namespace, name) =>
       state.workloads.delete(workloadKey(resource, namespace, name)),
     setHibernations: (namespace, items) => state.hibernations.set(namespace, [...items]),
+    setNode: (name, object) =>
+      object === undefined ? state.nodes.delete(name) : state.nodes.set(name, object),
+    setPod: (namespace, name, object) =>
+      object === undefined
+        ? state.pods.delete(`${namespace}/${name}`)
+        : state.pods.set(`${namespace}/${name}`, object),
     failNext: (failure, times = 1) => {
       for (let i = 0; i < times; i++) state.queuedFailures.push(failure);
     },
@@ -254,6 +264,8 @@ class ApiserverState {
   readonly requests: RecordedRequest[] = [];
   readonly workloads = new Map<string, unknown>();
   readonly hibernations = new Map<string, unknown[]>();
+  readonly nodes = new Map<string, unknown>();
+  readonly pods = new Map<string, unknown>();
   readonly queuedFailures: FakeFailure[] = [];
   standingFailure: FakeFailure | undefined;
   listPageSize: number | undefined;
@@ -305,6 +317,7 @@ class ApiserverState {
     if (request.method !== "GET")
       return statusResponse(405, `${request.method} is not served here`);
     const segments = url.pathname.split("/").slice(1).map(decodeURIComponent);
+    if (segments[0] === "api") return this.answerCore(segments);
     const [apis, group, version, namespaces, namespace, resource, name, ...rest] = segments;
     if (apis !== "apis" || namespaces !== "namespaces" || !namespace || rest.length > 0) {
       return notFound();
@@ -371,6 +384,10 @@ class ApiserverState {
     if (declareLength) headers["Content-Length"] = String(length);
     return new Response(body, { status: 200, headers });
   }
+
+  private answerCore(segments: readonly string[]): Response {
+    return answerCoreGet(segments, this.nodes, this.pods);
+  }
 }
 
 /** The object as the apiserver serves it: apiVersion, kind and metadata name/namespace always set. */
@@ -413,6 +430,29 @@ export function startDecoyServer(
     hits: () => hits,
     stop: () => server.stop(true),
   };
+}
+
+/** The core group: GET of a node or of a namespaced pod. */
+function answerCoreGet(
+  segments: readonly string[],
+  nodes: ReadonlyMap<string, unknown>,
+  pods: ReadonlyMap<string, unknown>,
+): Response {
+  const [, version, ...rest] = segments;
+  if (version !== "v1") return notFound();
+  if (rest.length === 2 && rest[0] === "nodes" && rest[1]) {
+    const node = nodes.get(rest[1]);
+    return node === undefined
+      ? statusResponse(404, `nodes "${rest[1]}" not found`, { name: rest[1], kind: "nodes" })
+      : Response.json(node);
+  }
+  if (rest.length === 4 && rest[0] === "namespaces" && rest[2] === "pods" && rest[1] && rest[3]) {
+    const pod = pods.get(`${rest[1]}/${rest[3]}`);
+    return pod === undefined
+      ? statusResponse(404, `pods "${rest[3]}" not found`, { name: rest[3], kind: "pods" })
+      : Response.json(pod);
+  }
+  return notFound();
 }
 
 const STATUS_REASONS: Record<number, string> = {

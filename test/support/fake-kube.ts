@@ -3,6 +3,7 @@ import {
   parentWorkloadFields,
   type WorkloadResource,
 } from "../../src/cocoon/workload";
+import { isJsonObject } from "../../src/json";
 import { type KubeApi, KubeApiError } from "../../src/kube/port";
 
 export interface FakeKubeCall {
@@ -21,7 +22,11 @@ export class FakeKube implements KubeApi {
   readonly calls: FakeKubeCall[] = [];
   readonly workloads = new Map<string, unknown>();
   readonly hibernations = new Map<string, Record<string, unknown>[]>();
+  readonly nodes = new Map<string, unknown>();
+  readonly pods = new Map<string, unknown>();
   fail: KubeApiError | undefined;
+  /** Only calls for these resources fail (with `fail`); all of them when empty. */
+  readonly failResources = new Set<string>();
 
   static key(resource: string, namespace: string, name: string): string {
     return `${resource}/${namespace}/${name}`;
@@ -37,9 +42,50 @@ export class FakeKube implements KubeApi {
     return this;
   }
 
+  withNode(name: string, object: unknown): this {
+    this.nodes.set(name, object);
+    return this;
+  }
+
+  withPod(namespace: string, name: string, object: unknown): this {
+    this.pods.set(`${namespace}/${name}`, object);
+    return this;
+  }
+
   failing(message = "connect ECONNREFUSED 127.0.0.1:6443", status?: number): this {
     this.fail = new KubeApiError(message, status);
     return this;
+  }
+
+  /** Calls for `resource` fail; the others keep answering. */
+  failingFor(resource: "nodes" | "pods", message?: string, status?: number): this {
+    this.failResources.add(resource);
+    return this.failing(message, status);
+  }
+
+  private failFor(resource: string): void {
+    if (this.fail && (this.failResources.size === 0 || this.failResources.has(resource))) {
+      throw this.fail;
+    }
+  }
+
+  async getNode(name: string): Promise<Record<string, unknown> | undefined> {
+    this.calls.push({ verb: "get", resource: "nodes", namespace: "", name });
+    this.failFor("nodes");
+    return FakeKube.object(`GET nodes ${name}`, this.nodes.get(name));
+  }
+
+  async getPod(namespace: string, name: string): Promise<Record<string, unknown> | undefined> {
+    this.calls.push({ verb: "get", resource: "pods", namespace, name });
+    this.failFor("pods");
+    return FakeKube.object(`GET pods ${namespace}/${name}`, this.pods.get(`${namespace}/${name}`));
+  }
+
+  /** Like the real port, a stored value that is not an object is an untrusted answer. */
+  private static object(operation: string, stored: unknown): Record<string, unknown> | undefined {
+    if (stored === undefined) return undefined;
+    if (!isJsonObject(stored)) throw new KubeApiError(`${operation}: malformed`);
+    return stored;
   }
 
   /** Like the real port, a stored object whose read fields are mistyped is an untrusted answer. */
