@@ -80,7 +80,7 @@ dist: deps
 # The release binaries run (arm64 under qemu-aarch64 when installed, a visible
 # skip otherwise), carry the commit's stamp and rebuild to the same bytes.
 dist-test: dist
-	$(BUN) test test/release/dist.test.ts
+	$(BUN) test --timeout 120000 test/release/dist.test.ts
 
 e2e: build
 	$(BUN) test test/e2e
