@@ -82,6 +82,7 @@ const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
   MAX_REQUEST_BYTES: positiveInteger.prefault("7340032"),
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
+  TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
 });
 
 export type Config = z.infer<typeof environmentSchema>;

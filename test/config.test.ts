@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       SHUTDOWN_TIMEOUT: 15_000,
       MAX_REQUEST_BYTES: 7_340_032,
       DRAIN_DELAY: 5000,
+      TLS_ROTATION_STEERING: "auto",
     });
   });
 

@@ -1,14 +1,21 @@
 import type { HandlerName, Rule } from "../admission/rule";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
-import { tlsCertificateExpiry, tlsReloadsTotal } from "../observability/metrics";
+import {
+  tlsCertificateExpiry,
+  tlsReloadsTotal,
+  tlsRotationSteering,
+  tlsRotationSteeringFallbacksTotal,
+} from "../observability/metrics";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
 import type { Readiness } from "./probes";
+import { SteeringUnavailable } from "./reuseport-steering";
 import { loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
-export const TLS_POLL_INTERVAL_MS = 1000;
+/** A burst of rewrites becomes one rotation: applied once the files stayed the same 500 ms. */
+export const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
 
 export interface RunningServer {
   readonly admissionPort: number;
@@ -37,9 +44,31 @@ export function startServer(
       address: config.LISTEN_ADDR,
       maxRequestBodySize: config.MAX_REQUEST_BYTES,
       fetch: (request) => admissionApp.fetch(request),
+      socketCalls:
+        config.TLS_ROTATION_STEERING === "off"
+          ? () => {
+              throw new SteeringUnavailable("disabled", "TLS_ROTATION_STEERING=off");
+            }
+          : undefined,
+      onSteeringUnavailable: (problem) => {
+        tlsRotationSteering.set(0);
+        tlsRotationSteeringFallbacksTotal.labels(problem.reason).inc();
+        log.warn(
+          { reason: problem.reason, err: problem },
+          "certificate rotation without listener steering: a retired listener closes 1 s after a rotation, which can reset a connection queued on it at that instant",
+        );
+      },
+      onDeferredRotationFailed: (error) => {
+        tlsReloadsTotal.labels("failure").inc();
+        log.error(
+          { err: error },
+          "TLS certificate change not applied; still serving the previous certificate",
+        );
+      },
     },
     pair,
   );
+  if (listener.steering) tlsRotationSteering.set(1);
   recordCertificate(pair);
 
   const opsApp = createOpsApp(readiness, log);
@@ -49,7 +78,7 @@ export function startServer(
     fetch: (request) => opsApp.fetch(request),
   });
 
-  const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_POLL_INTERVAL_MS, () => {
+  const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_WATCH_TIMING, () => {
     try {
       const next = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
       listener.rotate(next);
