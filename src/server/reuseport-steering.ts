@@ -159,11 +159,14 @@ export interface ListeningSocket {
   readonly group: string;
 }
 
-/** This process's listening TCP sockets on `port`, from /proc. */
-export function listeningSocketsOnPort(port: number): ListeningSocket[] {
+/** The listening TCP sockets of a process (this one by default) on `port`, from /proc. */
+export function listeningSocketsOnPort(
+  port: number,
+  pid: number | "self" = "self",
+): ListeningSocket[] {
   const portHex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
   const groups = new Map<string, string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+  for (const table of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
     let text: string;
     try {
       text = readFileSync(table, "utf8");
@@ -180,10 +183,10 @@ export function listeningSocketsOnPort(port: number): ListeningSocket[] {
     }
   }
   const sockets: ListeningSocket[] = [];
-  for (const name of readdirSync("/proc/self/fd")) {
+  for (const name of readdirSync(`/proc/${pid}/fd`)) {
     let target: string;
     try {
-      target = readlinkSync(`/proc/self/fd/${name}`);
+      target = readlinkSync(`/proc/${pid}/fd/${name}`);
     } catch {
       continue; // closed meanwhile
     }

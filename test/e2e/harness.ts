@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly ports?: { readonly admission: number; readonly ops: number };
   readonly ca?: TestCa;
   readonly serving?: KeyPair;
+  /** A command the binary runs under, e.g. setpriv to drop privileges. */
+  readonly wrap?: readonly string[];
 }
 
 /** Starts the compiled binary with a test CA's certificate and waits until /readyz answers. */
@@ -48,7 +50,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
   const serving = options.serving ?? ca.issue(`serving-${crypto.randomUUID()}`);
   const admissionPort = options.ports?.admission ?? freePort();
   const opsPort = options.ports?.ops ?? freePort();
-  const child = Bun.spawn([BINARY, "serve"], {
+  const child = Bun.spawn([...(options.wrap ?? []), BINARY, "serve"], {
     env: {
       PATH: process.env.PATH ?? "",
       TLS_CERT: serving.certFile,
