@@ -4,7 +4,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
 
-export const BINARY = join(import.meta.dir, "../../dist/cocoon-webhook");
+/** COCOON_WEBHOOK_BINARY runs the suites against another build, e.g. an older one for comparison. */
+export const BINARY =
+  process.env.COCOON_WEBHOOK_BINARY ?? join(import.meta.dir, "../../dist/cocoon-webhook");
 
 if (!existsSync(BINARY)) {
   throw new Error(`${BINARY} is missing: run \`make build\` (or \`make e2e\`) first`);

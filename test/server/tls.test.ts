@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { AdmissionListener } from "../../src/server/admission-listener";
 import {
   listeningSocketsOnPort,
+  loadSocketCalls,
   ReuseportGroupOrder,
   SteeringUnavailable,
 } from "../../src/server/reuseport-steering";
@@ -230,6 +231,34 @@ describe("AdmissionListener rotation", () => {
       expect(listener.listeningServers).toBeLessThanOrEqual(2);
       expect(await served(listener.port)).toBe(serialOf(after.issued));
       expect(problems.map((problem) => problem.reason)).toEqual(["refused"]);
+    },
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "a rotation waits while the retired listener still has a connection queued, then applies the newest pair",
+    async () => {
+      let queued = 3;
+      const failures: unknown[] = [];
+      const listener = start({
+        socketCalls: () => {
+          const real = loadSocketCalls();
+          return { ...real, acceptQueueLength: () => (queued > 0 ? queued-- : 0) };
+        },
+        onDeferredRotationFailed: (error) => failures.push(error),
+      });
+      const [second, third, fourth] = pairs(3);
+      if (!second || !third || !fourth) throw new Error("no pair");
+      listener.rotate(second.pair);
+      listener.rotate(third.pair); // deferred: the retired listener reports a queued connection
+      listener.rotate(fourth.pair); // replaces the deferred pair
+      expect(listener.listeningServers).toBe(2);
+      await Bun.sleep(200);
+      expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      expect(queued).toBe(0);
+      const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
+      expect(new Set(seen)).toEqual(new Set([serialOf(fourth.issued)]));
+      expect(failures).toEqual([]);
+      expect(listener.steering).toBeTrue();
     },
   );
 });
