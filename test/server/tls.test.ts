@@ -199,6 +199,8 @@ describe("AdmissionListener rotation", () => {
     }
     await Bun.sleep(50);
     counts.push(listeningSocketsOnPort(listener.port).length);
+    await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+    expect(listener.listeningServers).toBe(1);
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     const last = upcoming.at(-1)?.issued;
     if (!last) throw new Error("no pair");
@@ -229,6 +231,8 @@ describe("AdmissionListener rotation", () => {
       expect(listener.steering).toBeFalse();
       listener.rotate(after.pair);
       expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+      expect(listener.listeningServers).toBe(1);
       expect(await served(listener.port)).toBe(serialOf(after.issued));
       expect(problems.map((problem) => problem.reason)).toEqual(["refused"]);
     },
