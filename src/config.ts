@@ -83,6 +83,7 @@ const environmentSchema = z.object({
   MAX_REQUEST_BYTES: positiveInteger.prefault("7340032"),
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
   METRICS_RENDER_INTERVAL: duration({ positive: false }).prefault("1s"),
+  TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
 });
 
 export type Config = z.infer<typeof environmentSchema>;

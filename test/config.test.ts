@@ -32,6 +32,7 @@ describe("loadConfig", () => {
       MAX_REQUEST_BYTES: 7_340_032,
       DRAIN_DELAY: 5000,
       METRICS_RENDER_INTERVAL: 1000,
+      TLS_ROTATION_STEERING: "auto",
     });
   });
 

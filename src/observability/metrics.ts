@@ -124,3 +124,16 @@ export function cachedExposition(source: Registry, intervalMs: number) {
     return text;
   };
 }
+
+export const tlsRotationSteering = new Gauge({
+  name: "cocoon_webhook_tls_rotation_steering",
+  help: "1 while new connections are steered to the newest listener on a certificate rotation, 0 after falling back to closing the retired listener after a short window.",
+  registers: [registry],
+});
+
+export const tlsRotationSteeringFallbacksTotal = new Counter({
+  name: "cocoon_webhook_tls_rotation_steering_fallbacks_total",
+  help: "Times listener steering could not be used, by reason (unsupported, socket_not_found, refused, disabled).",
+  labelNames: ["reason"] as const,
+  registers: [registry],
+});

@@ -1,68 +1,146 @@
 import type { Server } from "bun";
 import type { ListenAddress } from "../config";
+import { errorText } from "../errors";
+import {
+  type ListeningSocket,
+  listeningSocketsOnPort,
+  loadSocketCalls,
+  ReuseportGroupOrder,
+  type SocketCalls,
+  SteeringUnavailable,
+} from "./reuseport-steering";
 import { servingTlsOptions, type TlsPair } from "./tls-pair";
 
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
 export const IDLE_TIMEOUT_SECONDS = 120;
 
 /**
- * How long a replaced listener keeps answering with `Connection: close`
- * before it stops: every connection busy enough to race a close is told to
- * go away first, and in-flight requests finish on it. Counted from the
- * latest rotation: the clients told to reconnect by one rotation must not
- * land in the accept queue of an older listener at the instant it closes.
+ * Without steering: how long a replaced listener keeps answering with
+ * `Connection: close` before it stops, so busy keep-alive clients move to
+ * the new listener between requests; in-flight requests finish on it.
  */
 export const RETIRE_AFTER_MS = 1000;
+
+/**
+ * With steering: how long a replaced listener's socket stays in the group
+ * after new connections were steered away from it, so a handshake the kernel
+ * began on it just before completes and is accepted before it closes.
+ */
+export const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
+
+/**
+ * With steering: how long a replaced server keeps its accepted connections.
+ * Longer than the idle timeout, so an idle keep-alive connection is closed
+ * by its client or the idle timeout, never by stopping the server while the
+ * client sends on it.
+ */
+export const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
+
+const QUEUE_RECHECK_MS = 10;
+/** A program index past the end of every group: the kernel then picks by hash, as without one. */
+const NO_STEERING_INDEX = 0xffffffff;
 
 export interface AdmissionListenerOptions {
   readonly address: ListenAddress;
   readonly maxRequestBodySize: number;
   readonly fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+  /** Binds the socket calls steering needs; throws SteeringUnavailable when it cannot. */
+  readonly socketCalls?: () => SocketCalls;
+  /** Called once, when steering cannot be used (at start or later); rotation then falls back. */
+  readonly onSteeringUnavailable?: (problem: SteeringUnavailable) => void;
+  /** A rotation deferred until the old listener's accept queue emptied failed. */
+  readonly onDeferredRotationFailed?: (error: unknown) => void;
+}
+
+interface Generation {
+  readonly server: Server<undefined>;
+  /** This server's listening sockets, known while steering is on. */
+  sockets: readonly ListeningSocket[];
+  listening: boolean;
+  timers: Timer[];
 }
 
 /**
  * The HTTPS admission listener. `server.reload({ tls })` does not swap the
  * served certificate in Bun, so a rotation starts a second server on the
- * same port (SO_REUSEPORT) and retires the old one: new connections reach
- * the new certificate at once, old keep-alive connections are closed
- * cleanly by their client after one last `Connection: close` response.
+ * same port (SO_REUSEPORT) and retires the old one. A classic BPF program on
+ * the reuseport group steers every new connection to the newest socket, so
+ * the old socket's accept queue drains and it closes without resetting a
+ * queued connection; its accepted connections stay until their clients are
+ * done with them. At most two listening sockets exist at any time.
  */
 export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;
   readonly #draining = new WeakSet<Server<undefined>>();
   readonly #servers = new Set<Server<undefined>>();
-  readonly #retiring = new Set<Server<undefined>>();
-  #retireTimer: Timer | undefined;
+  readonly #groups = new Map<string, ReuseportGroupOrder<ListeningSocket>>();
+  readonly #generations = new Set<Generation>();
+  #calls: SocketCalls | undefined;
   #shuttingDown = false;
-  #current: Server<undefined>;
+  #current: Generation;
   #port: number;
+  #deferred: { pair: TlsPair; timer: Timer } | undefined;
 
   constructor(options: AdmissionListenerOptions, pair: TlsPair) {
     this.#options = options;
     this.#port = options.address.port;
     this.#current = this.#listen(pair);
-    this.#port = this.#current.port ?? this.#port;
+    this.#port = this.#current.server.port ?? this.#port;
+    this.#startSteering();
   }
 
   get port(): number {
     return this.#port;
   }
 
-  /** Serves `pair` from now on. Throws, leaving the old listener serving, if Bun rejects it. */
+  /** True while new connections are steered to the newest listener. */
+  get steering(): boolean {
+    return this.#calls !== undefined;
+  }
+
+  /** Listening sockets of this listener right now (never more than two). */
+  get listeningServers(): number {
+    return [...this.#generations].filter((generation) => generation.listening).length;
+  }
+
+  /**
+   * Serves `pair` from now on. Throws, leaving the old listener serving, if
+   * Bun rejects it. When the listener retired by the previous rotation still
+   * has connections queued, the rotation waits for them to be accepted.
+   */
   rotate(pair: TlsPair): void {
+    if (this.#deferred) {
+      clearTimeout(this.#deferred.timer);
+      this.#deferred = undefined;
+    }
+    const retiredListening = [...this.#generations].find(
+      (generation) => generation.listening && generation !== this.#current,
+    );
+    if (retiredListening && !this.#releaseListening(retiredListening)) {
+      const timer = setTimeout(() => {
+        try {
+          this.rotate(pair);
+        } catch (error) {
+          this.#options.onDeferredRotationFailed?.(error);
+        }
+      }, QUEUE_RECHECK_MS);
+      this.#deferred = { pair, timer };
+      return;
+    }
+    const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
     const next = this.#listen(pair);
     const previous = this.#current;
     this.#current = next;
-    this.#draining.add(previous);
-    this.#retiring.add(previous);
-    clearTimeout(this.#retireTimer);
-    this.#retireTimer = setTimeout(() => this.#stopRetired(), RETIRE_AFTER_MS);
-    this.#retireTimer.unref();
-  }
-
-  #stopRetired(): void {
-    for (const server of this.#retiring) void this.#stop(server, false);
-    this.#retiring.clear();
+    this.#draining.add(previous.server);
+    if (this.#calls) this.#steerTo(next, known);
+    if (this.#calls) {
+      previous.timers.push(
+        this.#later(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
+        this.#later(KEEP_RETIRED_CONNECTIONS_MS, () => this.#stopGeneration(previous)),
+      );
+    } else {
+      previous.timers.push(this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(previous)));
+    }
   }
 
   /** From now on every response asks its client to close the connection, on any listener. */
@@ -73,7 +151,9 @@ export class AdmissionListener {
 
   /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then closes all. */
   async stop(timeoutMs: number): Promise<boolean> {
-    clearTimeout(this.#retireTimer);
+    if (this.#deferred) clearTimeout(this.#deferred.timer);
+    for (const generation of this.#generations)
+      for (const timer of generation.timers) clearTimeout(timer);
     const servers = [...this.#servers];
     const graceful = Promise.all(servers.map((server) => this.#stop(server, false))).then(
       () => true,
@@ -84,7 +164,130 @@ export class AdmissionListener {
     return finished;
   }
 
-  #listen(pair: TlsPair): Server<undefined> {
+  #startSteering(): void {
+    try {
+      const load = this.#options.socketCalls ?? loadSocketCalls;
+      this.#calls = load();
+      this.#steerTo(this.#current, new Set());
+    } catch (error) {
+      this.#disableSteering(error);
+    }
+  }
+
+  /** Adds `generation`'s new sockets to the group orders and points every group at them. */
+  #steerTo(generation: Generation, known: ReadonlySet<string>): void {
+    const calls = this.#calls;
+    if (!calls) return;
+    try {
+      const fresh = listeningSocketsOnPort(this.#port).filter((socket) => !known.has(socket.inode));
+      if (fresh.length === 0) {
+        throw new SteeringUnavailable(
+          "socket_not_found",
+          `no new listening socket on port ${this.#port} in /proc/self/fd`,
+        );
+      }
+      generation.sockets = fresh;
+      for (const socket of fresh) this.#group(socket.group).append(socket);
+      this.#pointGroupsAtCurrent(calls);
+    } catch (error) {
+      this.#disableSteering(error);
+    }
+  }
+
+  #pointGroupsAtCurrent(calls: SocketCalls): void {
+    for (const socket of this.#current.sockets) {
+      calls.steerGroupTo(socket.fd, this.#group(socket.group).indexOf(socket));
+    }
+  }
+
+  #group(key: string): ReuseportGroupOrder<ListeningSocket> {
+    let group = this.#groups.get(key);
+    if (!group) {
+      group = new ReuseportGroupOrder();
+      this.#groups.set(key, group);
+    }
+    return group;
+  }
+
+  #steeredSockets(): ListeningSocket[] {
+    return [...this.#groups.values()].flatMap((group) => [...group.members]);
+  }
+
+  #releaseWhenIdle(generation: Generation): void {
+    if (this.#releaseListening(generation)) return;
+    generation.timers.push(this.#later(QUEUE_RECHECK_MS, () => this.#releaseWhenIdle(generation)));
+  }
+
+  /**
+   * Closes a retired server's listening sockets once nothing waits in their
+   * accept queues, keeping its connections; re-points the program in the same
+   * tick, since the close moved the last socket of the group. False when a
+   * connection is still queued (the server accepts it on its next turn).
+   */
+  #releaseListening(generation: Generation): boolean {
+    if (!generation.listening) return true;
+    const calls = this.#calls;
+    if (!calls) {
+      this.#stopGeneration(generation);
+      return true;
+    }
+    try {
+      if (generation.sockets.some((socket) => calls.acceptQueueLength(socket.fd) > 0)) return false;
+      for (const socket of generation.sockets) {
+        calls.closeListeningSocket(socket.fd);
+        this.#group(socket.group).remove(socket);
+      }
+      generation.listening = false;
+      this.#pointGroupsAtCurrent(calls);
+    } catch (error) {
+      this.#disableSteering(error);
+      this.#stopGeneration(generation);
+    }
+    return true;
+  }
+
+  #disableSteering(error: unknown): void {
+    const calls = this.#calls;
+    this.#calls = undefined;
+    if (calls) {
+      for (const socket of this.#steeredSockets()) {
+        try {
+          calls.steerGroupTo(socket.fd, NO_STEERING_INDEX);
+        } catch {
+          // the group keeps its program; one listener per group remains after the next retire
+        }
+      }
+    }
+    this.#groups.clear();
+    const problem =
+      error instanceof SteeringUnavailable
+        ? error
+        : new SteeringUnavailable("refused", errorText(error));
+    this.#options.onSteeringUnavailable?.(problem);
+    // Retired listeners still waiting for steering to drain them retire the old way.
+    for (const generation of this.#generations) {
+      if (generation !== this.#current && generation.listening) {
+        for (const timer of generation.timers) clearTimeout(timer);
+        generation.timers = [this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(generation))];
+      }
+    }
+  }
+
+  #stopGeneration(generation: Generation): void {
+    if (!this.#generations.has(generation)) return;
+    for (const timer of generation.timers) clearTimeout(timer);
+    generation.listening = false;
+    this.#generations.delete(generation);
+    void this.#stop(generation.server, false);
+  }
+
+  #later(ms: number, run: () => void): Timer {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return timer;
+  }
+
+  #listen(pair: TlsPair): Generation {
     const server = Bun.serve({
       hostname: this.#options.address.hostname,
       port: this.#port,
@@ -96,7 +299,9 @@ export class AdmissionListener {
     });
     this.#servers.add(server);
     if (this.#shuttingDown) this.#draining.add(server);
-    return server;
+    const generation: Generation = { server, sockets: [], listening: true, timers: [] };
+    this.#generations.add(generation);
+    return generation;
   }
 
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {

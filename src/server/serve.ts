@@ -1,16 +1,26 @@
 import type { HandlerName, Rule } from "../admission/rule";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
-import { tlsCertificateExpiry, tlsReloadsTotal } from "../observability/metrics";
+import {
+  tlsCertificateExpiry,
+  tlsReloadsTotal,
+  tlsRotationSteering,
+  tlsRotationSteeringFallbacksTotal,
+} from "../observability/metrics";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
 import { watchServedCertificate } from "./certificate-validity";
 import type { Readiness } from "./probes";
+import { SteeringUnavailable } from "./reuseport-steering";
 import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
-export const TLS_POLL_INTERVAL_MS = 1000;
+/** A burst of rewrites becomes one rotation: applied once the files stayed the same 500 ms. */
+export const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
+
+/** How often the served certificate's validity window is checked against the clock. */
+export const CERTIFICATE_VALIDITY_CHECK_MS = 1000;
 
 /** How far above MAX_REQUEST_BYTES Bun's own body limit sits. */
 export const BODY_LIMIT_BACKSTOP_MARGIN = 1024 * 1024;
@@ -49,9 +59,31 @@ export function startServer(
       // own limit stays as a backstop just above, in case a body got past it.
       maxRequestBodySize: config.MAX_REQUEST_BYTES + BODY_LIMIT_BACKSTOP_MARGIN,
       fetch: (request, server) => admissionApp.fetch(request, server),
+      socketCalls:
+        config.TLS_ROTATION_STEERING === "off"
+          ? () => {
+              throw new SteeringUnavailable("disabled", "TLS_ROTATION_STEERING=off");
+            }
+          : undefined,
+      onSteeringUnavailable: (problem) => {
+        tlsRotationSteering.set(0);
+        tlsRotationSteeringFallbacksTotal.labels(problem.reason).inc();
+        log.warn(
+          { reason: problem.reason, err: problem },
+          "certificate rotation without listener steering: a retired listener closes 1 s after a rotation, which can reset a connection queued on it at that instant",
+        );
+      },
+      onDeferredRotationFailed: (error) => {
+        tlsReloadsTotal.labels("failure").inc();
+        log.error(
+          { err: error },
+          "TLS certificate change not applied; still serving the previous certificate",
+        );
+      },
     },
     pair,
   );
+  if (listener.steering) tlsRotationSteering.set(1);
   recordCertificate(pair);
 
   const opsApp = createOpsApp(readiness, log, {
@@ -63,7 +95,7 @@ export function startServer(
     fetch: (request) => opsApp.fetch(request),
   });
 
-  const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_POLL_INTERVAL_MS, () => {
+  const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_WATCH_TIMING, () => {
     try {
       const next = loadRotatedTlsPair(config.TLS_CERT, config.TLS_KEY);
       listener.rotate(next);
@@ -94,7 +126,7 @@ export function startServer(
     () => served,
     readiness,
     log,
-    TLS_POLL_INTERVAL_MS,
+    CERTIFICATE_VALIDITY_CHECK_MS,
   );
 
   return {

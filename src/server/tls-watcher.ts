@@ -12,26 +12,52 @@ function fingerprintOrMissing(path: string): string {
   }
 }
 
+export interface WatchTiming {
+  /** How often `stat` runs. */
+  readonly intervalMs: number;
+  /** A change is applied once the files have stayed the same this long. */
+  readonly settleMs: number;
+  /** A change is applied after this long even if the files keep changing. */
+  readonly maxDelayMs: number;
+}
+
 /**
  * Polls `stat` on the certificate and key paths and calls `onChange` when
- * either differs from `loaded`, the fingerprint taken before the serving pair
- * was read (so a rotation during start-up is not missed). Polling rather than
- * inotify: cert-manager rotates through a Secret volume, whose atomic symlink
- * swap inotify on the file misses.
+ * they differ from `loaded`, the fingerprint taken before the serving pair
+ * was read (so a rotation during start-up is not missed), once they have
+ * been stable for `settleMs`: a burst of rewrites is one rotation. Polling
+ * rather than inotify: cert-manager rotates through a Secret volume, whose
+ * atomic symlink swap inotify on the file misses.
  */
 export function watchTlsFiles(
   paths: readonly string[],
   loaded: string,
-  intervalMs: number,
+  timing: WatchTiming,
   onChange: () => void,
 ): () => void {
-  let last = loaded;
+  let applied = loaded;
+  let seen = loaded;
+  let seenSince = 0;
+  let pendingSince: number | undefined;
   const timer = setInterval(() => {
+    const now = Date.now();
     const current = tlsFilesFingerprint(paths);
-    if (current === last) return;
-    last = current;
+    if (current !== seen) {
+      seen = current;
+      seenSince = now;
+    }
+    if (current === applied) {
+      pendingSince = undefined;
+      return;
+    }
+    pendingSince ??= now;
+    const settled = now - seenSince >= timing.settleMs;
+    const overdue = now - pendingSince >= timing.maxDelayMs;
+    if (!settled && !overdue) return;
+    applied = current;
+    pendingSince = undefined;
     onChange();
-  }, intervalMs);
+  }, timing.intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

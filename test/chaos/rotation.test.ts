@@ -1,42 +1,54 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import type { WebhookProcess } from "../e2e/harness";
 import { createTestCa, type TestCa } from "../support/certs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
+import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
 import {
   CHAOS_ENABLED,
   describeFailures,
   eventually,
   percentile,
   recordFigures,
-  startKeepAliveLoad,
+  rssKib,
+  startMixedLoad,
 } from "./support";
 
-const ROTATIONS = 20;
-/** The watcher polls every 1 s; cert-manager never rotates faster than that. */
-const ROTATION_SPACING_MS = 1500;
-const MISMATCH_AFTER = 10;
-/** Longer than the listener's 1 s retire window (RETIRE_AFTER_MS), counted from detection. */
-const RETIRE_SETTLE_MS = 2500;
+const ROTATIONS = 150;
+const ROTATION_SPACING_MS = 1000;
+const MISMATCH_AFTER = 75;
+const BURST_AFTER = 100;
+const BURST_REWRITES = 20;
+const BURST_SPACING_MS = 100;
+const CLIENTS = { freshClients: 8, keepAliveClients: 8, pausingClients: 8, pauseMaxMs: 3000 };
 
-describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under keep-alive load", () => {
+/** utime + stime of a process in seconds, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under mixed load", () => {
   let ca: TestCa;
   let volume: SecretVolume | undefined;
-  let firstCert = "";
   let webhook: WebhookProcess;
   let sampleValue: typeof import("../e2e/harness").sampleValue;
+  const privileges = dropPrivileges();
+  const steering = process.env.TLS_ROTATION_STEERING ?? "auto";
 
   beforeAll(async () => {
     ca = createTestCa("chaos-rotation-ca");
     const first = ca.issue("first");
-    firstCert = first.cert;
     volume = new SecretVolume(first);
+    chmodSync(volume.dir, 0o755);
     const harness = await import("../e2e/harness");
     sampleValue = harness.sampleValue;
     webhook = await harness.startWebhook({
       ca,
       serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
-      env: { WEBHOOK_LOG_LEVEL: "info" },
+      env: { WEBHOOK_LOG_LEVEL: "info", TLS_ROTATION_STEERING: steering },
+      wrap: privileges.wrap,
     });
   });
   afterAll(async () => {
@@ -48,100 +60,103 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under keep-alive lo
   const reloads = async (result: "success" | "failure") =>
     sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", { result });
 
-  test(`${ROTATIONS} rotations (Secret-volume swaps and in-place rewrites) and one mismatched pair: zero failed requests`, async () => {
+  test(`${ROTATIONS} rotations 1 s apart, a burst of rewrites and a mismatched pair under fresh-connection, keep-alive and pausing clients: zero failed requests, two listening sockets at most`, async () => {
     const secret = volume;
     if (!secret) throw new Error("no Secret volume");
+    const { pid } = webhook.process;
+    const running = privilegesOf(pid);
+    const port = Number(new URL(webhook.admissionUrl).port);
     // Issued up front: openssl runs synchronously and would stall the clients mid-run.
-    const issued = Array.from({ length: ROTATIONS }, (_, i) => ca.issue(`rotated-${i}`));
+    const issued = Array.from({ length: ROTATIONS + BURST_REWRITES }, (_, i) =>
+      ca.issue(`rotated-${i}`),
+    );
     const mismatchA = ca.issue("mismatch-a");
     const mismatchB = ca.issue("mismatch-b");
     const target = { url: webhook.admissionUrl, ca: ca.cert };
-    const load = startKeepAliveLoad(target, { fetchClients: 4, agentClients: 4, maxMs: 180_000 });
     const successBefore = await reloads("success");
     const failureBefore = await reloads("failure");
-    const served = () => servedSerial(webhook.admissionUrl, ca.cert);
+    const cpuBefore = cpuSeconds(pid);
+    const load = startMixedLoad(target, { ...CLIENTS, maxMs: 400_000 });
+    const startedAt = performance.now();
+    let maxListening = 0;
+    const sampler = setInterval(() => {
+      try {
+        maxListening = Math.max(maxListening, listeningSocketsOnPort(port, pid).length);
+      } catch {
+        // the process exited; the assertions below say so
+      }
+    }, 250);
 
-    const observeMs: number[] = [];
-    const observed: boolean[] = [];
-    let mismatchKeptOld = false;
-    let mismatchCounted = false;
-    let lastRotationAt = 0;
-    let lastIssued = firstCert;
-    const spaced = async () => {
-      const wait = lastRotationAt + ROTATION_SPACING_MS - Date.now();
-      if (wait > 0) await Bun.sleep(wait);
-      lastRotationAt = Date.now();
-    };
-
+    let rewrites = 0;
     for (let rotation = 0; rotation < ROTATIONS; rotation++) {
       if (rotation === MISMATCH_AFTER) {
-        await spaced();
-        // Let the previous rotation's listener retire, so every handshake sees one certificate.
-        await Bun.sleep(RETIRE_SETTLE_MS);
-        const servingBefore = serialOf({ cert: lastIssued });
         secret.publish({ cert: mismatchA.cert, key: mismatchB.key });
-        const failures = await eventually(
-          () => reloads("failure"),
-          (count) => count > failureBefore,
-          5000,
-        );
-        mismatchCounted = failures === failureBefore + 1;
-        const afterMismatch = await Promise.all(Array.from({ length: 5 }, served));
-        mismatchKeptOld = afterMismatch.every((serial) => serial === servingBefore);
+        await Bun.sleep(ROTATION_SPACING_MS);
       }
-      await spaced();
+      if (rotation === BURST_AFTER) {
+        for (const next of issued.slice(ROTATIONS)) {
+          secret.publish(next);
+          rewrites++;
+          await Bun.sleep(BURST_SPACING_MS);
+        }
+      }
       const next = issued[rotation];
       if (!next) throw new Error(`no certificate for rotation ${rotation}`);
-      lastIssued = next.cert;
-      const rotatedAt = performance.now();
       if (rotation % 2 === 0) secret.publish(next);
       else secret.rewriteInPlace(next);
-      const serial = await eventually(served, (value) => value === serialOf(next), 6000);
-      observed.push(serial === serialOf(next));
-      observeMs.push(performance.now() - rotatedAt);
+      rewrites++;
+      await Bun.sleep(ROTATION_SPACING_MS);
     }
-
-    await Bun.sleep(2000); // the last retired listener finishes its drain window under load
-    // Once retired, no listener serves an older certificate: every fresh handshake gets the last one.
-    const lastSerial = serialOf({ cert: lastIssued });
-    const settled = await Promise.all(Array.from({ length: 20 }, served));
-    const staleAfterRetire = settled.filter((serial) => serial !== lastSerial).length;
+    const last = issued[ROTATIONS - 1];
+    if (!last) throw new Error("no certificate");
+    const lastServed = await eventually(
+      () => servedSerial(webhook.admissionUrl, ca.cert),
+      (serial) => serial === serialOf(last),
+      5000,
+    );
+    await Bun.sleep(2000); // the last retired listening socket closes under load
+    clearInterval(sampler);
     await load.stop();
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    const cpu = cpuSeconds(pid) - cpuBefore;
     const failed = describeFailures(load.outcomes);
+    const count = (kind: string, ok?: boolean) =>
+      load.outcomes.filter(
+        (outcome) => load.kindOf.get(outcome) === kind && (ok === undefined || outcome.ok === ok),
+      ).length;
     const successDelta = (await reloads("success")) - successBefore;
     const failureDelta = (await reloads("failure")) - failureBefore;
-    const closes = load.outcomes.filter((outcome) => outcome.connectionClose).length;
     const latencies = load.outcomes.map((outcome) => outcome.latencyMs);
 
-    recordFigures("rotation under load", {
-      clients: "4 Bun fetch + 4 node:https keepAlive (wrk not installed)",
-      rotations: ROTATIONS,
-      "rotations observed on a fresh handshake": observed.filter(Boolean).length,
-      "time to observe, p50 ms": percentile(observeMs, 50),
-      "time to observe, max ms": Math.max(...observeMs),
+    recordFigures(`rotation under mixed load (steering ${steering})`, {
+      binary: process.env.COCOON_WEBHOOK_BINARY ?? "dist/cocoon-webhook",
+      "server user": `uid ${running.uid}, CapEff ${running.effectiveCapabilities}, no_new_privs ${running.noNewPrivs}`,
+      tcp_migrate_req: tcpMigrateReq(),
+      clients: `${CLIENTS.freshClients} fresh-connection, ${CLIENTS.keepAliveClients} keep-alive back to back, ${CLIENTS.pausingClients} keep-alive pausing 0–${CLIENTS.pauseMaxMs} ms`,
+      "file rewrites": rewrites,
+      "rotations applied": successDelta,
+      "reloads failed (mismatched pair)": failureDelta,
       "requests answered": load.outcomes.length,
       "requests failed": failed.length,
-      "responses with Connection: close": closes,
+      "fresh-connection requests / failed": `${count("fresh")} / ${count("fresh", false)}`,
+      "keep-alive requests / failed": `${count("keep-alive")} / ${count("keep-alive", false)}`,
+      "pausing requests / failed": `${count("pausing")} / ${count("pausing", false)}`,
+      "most listening sockets seen": maxListening,
+      "server CPU per 1000 requests, ms": (cpu * 1000 * 1000) / Math.max(1, load.outcomes.length),
+      "server CPU share of one core": cpu / elapsedS,
+      "server RSS at the end, MiB": rssKib(pid) / 1024,
       "request latency p50 ms": percentile(latencies, 50),
       "request latency p99 ms": percentile(latencies, 99),
-      "request latency max ms": Math.max(...latencies),
-      "reloads success (delta)": successDelta,
-      "reloads failure (delta)": failureDelta,
-      "mismatched pair kept old certificate": mismatchKeptOld,
-      "stale certificates on 20 fresh handshakes after the last retire": staleAfterRetire,
     });
-    if (failed.length > 0) {
-      console.log(failed.slice(0, 20).join("\n"));
-    }
+    if (failed.length > 0) console.log(failed.slice(0, 30).join("\n"));
 
     expect(failed).toEqual([]);
-    expect(observed).toEqual(Array.from({ length: ROTATIONS }, () => true));
-    expect(mismatchKeptOld).toBeTrue();
-    expect(staleAfterRetire).toBe(0);
-    expect(mismatchCounted).toBeTrue();
+    expect(lastServed).toBe(serialOf(last));
+    expect(maxListening).toBeLessThanOrEqual(2);
+    // A stalled machine can bring two spaced rewrites within one settle window: one rotation.
+    expect(successDelta).toBeGreaterThanOrEqual(ROTATIONS - 10);
+    expect(successDelta).toBeLessThanOrEqual(ROTATIONS + 2);
     expect(failureDelta).toBe(1);
-    expect(successDelta).toBe(ROTATIONS);
-    expect(load.outcomes.length).toBeGreaterThan(1000);
     expect(webhook.process.exitCode).toBeNull();
-  }, 240_000);
+  }, 600_000);
 });

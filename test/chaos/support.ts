@@ -113,7 +113,7 @@ export async function postWithFetch(
 /** One POST through node:https with a keep-alive Agent (Go-like pooling, no silent retry). */
 export function postWithAgent(
   target: Target,
-  agent: https.Agent,
+  agent: https.Agent | false,
   path: string,
   body: string,
   uid: string,
@@ -262,6 +262,83 @@ export function startKeepAliveLoad(
   ];
   return {
     outcomes,
+    async stop() {
+      stopping = true;
+      await Promise.all(loops);
+      for (const agent of agents) agent.destroy();
+    },
+  };
+}
+
+/** One POST on a brand-new TLS connection, closed afterwards (a client whose pool is busy). */
+export const postOnFreshConnection = (target: Target, path: string, body: string, uid: string) =>
+  postWithAgent(target, false, path, body, uid);
+
+export interface MixedLoadOptions {
+  /** Clients opening a new TLS connection per request, back to back. */
+  readonly freshClients: number;
+  /** Keep-alive clients posting back to back (half Bun fetch, half node:https agents). */
+  readonly keepAliveClients: number;
+  /** Keep-alive node:https clients pausing between requests. */
+  readonly pausingClients: number;
+  /** Longest pause of a pausing client; each pause is uniform in [0, pauseMaxMs]. */
+  readonly pauseMaxMs: number;
+  readonly maxMs: number;
+}
+
+/** The three kinds of clients a rotation must not fail, until stop() or `maxMs`. */
+export function startMixedLoad(
+  target: Target,
+  options: MixedLoadOptions,
+): LoadRun & {
+  readonly kindOf: WeakMap<Outcome, string>;
+} {
+  const outcomes: Outcome[] = [];
+  const kindOf = new WeakMap<Outcome, string>();
+  let stopping = false;
+  const deadline = Date.now() + options.maxMs;
+  const agents: https.Agent[] = [];
+  const loop = async (
+    kind: string,
+    send: (uid: string, body: string) => Promise<Outcome>,
+    pauseMaxMs = 0,
+  ) => {
+    while (!stopping && Date.now() < deadline) {
+      const uid = crypto.randomUUID();
+      const outcome = await send(uid, plainPodReview(uid));
+      kindOf.set(outcome, kind);
+      outcomes.push(outcome);
+      if (pauseMaxMs > 0) await Bun.sleep(Math.random() * pauseMaxMs);
+    }
+  };
+  const keepAliveAgent = () => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(agent);
+    return agent;
+  };
+  const loops = [
+    ...Array.from({ length: options.freshClients }, () =>
+      loop("fresh", (uid, body) => postOnFreshConnection(target, "/mutate", body, uid)),
+    ),
+    ...Array.from({ length: options.keepAliveClients }, (_, i) => {
+      if (i % 2 === 0) {
+        return loop("keep-alive", (uid, body) => postWithFetch(target, "/mutate", body, uid));
+      }
+      const agent = keepAliveAgent();
+      return loop("keep-alive", (uid, body) => postWithAgent(target, agent, "/mutate", body, uid));
+    }),
+    ...Array.from({ length: options.pausingClients }, () => {
+      const agent = keepAliveAgent();
+      return loop(
+        "pausing",
+        (uid, body) => postWithAgent(target, agent, "/mutate", body, uid),
+        options.pauseMaxMs,
+      );
+    }),
+  ];
+  return {
+    outcomes,
+    kindOf,
     async stop() {
       stopping = true;
       await Promise.all(loops);

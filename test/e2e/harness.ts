@@ -44,6 +44,8 @@ export interface StartOptions {
   readonly serving?: KeyPair;
   /** The probe that must answer 200 before the process counts as started; /readyz by default. */
   readonly startedWhen?: "/readyz" | "/healthz";
+  /** A command the binary runs under, e.g. setpriv to drop privileges. */
+  readonly wrap?: readonly string[];
 }
 
 /** Starts the compiled binary with a test CA's certificate and waits until /readyz answers. */
@@ -52,7 +54,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
   const serving = options.serving ?? ca.issue(`serving-${crypto.randomUUID()}`);
   const admissionPort = options.ports?.admission ?? freePort();
   const opsPort = options.ports?.ops ?? freePort();
-  const child = Bun.spawn([BINARY, "serve"], {
+  const child = Bun.spawn([...(options.wrap ?? []), BINARY, "serve"], {
     env: {
       PATH: process.env.PATH ?? "",
       TLS_CERT: serving.certFile,

@@ -2,9 +2,16 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdmissionListener } from "../../src/server/admission-listener";
+import {
+  listeningSocketsOnPort,
+  loadSocketCalls,
+  ReuseportGroupOrder,
+  SteeringUnavailable,
+} from "../../src/server/reuseport-steering";
 import { loadTlsPair } from "../../src/server/tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher";
 import { createTestCa } from "../support/certs";
+import { serialOf, servedSerial } from "../support/secret-volume";
 
 const ca = createTestCa("listener-unit-ca");
 const cleanups: (() => unknown)[] = [];
@@ -26,9 +33,80 @@ describe("watchTlsFiles", () => {
     writeFileSync(keyFile, rotated.key);
 
     let changes = 0;
-    cleanups.push(watchTlsFiles([certFile, keyFile], loaded, 10, () => changes++));
+    cleanups.push(
+      watchTlsFiles(
+        [certFile, keyFile],
+        loaded,
+        { intervalMs: 10, settleMs: 20, maxDelayMs: 1000 },
+        () => changes++,
+      ),
+    );
     await Bun.sleep(100);
     expect(changes).toBe(1);
+  });
+
+  const watchedPair = () => {
+    const certFile = join(ca.dir, `burst-${crypto.randomUUID()}.crt`);
+    writeFileSync(certFile, "0");
+    return [certFile, certFile] as const;
+  };
+
+  test("a burst of rewrites is one change, reported once the files are stable", async () => {
+    const files = watchedPair();
+    let changes = 0;
+    cleanups.push(
+      watchTlsFiles(
+        files,
+        tlsFilesFingerprint(files),
+        { intervalMs: 10, settleMs: 150, maxDelayMs: 10_000 },
+        () => changes++,
+      ),
+    );
+    for (let rewrite = 1; rewrite <= 30; rewrite++) {
+      writeFileSync(files[0], "x".repeat(rewrite));
+      await Bun.sleep(20);
+    }
+    expect(changes).toBe(0);
+    await Bun.sleep(400);
+    expect(changes).toBe(1);
+  });
+
+  test("files that never settle are still applied, at most once per maxDelayMs", async () => {
+    const files = watchedPair();
+    let changes = 0;
+    cleanups.push(
+      watchTlsFiles(
+        files,
+        tlsFilesFingerprint(files),
+        { intervalMs: 10, settleMs: 10_000, maxDelayMs: 200 },
+        () => changes++,
+      ),
+    );
+    for (let rewrite = 1; rewrite <= 50; rewrite++) {
+      writeFileSync(files[0], "x".repeat(rewrite));
+      await Bun.sleep(20);
+    }
+    expect(changes).toBeGreaterThanOrEqual(1);
+    expect(changes).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("ReuseportGroupOrder", () => {
+  test("appends, and a removal moves the last member into the freed slot, as the kernel does", () => {
+    const order = new ReuseportGroupOrder<string>();
+    for (const socket of ["a", "b", "c", "d"]) order.append(socket);
+    expect(order.members).toEqual(["a", "b", "c", "d"]);
+    order.remove("b");
+    expect(order.members).toEqual(["a", "d", "c"]);
+    expect(order.indexOf("d")).toBe(1);
+    order.remove("c");
+    expect(order.members).toEqual(["a", "d"]);
+    order.remove("a");
+    expect(order.members).toEqual(["d"]);
+    expect(order.indexOf("d")).toBe(0);
+    order.remove("absent");
+    order.append("e");
+    expect(order.members).toEqual(["d", "e"]);
   });
 });
 
@@ -59,4 +137,132 @@ describe("AdmissionListener", () => {
     }
     expect([...seen]).toEqual(["close"]);
   });
+});
+
+describe("AdmissionListener rotation", () => {
+  const served = (port: number) => servedSerial(`https://localhost:${port}`, ca.cert);
+  const start = (options: Partial<ConstructorParameters<typeof AdmissionListener>[0]> = {}) => {
+    const first = ca.issue(`rotation-first-${crypto.randomUUID()}`);
+    const listener = new AdmissionListener(
+      {
+        address: { hostname: "127.0.0.1", port: 0 },
+        maxRequestBodySize: 1024,
+        fetch: () => new Response("ok"),
+        ...options,
+      },
+      loadTlsPair(first.certFile, first.keyFile),
+    );
+    cleanups.push(() => listener.stop(100));
+    return listener;
+  };
+  const pairs = (count: number) =>
+    Array.from({ length: count }, (_, i) => {
+      const issued = ca.issue(`rotation-${i}-${crypto.randomUUID()}`);
+      return { issued, pair: loadTlsPair(issued.certFile, issued.keyFile) };
+    });
+
+  test.skipIf(process.platform !== "linux")(
+    "steers new connections to the newest listener, and never holds more than two listening sockets",
+    async () => {
+      const listener = start();
+      expect(listener.steering).toBeTrue();
+      const upcoming = pairs(6);
+      const counts: number[] = [];
+      for (const { issued, pair } of upcoming) {
+        listener.rotate(pair);
+        counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
+        // Every fresh handshake right after the rotation gets the new certificate.
+        const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
+        expect(new Set(seen)).toEqual(new Set([serialOf(issued)]));
+        await Bun.sleep(30);
+        counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
+      }
+      expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+      expect(listener.steering).toBeTrue();
+    },
+  );
+
+  test("falls back without steering when it is unavailable: reported once, still serving, still two listeners at most", async () => {
+    const problems: SteeringUnavailable[] = [];
+    const listener = start({
+      socketCalls: () => {
+        throw new SteeringUnavailable("unsupported", "no libc here");
+      },
+      onSteeringUnavailable: (problem) => problems.push(problem),
+    });
+    expect(listener.steering).toBeFalse();
+    const counts: number[] = [];
+    const upcoming = pairs(4);
+    for (const { pair } of upcoming) {
+      listener.rotate(pair);
+      counts.push(listener.listeningServers);
+    }
+    await Bun.sleep(50);
+    counts.push(listeningSocketsOnPort(listener.port).length);
+    await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+    expect(listener.listeningServers).toBe(1);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+    const last = upcoming.at(-1)?.issued;
+    if (!last) throw new Error("no pair");
+    expect(await served(listener.port)).toBe(serialOf(last));
+    expect(problems.map((problem) => problem.reason)).toEqual(["unsupported"]);
+  });
+
+  test.skipIf(process.platform !== "linux")(
+    "a socket call refused mid-run turns steering off once and rotation goes on",
+    async () => {
+      const problems: SteeringUnavailable[] = [];
+      let calls = 0;
+      const listener = start({
+        socketCalls: () => ({
+          steerGroupTo: () => {
+            calls++;
+            if (calls > 1) throw new SteeringUnavailable("refused", "setsockopt refused");
+          },
+          acceptQueueLength: () => 0,
+          closeListeningSocket: () => {},
+        }),
+        onSteeringUnavailable: (problem) => problems.push(problem),
+      });
+      expect(listener.steering).toBeTrue();
+      const [next, after] = pairs(2);
+      if (!next || !after) throw new Error("no pair");
+      listener.rotate(next.pair);
+      expect(listener.steering).toBeFalse();
+      listener.rotate(after.pair);
+      expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+      expect(listener.listeningServers).toBe(1);
+      expect(await served(listener.port)).toBe(serialOf(after.issued));
+      expect(problems.map((problem) => problem.reason)).toEqual(["refused"]);
+    },
+  );
+
+  test.skipIf(process.platform !== "linux")(
+    "a rotation waits while the retired listener still has a connection queued, then applies the newest pair",
+    async () => {
+      let queued = 3;
+      const failures: unknown[] = [];
+      const listener = start({
+        socketCalls: () => {
+          const real = loadSocketCalls();
+          return { ...real, acceptQueueLength: () => (queued > 0 ? queued-- : 0) };
+        },
+        onDeferredRotationFailed: (error) => failures.push(error),
+      });
+      const [second, third, fourth] = pairs(3);
+      if (!second || !third || !fourth) throw new Error("no pair");
+      listener.rotate(second.pair);
+      listener.rotate(third.pair); // deferred: the retired listener reports a queued connection
+      listener.rotate(fourth.pair); // replaces the deferred pair
+      expect(listener.listeningServers).toBe(2);
+      await Bun.sleep(200);
+      expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      expect(queued).toBe(0);
+      const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
+      expect(new Set(seen)).toEqual(new Set([serialOf(fourth.issued)]));
+      expect(failures).toEqual([]);
+      expect(listener.steering).toBeTrue();
+    },
+  );
 });
