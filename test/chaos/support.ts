@@ -1,3 +1,5 @@
+export { eventually } from "../support/eventually";
+
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { join } from "node:path";
@@ -351,19 +353,4 @@ export function describeFailures(outcomes: readonly Outcome[]): string[] {
   return outcomes
     .filter((outcome) => !outcome.ok)
     .map((outcome) => `${new Date(outcome.startedAt).toISOString()} ${outcome.error}`);
-}
-
-/** Polls `probe` every `everyMs` until `until` holds or `timeoutMs` passes; returns the last value. */
-export async function eventually<T>(
-  probe: () => Promise<T>,
-  until: (value: T) => boolean,
-  timeoutMs = 5000,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined as T);
-    if ((value !== undefined && until(value)) || Date.now() > deadline) return value;
-    await Bun.sleep(everyMs);
-  }
 }

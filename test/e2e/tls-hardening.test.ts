@@ -2,20 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { createTestCa } from "../support/certs";
+import { eventually } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
 const HOUR = 3600_000;
-
-/** Polls `probe` every 100 ms until `until` holds or `timeoutMs` passes; the last value. */
-async function poll<T>(probe: () => Promise<T>, until: (value: T) => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (until(value) || Date.now() > deadline) return value;
-    await Bun.sleep(100);
-  }
-}
 
 /** The cipher a TLS 1.2 handshake offering only `cipher` agrees on, or "(NONE)". */
 function negotiatedTls12Cipher(url: string, cipher: string): string {
@@ -92,7 +83,7 @@ describe("a serving certificate that is expired at start", () => {
         .logs()
         .map((line) => JSON.parse(line))
         .filter((line) => line.level === "error");
-    const errors = await poll(errorLines, (lines) => lines.length > 0);
+    const errors = await eventually(errorLines, (lines) => lines.length > 0);
     expect(errors.map((line) => line.msg)).toContainEqual(
       expect.stringContaining("the serving certificate expired at"),
     );
@@ -129,7 +120,7 @@ describe("certificate files that are not usable are refused on reload, the serve
   async function expectRefused(swap: (certPath: string) => void): Promise<void> {
     const before = await failures();
     swap(join(volume.dir, "..data", "tls.crt"));
-    expect(await poll(failures, (count) => count > before)).toBeGreaterThan(before);
+    expect(await eventually(failures, (count) => count > before, 10_000)).toBeGreaterThan(before);
     expect((await fetch(`${webhook.opsUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${webhook.opsUrl}/readyz`)).status).toBe(200);
     expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(serialOf(first));
@@ -156,23 +147,24 @@ describe("certificate files that are not usable are refused on reload, the serve
     });
     const before = await failures();
     volume.publish(expired);
-    expect(await poll(failures, (count) => count > before)).toBeGreaterThan(before);
+    expect(await eventually(failures, (count) => count > before, 10_000)).toBeGreaterThan(before);
     expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(serialOf(first));
     const refusals = async () =>
       webhook
         .logs()
         .map((line) => JSON.parse(line))
         .filter((line) => line.level === "error" && /expired at/.test(line.err?.message ?? ""));
-    expect((await poll(refusals, (lines) => lines.length > 0)).length).toBeGreaterThan(0);
+    expect((await eventually(refusals, (lines) => lines.length > 0)).length).toBeGreaterThan(0);
   });
 
   test("a valid pair published afterwards is served", async () => {
     const renewed = ca.issue("renewed");
     volume.publish(renewed);
     expect(
-      await poll(
+      await eventually(
         () => servedSerial(webhook.admissionUrl, ca.cert),
         (serial) => serial === serialOf(renewed),
+        10_000,
       ),
     ).toBe(serialOf(renewed));
   });

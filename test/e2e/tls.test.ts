@@ -3,22 +3,10 @@ import { X509Certificate } from "node:crypto";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestCa } from "../support/certs";
+import { eventually } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 import { review } from "./reviews";
-
-async function eventually<T>(
-  probe: () => Promise<T>,
-  until: (value: T) => boolean,
-  timeoutMs = 5000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (until(value) || Date.now() > deadline) return value;
-    await Bun.sleep(100);
-  }
-}
 
 describe("TLS", () => {
   const ca = createTestCa("rotation-ca");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, symlinkSync } from "node:fs";
 import { createKubeApi } from "../../src/kube/api";
+import type { KubeApi } from "../../src/kube/port";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";
 
@@ -47,7 +48,10 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
     expect(apiserver.requests.at(-1)?.authorization).toBe(`Bearer ${rotated}`);
   });
 
-  test("a token file that disappears keeps the last good token", async () => {
+  /** A client that has read the token once, then `change` with the token file moved aside. */
+  async function withTokenFileMoved(
+    change: (api: KubeApi, tokenFilePath: string) => Promise<void>,
+  ): Promise<void> {
     const { api } = createKubeApi({
       timeoutMs: 3000,
       kubeconfigPath: apiserver.kubeconfigPath,
@@ -57,30 +61,26 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
     const tokenFilePath = apiserver.tokenFilePath ?? "";
     renameSync(tokenFilePath, `${tokenFilePath}.moved`);
     try {
-      expect(await api.listHibernations("default")).toHaveLength(1);
+      await change(api, tokenFilePath);
     } finally {
+      rmSync(tokenFilePath, { force: true });
       renameSync(`${tokenFilePath}.moved`, tokenFilePath);
     }
+  }
+
+  test("a token file that disappears keeps the last good token", async () => {
+    await withTokenFileMoved(async (api) => {
+      expect(await api.listHibernations("default")).toHaveLength(1);
+    });
   });
 
   test("a token file swapped for a FIFO or a device keeps the last good token, without blocking", async () => {
-    const { api } = createKubeApi({
-      timeoutMs: 3000,
-      kubeconfigPath: apiserver.kubeconfigPath,
-      fileRecheckMs: 0,
-    });
-    await api.listHibernations("default");
-    const tokenFilePath = apiserver.tokenFilePath ?? "";
-    renameSync(tokenFilePath, `${tokenFilePath}.moved`);
-    try {
+    await withTokenFileMoved(async (api, tokenFilePath) => {
       Bun.spawnSync(["mkfifo", tokenFilePath]);
       expect(await api.listHibernations("default")).toHaveLength(1);
       rmSync(tokenFilePath);
       symlinkSync("/dev/zero", tokenFilePath);
       expect(await api.listHibernations("default")).toHaveLength(1);
-    } finally {
-      rmSync(tokenFilePath, { force: true });
-      renameSync(`${tokenFilePath}.moved`, tokenFilePath);
-    }
+    });
   });
 });
