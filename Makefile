@@ -105,6 +105,7 @@ dist: deps
 dist-test: dist
 	$(BUN) test --timeout 120000 test/release/dist.test.ts
 
+## end-to-end tests: the compiled binary over TLS against the fake apiserver
 e2e: build
 	$(BUN) test test/e2e
 
@@ -130,6 +131,7 @@ image:
 	  --tag "$(IMAGE):$(IMAGE_TAG)" .
 
 # Needs kind and a Docker engine (not available on the development machines).
+## walkthrough on a real kind cluster (needs kind and Docker)
 kind-e2e:
 	scripts/kind-e2e.sh
 
