@@ -69,7 +69,7 @@ const positiveInteger = z
   .transform(Number)
   .refine((bytes) => bytes > 0, "must be greater than zero");
 
-/** SPEC §10, one entry per environment variable. */
+/** One entry per environment variable; docs/configuration.md describes each. */
 const environmentSchema = z.object({
   KUBECONFIG: z.string().optional(),
   WEBHOOK_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),

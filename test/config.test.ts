@@ -19,7 +19,7 @@ describe("parseDurationMs", () => {
 });
 
 describe("loadConfig", () => {
-  test("defaults are SPEC section 10's", () => {
+  test("defaults are the ones docs/configuration.md lists", () => {
     expect(loadConfig({})).toEqual({
       WEBHOOK_LOG_LEVEL: "info",
       TLS_CERT: "/etc/cocoon/webhook/certs/tls.crt",

@@ -2,7 +2,7 @@
  * The peer's schemas, written the usual way: the whole object is described
  * and validated (core/v1 Pod, autoscaling/v1 Scale, apps/v1 Deployment, the
  * CocoonSet CRD), and handlers read the typed result. This is the approach
- * SPEC §3 warns against for a webhook on every pod create; the benchmark
+ * docs/behaviour.md warns against (narrow decoding) for a webhook on every pod create; the benchmark
  * measures what it costs.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
  * The peer: the same webhook written the usual way on Node.js — a Hono app on
  * `node:https` through @hono/node-server, `@hono/zod-validator` over a full
- * schema of each object, and the SPEC's rules in plain form. No metrics or
+ * schema of each object, and the webhook's rules in plain form. No metrics or
  * logging (cocoon-webhook pays for both; the peer is given the advantage).
  *
  * bench/run.ts bundles it with `bun build --target=node` and runs it under

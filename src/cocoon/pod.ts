@@ -63,7 +63,7 @@ export function readPodMarkers(pod: unknown): PodMarkers {
 }
 
 /**
- * THE gate predicate (SPEC §4): a toleration keyed `virtual-kubelet.io/provider`
+ * THE gate predicate (docs/behaviour.md, pod gate): a toleration keyed `virtual-kubelet.io/provider`
  * or a `vm.cocoonstack.io/name` annotation. The webhook's CEL matchCondition
  * mirrors it, and a property test keeps the two in agreement.
  */

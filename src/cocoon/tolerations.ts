@@ -16,7 +16,7 @@ export const tolerationsSchema = z.custom<readonly unknown[]>((value) => Array.i
 /**
  * Whether a toleration's key is the cocoon taint key, whatever its operator,
  * value or effect. A keyless `operator: Exists` toleration tolerates the cocoon
- * taint too but is deliberately not a marker (SPEC §4, "Known limit").
+ * taint too but is deliberately not a marker (docs/behaviour.md, "Known limit").
  */
 export function hasCocoonToleration(tolerations: readonly unknown[]): boolean {
   return tolerations.some(

@@ -24,7 +24,7 @@ describe("cocoon enums", () => {
     ["snapshotPolicy", snapshotPolicy.options, ["always", "main-only", "never"]],
     ["hibernatePolicy", hibernatePolicy.options, ["retain", "release"]],
     ["desire", hibernationDesire.options, ["Hibernate", "Wake"]],
-  ])("%s allows exactly the SPEC's values", (_name, options, expected) => {
+  ])("%s allows exactly the documented values", (_name, options, expected) => {
     const allowed: readonly string[] = options;
     expect([...allowed]).toEqual(expected);
   });

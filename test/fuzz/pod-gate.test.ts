@@ -13,7 +13,7 @@ import { admissionRequest } from "../support/requests";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
 /**
- * SPEC §4: a malformed field never opens the gate. A pod gated by one
+ * A malformed field never opens the gate (docs/behaviour.md, pod gate). A pod gated by one
  * well-formed marker stays denied for a non-creator (and for anyone when it
  * has no CocoonSet owner) whatever any *other* field holds.
  */

@@ -59,7 +59,7 @@ const TARGET_LABELS = new Set([
   "container",
 ]);
 
-/** Label values SPEC section 9 defines; a matcher on these labels must use them. */
+/** The label values the metrics can carry (README, Metrics); a matcher on these labels must use them. */
 const LABEL_VALUES: Record<string, ReadonlySet<string>> = {
   handler: new Set(["mutate", "validate", "validate_cocoonset", "validate_cocoonhibernation"]),
   result: new Set(["allow", "deny", "error", "skipped", "success", "failure"]),

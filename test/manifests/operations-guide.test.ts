@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { headingAnchors } from "../support/markdown";
 import { isRecord, render } from "./kustomize";
 
 const REPO = join(import.meta.dir, "../..");
@@ -8,18 +9,7 @@ const GUIDE = "docs/operations.md";
 const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/main/${GUIDE}#`;
 const guide = readFileSync(join(REPO, GUIDE), "utf8");
 
-/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens. */
-function githubSlug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
-}
-
-const anchors = new Set(
-  [...guide.matchAll(/^#{1,6}\s+(.+)$/gm)].map(([, heading = ""]) => githubSlug(heading)),
-);
+const anchors = headingAnchors(guide);
 
 /** Every reason literal passed to skipped(), denied() or errored() anywhere in src/. */
 function reasonsInSource(dir = join(REPO, "src")): Set<string> {

@@ -70,7 +70,7 @@ describe("README validation rules", () => {
     expect(new Set(texts).size).toBe(texts.length);
   });
 
-  test("every verdict reason is one the SPEC defines", () => {
+  test("every verdict reason is one docs/behaviour.md lists", () => {
     const reasons = new Set<string>(RULE_CATALOGUE.map((rule) => rule.reason));
     expect([...reasons].sort()).toEqual(
       ["duplicate", "invalid_desire", "invalid_spec", "name_mismatch", "terminating"].sort(),

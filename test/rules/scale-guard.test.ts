@@ -200,7 +200,7 @@ const parentTable: Record<string, Record<string, readonly [AdmissionRequest, Par
   },
 };
 
-describe("scaleGuard (SPEC §5)", () => {
+describe("scaleGuard (docs/behaviour.md, scale-down guard)", () => {
   test.each(cases(offlineTable))(
     "$expected: $name, without an apiserver call",
     async ({ row: request, expected }) => {
