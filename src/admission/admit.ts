@@ -1,5 +1,5 @@
-import { zValidator } from "@hono/zod-validator";
 import { createFactory } from "hono/factory";
+import { validator } from "hono/validator";
 import { jsonError } from "../http-errors";
 import type { Logger } from "../observability/logger";
 import { admissionDuration, admissionTotal } from "../observability/metrics";
@@ -24,13 +24,19 @@ const requireJsonBody = factory.createMiddleware(async (c, next) => {
   await next();
 });
 
-const validReview = zValidator("json", admissionReviewSchema, (result, c) => {
-  if (!result.success) {
-    const details = result.error.issues.map(
-      (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
-    );
-    return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
-  }
+/**
+ * The envelope, validated by zod in one synchronous pass over the body Hono
+ * parsed (a body that is not JSON is a 400 from the app's error handler).
+ * Synchronous `safeParse` lets zod use its compiled object parser, which
+ * `safeParseAsync` (what @hono/zod-validator calls) never does.
+ */
+const validReview = validator("json", (value, c) => {
+  const result = admissionReviewSchema.safeParse(value);
+  if (result.success) return result.data;
+  const details = result.error.issues.map(
+    (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
+  );
+  return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
 });
 
 /** The rule's verdict; a rule that throws fails closed, and what it threw goes into the log line. */
