@@ -2,7 +2,7 @@ import { createFactory } from "hono/factory";
 import { validator } from "hono/validator";
 import { jsonError } from "../http-errors";
 import type { Logger } from "../observability/logger";
-import { admissionDuration, admissionTotal } from "../observability/metrics";
+import { admissionCells, admissionDuration } from "../observability/metrics";
 import { encodeResponse } from "./response";
 import { type AdmissionRequest, admissionReviewSchema } from "./review";
 import type { HandlerName, Rule } from "./rule";
@@ -60,13 +60,15 @@ async function decide(
  * rule, then exactly one metric sample, one log line and the encoded review.
  */
 export function admit(handler: HandlerName, rule: Rule, log: Logger) {
+  const decisions = admissionCells(handler);
+  const duration = admissionDuration.labels(handler);
   return factory.createHandlers(requireJsonBody, validReview, async (c) => {
     const { apiVersion, request } = c.req.valid("json");
     const { verdict, thrown } = await decide(rule, request);
     const body = encodeResponse(apiVersion, request.uid, verdict);
 
-    admissionTotal.labels(handler, verdict.result, verdict.reason).inc();
-    admissionDuration.labels(handler).observe((performance.now() - c.get("receivedAt")) / 1000);
+    decisions(verdict.result, verdict.reason).pending++;
+    duration.observe((performance.now() - c.get("receivedAt")) / 1000);
     logVerdict(log, handler, request, verdict, thrown);
     return c.json(body);
   });

@@ -9,9 +9,9 @@ import { jsonError, methodNotAllowed, notFound } from "../http-errors";
 import type { Logger } from "../observability/logger";
 import {
   cachedExposition,
-  httpRequestsInFlight,
-  httpResponsesTotal,
+  httpResponseCell,
   registry,
+  requestsInFlight,
 } from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";
 
@@ -43,13 +43,13 @@ function pathLabel(path: string): string {
  */
 function observeResponses(log: Logger): MiddlewareHandler<ListenerEnv> {
   return async (c, next) => {
-    httpRequestsInFlight.inc();
+    requestsInFlight.count++;
     try {
       await next();
     } finally {
-      httpRequestsInFlight.dec();
+      requestsInFlight.count--;
       const { status } = c.res;
-      httpResponsesTotal.labels(pathLabel(c.req.path), String(status)).inc();
+      httpResponseCell(pathLabel(c.req.path), status).pending++;
       if (status >= 400 && status < 500) {
         const client = c.env?.requestIP?.(c.req.raw);
         log.warn(
