@@ -12,6 +12,8 @@ type AdmissionEnv = { Variables: { receivedAt: number } };
 
 const factory = createFactory<AdmissionEnv>();
 
+const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
+
 /** `application/json`, optionally with parameters such as `charset=utf-8`. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -70,7 +72,8 @@ export function admit(handler: HandlerName, rule: Rule, log: Logger) {
     decisions(verdict.result, verdict.reason).pending++;
     duration.observe((performance.now() - c.get("receivedAt")) / 1000);
     logVerdict(log, handler, request, verdict, thrown);
-    return c.json(body);
+    // A Response built directly: c.json() would make a Headers object per answer.
+    return new Response(JSON.stringify(body), REVIEW_RESPONSE_INIT);
   });
 }
 

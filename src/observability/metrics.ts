@@ -83,9 +83,15 @@ function cellTree<Outer, Inner>(
   const tree = new Map<Outer, Map<Inner, CountCell>>();
   return (outer, inner) => {
     let row = tree.get(outer);
-    if (!row) tree.set(outer, (row = new Map()));
+    if (!row) {
+      row = new Map();
+      tree.set(outer, row);
+    }
     let cell = row.get(inner);
-    if (!cell) row.set(inner, (cell = counts.cell((by) => flush(outer, inner, by))));
+    if (!cell) {
+      cell = counts.cell((by) => flush(outer, inner, by));
+      row.set(inner, cell);
+    }
     return cell;
   };
 }
