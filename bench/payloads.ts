@@ -10,7 +10,13 @@ export const OPERATOR = "system:serviceaccount:cocoon-system:cocoon-operator";
 const REPLICASET_CONTROLLER = "system:serviceaccount:kube-system:replicaset-controller";
 const COCOON_TOLERATION_KEY = "virtual-kubelet.io/provider";
 
-export type ScenarioId = "pod-common" | "pod-gated" | "scale-down" | "cocoonset-10" | "pod-1mb";
+export type ScenarioId =
+  | "pod-common"
+  | "pod-gated"
+  | "scale-down"
+  | "hibernation-create"
+  | "cocoonset-10"
+  | "pod-1mb";
 
 export interface Scenario {
   readonly id: ScenarioId;
@@ -436,6 +442,16 @@ export function buildScenarios(): Scenario[] {
     username: "alice@example.com",
     object: cocoonSet(10),
   });
+  const hibernationCreate = review({
+    uid: "c0ffee00-0000-4000-8000-000000000006",
+    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
+    resource: { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonhibernations" },
+    name: "agents-0",
+    namespace: HIBERNATION_NAMESPACE,
+    operation: "CREATE",
+    username: "alice@example.com",
+    object: hibernation("agents-0", "agents-0"),
+  });
   // ≈1 MB: two containers × 4 000 env entries plus a 300 KiB annotation.
   const large = podReview(
     "c0ffee00-0000-4000-8000-000000000005",
@@ -471,6 +487,13 @@ export function buildScenarios(): Scenario[] {
       expectAllowed: false,
     },
     {
+      id: "hibernation-create",
+      title: "CocoonHibernation CREATE (LIST)",
+      path: "/validate-cocoonhibernation",
+      body: hibernationCreate,
+      expectAllowed: true,
+    },
+    {
       id: "cocoonset-10",
       title: "CocoonSet, 10 toolboxes",
       path: "/validate-cocoonset",
@@ -479,6 +502,23 @@ export function buildScenarios(): Scenario[] {
     },
     { id: "pod-1mb", title: "≈1 MB pod CREATE", path: "/mutate", body: large, expectAllowed: true },
   ];
+}
+
+/** The namespace of the CocoonHibernation scenario and the hibernations the fake apiserver lists there. */
+export const HIBERNATION_NAMESPACE = "agents";
+
+function hibernation(name: string, podName: string): Record<string, unknown> {
+  return {
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonHibernation",
+    metadata: { name, namespace: HIBERNATION_NAMESPACE },
+    spec: { podRef: { name: podName }, desire: "Hibernate" },
+  };
+}
+
+/** Ten hibernations of other pods: the CREATE below conflicts with none of them. */
+export function existingHibernations(): Record<string, unknown>[] {
+  return Array.from({ length: 10 }, (_, i) => hibernation(`agents-${i + 1}`, `agents-${i + 1}`));
 }
 
 /** `count` CocoonSet documents as one multi-document YAML stream (JSON is YAML). */

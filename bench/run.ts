@@ -12,13 +12,22 @@
  *
  * Environment: BENCH_WARMUP_S (5), BENCH_DURATION_S (5 per round), BENCH_ROUNDS (2),
  * BENCH_CONNECTIONS (32),
- * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server).
+ * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server),
+ * BENCH_FIXED_RATE_S (10 per fixed-rate run), BENCH_SCENARIOS (all; a comma-separated
+ * list of scenario ids to measure, for a quick look at one of them).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestCa } from "../test/support/certs";
 import { startFakeApiserver } from "../test/support/fake-apiserver";
+import {
+  FIXED_RATES,
+  type FixedRateResult,
+  fixedRateRun,
+  type GcProbeResult,
+  gcProbe,
+} from "./lib/fixed-rate";
 import {
   coresBusy,
   describeMachine,
@@ -45,7 +54,13 @@ import {
 } from "./lib/servers";
 import { validatorThroughput } from "./lib/validator";
 import { ensureWrk, runWrk, writeLuaScript, wrkVersion } from "./lib/wrk";
-import { buildScenarios, parentDeployment, type Scenario } from "./payloads";
+import {
+  buildScenarios,
+  existingHibernations,
+  HIBERNATION_NAMESPACE,
+  parentDeployment,
+  type Scenario,
+} from "./payloads";
 
 const REPO = join(import.meta.dir, "..");
 const RESULTS_DIR = join(import.meta.dir, "results");
@@ -67,7 +82,17 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 32),
   memoryRequests: numberFromEnv("BENCH_MEMORY_REQUESTS", 200_000),
   starts: numberFromEnv("BENCH_STARTS", 5),
+  fixedRateSeconds: numberFromEnv("BENCH_FIXED_RATE_S", 10),
 };
+
+/** The peer implements the routes of its time; it has no CocoonHibernation handler. */
+const PEER_SCENARIOS = new Set([
+  "pod-common",
+  "pod-gated",
+  "scale-down",
+  "cocoonset-10",
+  "pod-1mb",
+]);
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -122,10 +147,12 @@ async function main(): Promise<void> {
   const apiserver = await startFakeApiserver();
   const parent = parentDeployment();
   apiserver.setWorkload(parent.resource, parent.namespace, parent.name, parent.object);
+  apiserver.setHibernations(HIBERNATION_NAMESPACE, existingHibernations());
   const apiserverCaFile = join(workDir, "apiserver-ca.crt");
   writeFileSync(apiserverCaFile, apiserver.ca.cert);
 
-  const scenarios = buildScenarios();
+  const only = process.env.BENCH_SCENARIOS?.split(",").filter(Boolean);
+  const scenarios = buildScenarios().filter((scenario) => !only || only.includes(scenario.id));
   const bodyFiles = new Map<string, string>();
   for (const scenario of scenarios) {
     const file = join(workDir, `${scenario.id}.json`);
@@ -177,8 +204,14 @@ async function main(): Promise<void> {
     const cpuBefore = processCpuSeconds(server.pid);
     const benchCpuBefore = process.cpuUsage();
     const machineBefore = machineCpu();
+    apiserver.requests.length = 0;
+    apiserver.resetConnectionCount();
     const run = await runWrk(script, { ...load, durationSeconds: settings.durationSeconds });
     const machineAfter = machineCpu();
+    const apiserverSeen = {
+      calls: apiserver.requests.length,
+      connections: apiserver.connectionsSeen,
+    };
     const seconds = run.durationUs / 1e6;
     const serverCpu = processCpuSeconds(server.pid) - cpuBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
@@ -190,6 +223,7 @@ async function main(): Promise<void> {
       machineCpuCores: coresBusy(machineBefore, machineAfter, machine.nproc),
       serverCpuMsPerRequest: run.requests > 0 ? (serverCpu * 1000) / run.requests : Number.NaN,
       rssAfterBytes: rssBytes(server.pid),
+      ...(server.id === "cocoon" ? { apiserver: apiserverSeen } : {}),
     };
   }
 
@@ -255,7 +289,7 @@ async function main(): Promise<void> {
       verdicts[scenario.id] = {};
       for (const id of SERVERS) {
         const server = running.get(id);
-        if (server) {
+        if (server && (id !== "peer" || PEER_SCENARIOS.has(scenario.id))) {
           const row = verdicts[scenario.id];
           if (row) row[id] = await verdictOf(server, scenario, ca.cert);
         }
@@ -271,7 +305,8 @@ async function main(): Promise<void> {
         bodyFile: bodyFiles.get(scenario.id) ?? "",
         connections: settings.connections,
       });
-      for (const id of SERVERS) {
+      const serversFor = SERVERS.filter((id) => id !== "peer" || PEER_SCENARIOS.has(scenario.id));
+      for (const id of serversFor) {
         const server = running.get(id);
         if (!server) continue;
         await runWrk(script, { ...loadFor(server), durationSeconds: settings.warmupSeconds });
@@ -282,10 +317,9 @@ async function main(): Promise<void> {
       // only ever lowers throughput), with the spread of all rounds beside it.
       const rounds = new Map<ServerId, ScenarioResult[]>();
       for (let round = 0; round < settings.rounds; round++) {
-        for (const id of SERVERS) {
+        for (const id of serversFor) {
           const server = running.get(id);
           if (!server) continue;
-          apiserver.requests.length = 0;
           const measured = await measure(server, loadFor(server));
           const result: ScenarioResult = {
             scenario: scenario.id,
@@ -308,6 +342,45 @@ async function main(): Promise<void> {
         results.push({ ...best, roundsRequestsPerSecond: spread });
         log(
           `${scenario.id} ${id}: ${best.wrk.requestsPerSecond.toFixed(0)} rps (rounds ${spread.join(", ")}), p50 ${(best.wrk.p50Us / 1000).toFixed(2)} ms, p99 ${(best.wrk.p99Us / 1000).toFixed(2)} ms, errors ${best.wrk.errors}`,
+        );
+      }
+    }
+
+    // Tail latency at fixed rates: the floor and the webhook take turns at each rate.
+    const fixedRate: FixedRateResult[] = [];
+    const commonBody = bodyFiles.get("pod-common");
+    const gc: GcProbeResult[] = [];
+    if (commonBody) {
+      for (const rate of FIXED_RATES) {
+        for (const id of ["floor", "cocoon"] as const) {
+          const server = running.get(id);
+          if (!server) continue;
+          const run = await fixedRateRun(
+            script,
+            server,
+            commonBody,
+            rate,
+            settings.fixedRateSeconds,
+          );
+          fixedRate.push(run);
+          log(
+            `fixed ${rate.requestsPerSecond} req/s ${id}: ${run.wrk.requestsPerSecond.toFixed(0)} req/s, p50 ${(run.wrk.p50Us / 1000).toFixed(2)} ms, p99 ${(run.wrk.p99Us / 1000).toFixed(2)} ms, p99.9 ${(run.wrk.p999Us / 1000).toFixed(2)} ms`,
+          );
+        }
+      }
+      const [slowest] = FIXED_RATES;
+      for (const which of ["floor", "cocoon"] as const) {
+        const probe = await gcProbe(
+          which,
+          env,
+          script,
+          commonBody,
+          slowest,
+          settings.fixedRateSeconds,
+        );
+        gc.push(probe);
+        log(
+          `gc ${which}: worst lateness ${probe.worstLatenessMs.toFixed(2)} ms, heap ${(probe.heapSizeAfterBytes / MIB).toFixed(1)} MiB, full GC ${probe.fullCollectionMs.toFixed(2)} ms`,
         );
       }
     }
@@ -359,6 +432,9 @@ async function main(): Promise<void> {
       memory,
       floorMemory,
       validator,
+      fixedRate,
+      gc,
+      fixedRateSeconds: settings.fixedRateSeconds,
       goals: [],
       benchSeconds: (performance.now() - began) / 1000,
     };

@@ -16,6 +16,14 @@ wrk.body = file:read("*a")
 file:close()
 wrk.headers["Content-Type"] = "application/json"
 
+-- Fixed rate (the tail-latency phase): each connection waits BENCH_DELAY_MS after
+-- every response before its next request, so connections / delay bounds the rate
+-- and the server is never saturated.
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0") or 0
+if delay_ms > 0 then
+  delay = function() return delay_ms end
+end
+
 -- A request budget per thread (the memory phase): after that many responses the
 -- thread stops and says so; bench/lib/wrk.ts then sends SIGINT, which ends wrk's
 -- main sleep early and prints the summary.
@@ -74,6 +82,8 @@ export interface WrkOptions {
   readonly durationSeconds: number;
   /** Stop after this many responses (per thread; wrk runs one thread). */
   readonly requestLimit?: number;
+  /** Each connection pauses this many milliseconds after each response (fixed-rate load). */
+  readonly delayMs?: number;
 }
 
 /** Installs wrk with apt-get when it is missing (we are root on the bench machines). */
@@ -149,6 +159,7 @@ export async function runWrk(script: string, options: WrkOptions): Promise<WrkRu
         ...process.env,
         BENCH_BODY_FILE: options.bodyFile,
         BENCH_LIMIT: String(options.requestLimit ?? 0),
+        BENCH_DELAY_MS: String(options.delayMs ?? 0),
       },
     },
   );

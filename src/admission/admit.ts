@@ -1,10 +1,10 @@
-import { zValidator } from "@hono/zod-validator";
 import { createFactory } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
 import { jsonError } from "../http-errors";
 import type { Logger } from "../observability/logger";
-import { admissionDuration, admissionTotal } from "../observability/metrics";
+import { admissionCells, admissionDuration } from "../observability/metrics";
 import { encodeResponse } from "./response";
-import { type AdmissionRequest, admissionReviewSchema } from "./review";
+import { type AdmissionRequest, type AdmissionReview, admissionReviewSchema } from "./review";
 import type { HandlerName, Rule } from "./rule";
 import { errored, type Verdict } from "./verdict";
 
@@ -12,57 +12,80 @@ type AdmissionEnv = { Variables: { receivedAt: number } };
 
 const factory = createFactory<AdmissionEnv>();
 
+const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
+
 /** `application/json`, optionally with parameters such as `charset=utf-8`. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
-const requireJsonBody = factory.createMiddleware(async (c, next) => {
+/**
+ * The envelope, checked in one middleware: Content-Type, then the body Hono
+ * parses (not JSON: a 400 from the app's error handler), then zod in one
+ * synchronous pass, handed on as Hono's validated data (`c.req.valid`).
+ * Synchronous `safeParse` lets zod use its compiled object parser, which
+ * `safeParseAsync` (what @hono/zod-validator calls) never does.
+ */
+const validReview = factory.createMiddleware<{
+  in: { json: unknown };
+  out: { json: AdmissionReview };
+}>(async (c, next) => {
   c.set("receivedAt", performance.now());
   const contentType = c.req.header("content-type") ?? "";
   if (!JSON_MEDIA_TYPE.test(contentType)) {
     return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
   }
-  await next();
-});
-
-const validReview = zValidator("json", admissionReviewSchema, (result, c) => {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new HTTPException(400, { message: "Malformed JSON in request body" });
+  }
+  const result = admissionReviewSchema.safeParse(body);
   if (!result.success) {
     const details = result.error.issues.map(
       (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
     );
     return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
   }
+  c.req.addValidatedData("json", result.data);
+  await next();
 });
 
-/** The rule's verdict; a rule that throws fails closed, and what it threw goes into the log line. */
-async function decide(
-  rule: Rule,
-  request: AdmissionRequest,
-): Promise<{ verdict: Verdict; thrown?: unknown }> {
-  try {
-    return { verdict: await rule(request) };
-  } catch (thrown) {
-    const verdict = errored(
-      "internal",
-      "internal error while evaluating the request; retry, and report it if it persists",
-    );
-    return { verdict, thrown };
-  }
-}
+const INTERNAL_ERROR = () =>
+  errored(
+    "internal",
+    "internal error while evaluating the request; retry, and report it if it persists",
+  );
 
 /**
  * The one admission pipeline: Content-Type check, envelope validation, the
  * rule, then exactly one metric sample, one log line and the encoded review.
+ * A rule that throws fails closed, and what it threw goes into the log line.
+ * A synchronous rule's verdict is answered without a detour through a promise.
  */
 export function admit(handler: HandlerName, rule: Rule, log: Logger) {
-  return factory.createHandlers(requireJsonBody, validReview, async (c) => {
+  const decisions = admissionCells(handler);
+  const duration = admissionDuration.labels(handler);
+  return factory.createHandlers(validReview, (c) => {
     const { apiVersion, request } = c.req.valid("json");
-    const { verdict, thrown } = await decide(rule, request);
-    const body = encodeResponse(apiVersion, request.uid, verdict);
-
-    admissionTotal.labels(handler, verdict.result, verdict.reason).inc();
-    admissionDuration.labels(handler).observe((performance.now() - c.get("receivedAt")) / 1000);
-    logVerdict(log, handler, request, verdict, thrown);
-    return c.json(body);
+    const receivedAt = c.get("receivedAt");
+    const answer = (verdict: Verdict, thrown?: unknown): Response => {
+      const body = encodeResponse(apiVersion, request.uid, verdict);
+      decisions(verdict.result, verdict.reason).pending++;
+      duration.observe((performance.now() - receivedAt) / 1000);
+      logVerdict(log, handler, request, verdict, thrown);
+      // A Response built directly: c.json() would make a Headers object per answer.
+      return new Response(JSON.stringify(body), REVIEW_RESPONSE_INIT);
+    };
+    let verdict: Verdict | Promise<Verdict>;
+    try {
+      verdict = rule(request);
+    } catch (thrown) {
+      return answer(INTERNAL_ERROR(), thrown);
+    }
+    if (verdict instanceof Promise) {
+      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR(), thrown));
+    }
+    return answer(verdict);
   });
 }
 

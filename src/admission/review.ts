@@ -31,3 +31,4 @@ export const admissionReviewSchema = z.object({
 });
 
 export type AdmissionRequest = z.infer<typeof admissionRequestSchema>;
+export type AdmissionReview = z.infer<typeof admissionReviewSchema>;

@@ -52,24 +52,32 @@ export function createCredentials(
   const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer token file") : undefined;
   const authorization = authorizationSource(access, tokenFile);
 
+  // Built again only when what goes into them changes (a rotated token or
+  // PEM file): every call to the apiserver asks for both.
+  let headersFor: { value: string | undefined; headers: Record<string, string> } | undefined;
+  let tlsFor: { pems: readonly (string | undefined)[]; tls: BunFetchRequestInitTLS } | undefined;
+
   return {
     async headers() {
-      const headers: Record<string, string> = {};
       const value = await authorization();
+      if (headersFor && headersFor.value === value) return headersFor.headers;
+      const headers: Record<string, string> = {};
       if (value) headers.Authorization = value;
       if (user.impersonateUser) headers["Impersonate-User"] = user.impersonateUser;
+      headersFor = { value, headers };
       return headers;
     },
     tls() {
+      const pems = [ca(), clientCert(), clientKey()] as const;
+      if (tlsFor?.pems.every((pem, i) => pem === pems[i])) return tlsFor.tls;
+      const [caPem, certPem, keyPem] = pems;
       // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED in the environment cannot turn it off.
       const tls: BunFetchRequestInitTLS = { rejectUnauthorized: true };
-      const caPem = ca();
-      const certPem = clientCert();
-      const keyPem = clientKey();
       if (caPem) tls.ca = caPem;
       if (certPem) tls.cert = certPem;
       if (keyPem) tls.key = keyPem;
       if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+      tlsFor = { pems, tls };
       return tls;
     },
     unauthorized() {

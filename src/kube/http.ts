@@ -50,6 +50,16 @@ export interface TransportOptions {
 export function createTransport(options: TransportOptions): ApiserverTransport {
   const server = options.server.replace(/\/+$/, "");
   const budget = () => AbortSignal.timeout(options.timeoutMs);
+  // The credentials hand out the same headers object until the token changes.
+  let requestHeadersFor:
+    | { auth: Record<string, string>; headers: Record<string, string> }
+    | undefined;
+  const requestHeaders = (auth: Record<string, string>) => {
+    if (requestHeadersFor?.auth !== auth) {
+      requestHeadersFor = { auth, headers: { ...auth, Accept: "application/json" } };
+    }
+    return requestHeadersFor.headers;
+  };
   return {
     server,
     budget,
@@ -57,10 +67,10 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
       // One signal for the auth headers, the response headers and the body.
       const signal = given ?? budget();
       try {
-        const headers = await untilAborted(signal, options.credentials.headers());
+        const auth = await untilAborted(signal, options.credentials.headers());
         const response = await fetch(`${server}${path}`, {
           method: "GET",
-          headers: { ...headers, Accept: "application/json" },
+          headers: requestHeaders(auth),
           tls: options.credentials.tls(),
           signal,
           redirect: "manual",

@@ -45,17 +45,85 @@ export const buildInfo = new Gauge({
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
 
+/**
+ * A count on the request path is `cell.pending++` on a cell looked up by
+ * its label values (no string built, no allocation); the sums reach
+ * prom-client when a series is read, from its `collect` hook (scrapes and
+ * `get()` both call it). prom-client's own `inc()` hashes and checks the
+ * label set on every call, which cost more than the rest of the count.
+ */
+export interface CountCell {
+  pending: number;
+}
+
+class DeferredCounts {
+  readonly #cells: { readonly cell: CountCell; readonly flush: (by: number) => void }[] = [];
+
+  cell(flush: (by: number) => void): CountCell {
+    const cell = { pending: 0 };
+    this.#cells.push({ cell, flush });
+    return cell;
+  }
+
+  flush(): void {
+    for (const { cell, flush } of this.#cells) {
+      if (cell.pending === 0) continue;
+      const by = cell.pending;
+      cell.pending = 0;
+      flush(by);
+    }
+  }
+}
+
+/** One cell per combination of label values, created on first use. */
+function cellTree<Outer, Inner>(
+  counts: DeferredCounts,
+  flush: (outer: Outer, inner: Inner, by: number) => void,
+): (outer: Outer, inner: Inner) => CountCell {
+  const tree = new Map<Outer, Map<Inner, CountCell>>();
+  return (outer, inner) => {
+    let row = tree.get(outer);
+    if (!row) {
+      row = new Map();
+      tree.set(outer, row);
+    }
+    let cell = row.get(inner);
+    if (!cell) {
+      cell = counts.cell((by) => flush(outer, inner, by));
+      row.set(inner, cell);
+    }
+    return cell;
+  };
+}
+
+const httpResponseCounts = new DeferredCounts();
+
 export const httpResponsesTotal = new Counter({
   name: "cocoon_webhook_http_responses_total",
   help: "Responses of the admission listener, by path (the four review routes, or other) and HTTP status code.",
   labelNames: ["path", "code"] as const,
   registers: [registry],
+  collect() {
+    httpResponseCounts.flush();
+  },
 });
 
-export const httpRequestsInFlight = new Gauge({
+/** The cell counting responses on `path` (already reduced to a label value) with `status`. */
+export const httpResponseCell = cellTree<string, number>(httpResponseCounts, (path, status, by) =>
+  httpResponsesTotal.labels(path, String(status)).inc(by),
+);
+
+/** Requests the admission listener is working on; read into the gauge when it is collected. */
+export const requestsInFlight = { count: 0 };
+
+// Registered for its side effect: the gauge reads requestsInFlight when scraped.
+new Gauge({
   name: "cocoon_webhook_http_requests_in_flight",
   help: "Requests the admission listener is working on right now.",
   registers: [registry],
+  collect() {
+    this.set(requestsInFlight.count);
+  },
 });
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
@@ -63,12 +131,24 @@ const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
+const admissionCounts = new DeferredCounts();
+
 export const admissionTotal = new Counter({
   name: "cocoon_webhook_admission_total",
   help: "Admission requests decided, by handler, result (allow, deny, error, skipped) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
   registers: [registry],
+  collect() {
+    admissionCounts.flush();
+  },
 });
+
+/** The cell counting `handler`'s decisions, by result and reason. */
+export function admissionCells(handler: string): (result: string, reason: string) => CountCell {
+  return cellTree<string, string>(admissionCounts, (result, reason, by) =>
+    admissionTotal.labels(handler, result, reason).inc(by),
+  );
+}
 
 export const admissionDuration = new Histogram({
   name: "cocoon_webhook_admission_duration_seconds",

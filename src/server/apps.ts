@@ -1,5 +1,5 @@
 import type { SocketAddress } from "bun";
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { admit } from "../admission/admit";
@@ -9,9 +9,9 @@ import { jsonError, methodNotAllowed, notFound } from "../http-errors";
 import type { Logger } from "../observability/logger";
 import {
   cachedExposition,
-  httpRequestsInFlight,
-  httpResponsesTotal,
+  httpResponseCell,
   registry,
+  requestsInFlight,
 } from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";
 
@@ -43,13 +43,13 @@ function pathLabel(path: string): string {
  */
 function observeResponses(log: Logger): MiddlewareHandler<ListenerEnv> {
   return async (c, next) => {
-    httpRequestsInFlight.inc();
+    requestsInFlight.count++;
     try {
       await next();
     } finally {
-      httpRequestsInFlight.dec();
+      requestsInFlight.count--;
       const { status } = c.res;
-      httpResponsesTotal.labels(pathLabel(c.req.path), String(status)).inc();
+      httpResponseCell(pathLabel(c.req.path), status).pending++;
       if (status >= 400 && status < 500) {
         const client = c.env?.requestIP?.(c.req.raw);
         log.warn(
@@ -72,19 +72,25 @@ function observeResponses(log: Logger): MiddlewareHandler<ListenerEnv> {
  * counted and logged like every other 4xx: a declared Content-Length is
  * refused before any byte is read, a chunked body as soon as it passes the
  * limit. The connection is closed, as the rest of the body is never read.
+ * A declared length is checked from the header alone: touching
+ * `request.body` makes Bun build a stream for a body it has already read.
  */
 function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) => {
-      c.header("Connection", "close");
-      return jsonError(
-        c,
-        413,
-        `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
-      );
-    },
-  });
+  const tooLarge = (c: Context) => {
+    c.header("Connection", "close");
+    return jsonError(
+      c,
+      413,
+      `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
+    );
+  };
+  const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return (c, next) => {
+    const headers = c.req.raw.headers;
+    const declared = headers.get("content-length");
+    if (declared === null || headers.has("transfer-encoding")) return streamed(c, next);
+    return Number.parseInt(declared, 10) > maxBytes ? Promise.resolve(tooLarge(c)) : next();
+  };
 }
 
 export interface AdmissionAppOptions {

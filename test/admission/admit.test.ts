@@ -85,6 +85,35 @@ describe("admit()", () => {
     expect(await samples("error", "internal")).toBe(before + 1);
   });
 
+  test("an asynchronous rule's verdict is answered, and one that rejects fails closed", async () => {
+    const denial = await send(
+      appWith(async () => denied("lookup", "looked it up")),
+      review(),
+    );
+    expect(denial.body.response).toMatchObject({ uid: "uid-1", allowed: false });
+    expect(JSON.stringify(denial.body)).toContain("cocoon-webhook: looked it up");
+
+    const before = await samples("error", "internal");
+    const rejected = await send(
+      appWith(() => Promise.reject(new Error("apiserver exploded"))),
+      review(),
+    );
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.response).toMatchObject({ uid: "uid-1", allowed: false });
+    expect(JSON.stringify(rejected.body)).toContain("internal error");
+    expect(await samples("error", "internal")).toBe(before + 1);
+  });
+
+  test("counts reach the metric however often it is read, and only once each", async () => {
+    const app = appWith(() => skipped("read_twice"));
+    await send(app, review());
+    expect(await samples("skipped", "read_twice")).toBe(1);
+    expect(await samples("skipped", "read_twice")).toBe(1);
+    await send(app, review());
+    await send(app, review());
+    expect(await samples("skipped", "read_twice")).toBe(3);
+  });
+
   test("an invalid envelope is a 400 naming the field, and records no sample", async () => {
     const before = await samples("skipped", "operation");
     const answer = await send(

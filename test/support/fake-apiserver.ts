@@ -109,6 +109,13 @@ export interface FakeApiserver {
   readonly requests: RecordedRequest[];
   /** Bytes of `oversized` bodies the clients have pulled so far. */
   readonly sentBytes: number;
+  /**
+   * TLS connections that have sent at least one request since the last
+   * resetConnectionCount(): distinct client address:port pairs, as each
+   * connection has its own source port.
+   */
+  readonly connectionsSeen: number;
+  resetConnectionCount(): void;
   setWorkload(
     resource: "deployments" | "statefulsets",
     namespace: string,
@@ -161,7 +168,11 @@ export async function startFakeApiserver(
       key: leaf.key,
       ...(options.clientCertificate ? { ca: ca.cert, requestCert: true } : {}),
     },
-    fetch: (request) => state.handle(request),
+    fetch: (request, server) => {
+      const client = server.requestIP(request);
+      if (client) state.clientEndpoints.add(`${client.address}:${client.port}`);
+      return state.handle(request);
+    },
   });
   const url = `https://127.0.0.1:${server.port}`;
 
@@ -205,6 +216,10 @@ export async function startFakeApiserver(
     get sentBytes() {
       return state.sentBytes;
     },
+    get connectionsSeen() {
+      return state.clientEndpoints.size;
+    },
+    resetConnectionCount: () => state.clientEndpoints.clear(),
     setListPageSize: (size) => {
       state.listPageSize = size;
     },
@@ -262,6 +277,7 @@ function randomToken(): string {
 
 class ApiserverState {
   readonly requests: RecordedRequest[] = [];
+  readonly clientEndpoints = new Set<string>();
   readonly workloads = new Map<string, unknown>();
   readonly hibernations = new Map<string, unknown[]>();
   readonly nodes = new Map<string, unknown>();
