@@ -46,7 +46,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under mixed load", 
     sampleValue = harness.sampleValue;
     webhook = await harness.startWebhook({
       ca,
-      serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
+      serving: volume.servingOf(first),
       env: { WEBHOOK_LOG_LEVEL: "info", TLS_ROTATION_STEERING: steering },
       wrap: privileges.wrap,
     });

@@ -21,7 +21,7 @@ async function startRotating(env: Record<string, string> = {}) {
   chmodSync(volume.dir, 0o755); // readable by the unprivileged user
   const webhook = await startWebhook({
     ca,
-    serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
+    serving: volume.servingOf(first),
     env: { WEBHOOK_LOG_LEVEL: "info", ...env },
     wrap: privileges.wrap,
   });

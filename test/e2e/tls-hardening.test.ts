@@ -103,7 +103,7 @@ describe("certificate files that are not usable are refused on reload, the serve
   beforeAll(async () => {
     webhook = await startWebhook({
       ca,
-      serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
+      serving: volume.servingOf(first),
     });
   });
   afterAll(async () => {

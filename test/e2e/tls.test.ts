@@ -17,7 +17,7 @@ describe("TLS", () => {
   beforeAll(async () => {
     webhook = await startWebhook({
       ca,
-      serving: { ...first, certFile: volume.certFile, keyFile: volume.keyFile },
+      serving: volume.servingOf(first),
     });
   });
   afterAll(async () => {

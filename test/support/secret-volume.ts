@@ -41,6 +41,11 @@ export class SecretVolume {
     writeFileSync(join(this.dir, "..data", "tls.crt"), pair.cert);
   }
 
+  /** `pair` as served from this volume's paths: what startWebhook's `serving` takes. */
+  servingOf(pair: PemPair): PemPair & { readonly certFile: string; readonly keyFile: string } {
+    return { cert: pair.cert, key: pair.key, certFile: this.certFile, keyFile: this.keyFile };
+  }
+
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
