@@ -16,8 +16,8 @@
 
 import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
+import { buildHandlers } from "../src/handlers";
 import { createLogger } from "../src/observability/logger";
-import { podGate } from "../src/rules/pod-gate";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { GC_RESULT_MARKER } from "./lib/fixed-rate";
@@ -41,10 +41,8 @@ async function floorAnswer(request: Request): Promise<Response> {
 }
 
 function cocoonApp(): (request: Request) => Response | Promise<Response> {
-  const deps = { podCreators: new Set<string>(), kube: new FakeKube() };
-  const gate = (request: Parameters<typeof podGate>[0]) => podGate(request, deps);
   const app = createAdmissionApp(
-    { mutate: gate, validate: gate, validate_cocoonset: gate, validate_cocoonhibernation: gate },
+    buildHandlers({ podCreators: new Set<string>(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
     { maxRequestBytes: 3 * 1024 * 1024 },

@@ -3,9 +3,11 @@ import { HTTPException } from "hono/http-exception";
 import { jsonError } from "../http-errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
+import type { CollectedViolations } from "../rules/violation";
+import type { EndpointLabel } from "./endpoints";
+import { gateOperations, type Handler } from "./handler";
 import { encodeResponse } from "./response";
 import { type AdmissionRequest, type AdmissionReview, admissionReviewSchema } from "./review";
-import type { HandlerName, Rule } from "./rule";
 import { errored, type Verdict } from "./verdict";
 
 type AdmissionEnv = { Variables: { receivedAt: number } };
@@ -50,21 +52,22 @@ const validReview = factory.createMiddleware<{
   await next();
 });
 
-const INTERNAL_ERROR = () =>
-  errored(
-    "internal",
-    "internal error while evaluating the request; retry, and report it if it persists",
-  );
+const INTERNAL_ERROR = errored(
+  "internal",
+  "internal error while evaluating the request; retry, and report it if it persists",
+);
 
 /**
  * The one admission pipeline: Content-Type check, envelope validation, the
- * rule, then exactly one metric sample, one log line and the encoded review.
- * A rule that throws fails closed, and what it threw goes into the log line.
- * A synchronous rule's verdict is answered without a detour through a promise.
+ * operation gate, the handler, then exactly one metric sample, one log line
+ * and the encoded review. A handler that throws fails closed, and what it
+ * threw goes into the log line. A synchronous verdict is answered without a
+ * detour through a promise.
  */
-export function admit(handler: HandlerName, rule: Rule, log: Logger) {
-  const decisions = admissionCells(handler);
-  const duration = admissionDuration.labels(handler);
+export function admit<E extends EndpointLabel>(endpoint: E, handler: Handler<E>, log: Logger) {
+  const examine = gateOperations(endpoint, handler);
+  const decisions = admissionCells(endpoint);
+  const duration = admissionDuration.labels(endpoint);
   return factory.createHandlers(validReview, (c) => {
     const { apiVersion, request } = c.req.valid("json");
     const receivedAt = c.get("receivedAt");
@@ -72,18 +75,18 @@ export function admit(handler: HandlerName, rule: Rule, log: Logger) {
       const body = encodeResponse(apiVersion, request.uid, verdict);
       decisions(verdict.result, verdict.reason).pending++;
       duration.observe((performance.now() - receivedAt) / 1000);
-      logVerdict(log, handler, request, verdict, thrown);
+      logVerdict(log, endpoint, request, verdict, thrown);
       // A Response built directly: c.json() would make a Headers object per answer.
       return new Response(JSON.stringify(body), REVIEW_RESPONSE_INIT);
     };
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = rule(request);
+      verdict = examine(request);
     } catch (thrown) {
-      return answer(INTERNAL_ERROR(), thrown);
+      return answer(INTERNAL_ERROR, thrown);
     }
     if (verdict instanceof Promise) {
-      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR(), thrown));
+      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
     }
     return answer(verdict);
   });
@@ -91,7 +94,7 @@ export function admit(handler: HandlerName, rule: Rule, log: Logger) {
 
 function logVerdict(
   log: Logger,
-  handler: HandlerName,
+  endpoint: EndpointLabel,
   request: AdmissionRequest,
   verdict: Verdict,
   thrown: unknown,
@@ -99,7 +102,7 @@ function logVerdict(
   // Allows log at debug only; skip building the line on the hot path when it would be dropped.
   if (verdict.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
-    handler,
+    handler: endpoint,
     uid: request.uid,
     operation: request.operation,
     kind: request.kind?.kind,
@@ -113,6 +116,22 @@ function logVerdict(
   if (verdict.result === "error")
     log.error({ ...fields, message: verdict.message, err: thrown }, "admission error");
   else if (verdict.result === "deny")
-    log.warn({ ...fields, message: verdict.message }, "admission denied");
+    log.warn(
+      { ...fields, message: verdict.message, ...violationFields(verdict.violations) },
+      "admission denied",
+    );
   else log.debug(fields, "admission allowed");
+}
+
+/**
+ * The broken rules of a denial as log fields, so the logs can tell which rule
+ * denies most: each listed violation's rule id and JSON path, and how many
+ * more each rule had past the listing cap.
+ */
+function violationFields({ listed, unlistedByRule, total }: CollectedViolations) {
+  if (total === 0) return {};
+  return {
+    violations: listed.map(({ rule, path }) => ({ rule, path })),
+    ...(total > listed.length ? { unlisted: Object.fromEntries(unlistedByRule) } : {}),
+  };
 }

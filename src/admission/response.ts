@@ -23,7 +23,7 @@ export function encodeResponse(
     response.status = {
       code: 403,
       reason: "Forbidden",
-      message: `${MESSAGE_PREFIX}${verdict.message ?? verdict.reason}`,
+      message: `${MESSAGE_PREFIX}${verdict.message}`,
     };
   }
   return { apiVersion, kind: "AdmissionReview", response };

@@ -1,33 +1,75 @@
-/** The outcome of a rule, independent of HTTP and of the AdmissionReview version. */
-export type AdmissionResult = "allow" | "deny" | "error" | "skipped";
+import type { CollectedViolations } from "../rules/violation";
+import type { EndpointLabel, ReasonOf } from "./endpoints";
 
-export interface Verdict {
-  readonly allowed: boolean;
-  readonly result: AdmissionResult;
-  /** Metric/log reason label; empty for a plain allow. */
-  readonly reason: string;
-  /** Human-readable explanation for a denial (without the `cocoon-webhook: ` prefix). */
-  readonly message?: string;
+/*
+ * The outcome of a handler, independent of HTTP and of the AdmissionReview
+ * version. Each variant fixes `allowed` to its result, so a verdict cannot
+ * say "allowed" and "deny" at once, and a refusal always explains itself.
+ */
+
+/** The handler examined the object and found nothing wrong. */
+export interface Allowed {
+  readonly allowed: true;
+  readonly result: "allow";
+  readonly reason: "";
 }
 
-const ALLOWED: Verdict = Object.freeze({ allowed: true, result: "allow", reason: "" });
-
-/** The rule checked the object and found nothing wrong. */
-export const allowed = (): Verdict => ALLOWED;
-
-/** The rule does not apply to this request; it passes unexamined. */
-export const skipped = (reason: string): Verdict => ({ allowed: true, result: "skipped", reason });
+/** The handler does not apply to this request; it passes unexamined. */
+export interface Skipped<R extends string = string> {
+  readonly allowed: true;
+  readonly result: "skipped";
+  readonly reason: R;
+}
 
 /** The request breaks a rule. */
-export const denied = (reason: string, message: string): Verdict => ({
-  allowed: false,
-  result: "deny",
-  reason,
-  message,
+export interface Denied<R extends string = string> {
+  readonly allowed: false;
+  readonly result: "deny";
+  readonly reason: R;
+  /** What is wrong and what to do instead, without the `cocoon-webhook: ` prefix. */
+  readonly message: string;
+  /** The catalogue rules broken, with their JSON paths; empty for a denial no catalogue rule names. */
+  readonly violations: CollectedViolations;
+}
+
+/** The handler could not reach a decision and fails closed. */
+export interface Errored<R extends string = string> {
+  readonly allowed: false;
+  readonly result: "error";
+  readonly reason: R;
+  readonly message: string;
+}
+
+/** A verdict of endpoint `E`: its reasons are exactly the ones the endpoint table lists for it. */
+export type Verdict<E extends EndpointLabel = EndpointLabel> =
+  | Allowed
+  | Skipped<ReasonOf<E, "skipped">>
+  | Denied<ReasonOf<E, "deny">>
+  | Errored<ReasonOf<E, "error">>;
+
+const ALLOWED: Allowed = Object.freeze({ allowed: true, result: "allow", reason: "" });
+
+export const NO_VIOLATIONS: CollectedViolations = Object.freeze({
+  listed: Object.freeze([]),
+  unlistedByRule: new Map(),
+  total: 0,
 });
 
-/** The rule could not reach a decision and fails closed. */
-export const errored = (reason: string, message: string): Verdict => ({
+export const allowed = (): Allowed => ALLOWED;
+
+export const skipped = <R extends string>(reason: R): Skipped<R> => ({
+  allowed: true,
+  result: "skipped",
+  reason,
+});
+
+export const denied = <R extends string>(
+  reason: R,
+  message: string,
+  violations: CollectedViolations = NO_VIOLATIONS,
+): Denied<R> => ({ allowed: false, result: "deny", reason, message, violations });
+
+export const errored = <R extends string>(reason: R, message: string): Errored<R> => ({
   allowed: false,
   result: "error",
   reason,

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { type EndpointLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
 import { VERSION_INFO } from "../version";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
@@ -143,11 +144,22 @@ export const admissionTotal = new Counter({
   },
 });
 
-/** The cell counting `handler`'s decisions, by result and reason. */
-export function admissionCells(handler: string): (result: string, reason: string) => CountCell {
-  return cellTree<string, string>(admissionCounts, (result, reason, by) =>
-    admissionTotal.labels(handler, result, reason).inc(by),
+/**
+ * The cell counting `endpoint`'s decisions, by result and reason. Every
+ * (result, reason) the endpoint table lists for it starts at 0, so each
+ * series exists, and `increase()` sees its first decision, from the start.
+ */
+export function admissionCells(
+  endpoint: EndpointLabel,
+): (result: VerdictResult, reason: string) => CountCell {
+  const cells = cellTree<string, string>(admissionCounts, (result, reason, by) =>
+    admissionTotal.labels(endpoint, result, reason).inc(by),
   );
+  for (const { result, reason } of resultReasons(endpoint)) {
+    admissionTotal.labels(endpoint, result, reason).inc(0);
+    cells(result, reason);
+  }
+  return cells;
 }
 
 export const admissionDuration = new Histogram({

@@ -145,11 +145,18 @@ export const RULE_CATALOGUE = [
 
 export type RuleId = (typeof RULE_CATALOGUE)[number]["id"];
 
-const REASONS: ReadonlyMap<string, string> = new Map(
-  RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]),
-);
+type CatalogueRule = (typeof RULE_CATALOGUE)[number];
+
+/** The verdict reason (metric label) a denial for breaking rule `R` carries. */
+export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
+
+/** The CocoonHibernation rules: their ids start with `hibernation.`. */
+export type HibernationRuleId = Extract<RuleId, `hibernation.${string}`>;
+
+const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
 
 /** The verdict reason (metric label) of a rule. */
-export function reasonOf(rule: RuleId): string {
-  return REASONS.get(rule) ?? "invalid_spec";
+export function reasonOf<R extends RuleId>(rule: R): ReasonOfRule<R> {
+  // Every id of the catalogue has an entry: the map is built from the catalogue itself.
+  return REASONS.get(rule) as ReasonOfRule<R>;
 }

@@ -1,6 +1,3 @@
-import type { AdmissionRequest } from "../admission/review";
-import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
-import { specsSemanticallyEqual } from "../cocoon/spec-equality";
 import {
   agentMode,
   DEFAULT_AGENT_MODE,
@@ -15,10 +12,8 @@ import { resolvedBackend, vmViolations } from "./cocoonset-vm";
 import {
   type CollectedViolations,
   collectViolations,
-  describeCollected,
   enumViolation,
   isUnset,
-  LISTED_VIOLATIONS_LIMIT,
   type ReportViolation,
   reportFound,
   resolveEnum,
@@ -114,39 +109,4 @@ function agentViolations(agent: AgentFields, report: ReportViolation): void {
   reportFound(report, invalidMode);
   const mode = resolveEnum(agentMode, agent.mode, DEFAULT_AGENT_MODE);
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
-}
-
-/**
- * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
- * not checked, so a CR that predates a rule can still lose its finalizer.
- * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
- * rest per rule, so answer, log line and work stay bounded.
- */
-export function validateCocoonSet(request: AdmissionRequest): Verdict {
-  if (request.operation !== "CREATE" && request.operation !== "UPDATE") return skipped("operation");
-  const { object, oldObject } = request;
-  if (!isJsonObject(object)) {
-    return errored(
-      "decode",
-      "the request's object is not a JSON object, so it cannot be a CocoonSet",
-    );
-  }
-  if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
-    if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
-  }
-  const found = collectCocoonSetViolations(
-    object,
-    namespaceOf(request, object),
-    LISTED_VIOLATIONS_LIMIT,
-  );
-  if (!found || found.total === 0) return allowed();
-  return denied("invalid_spec", `invalid CocoonSet: ${describeCollected(found)}`);
-}
-
-/** `request.namespace` is always set for a namespaced object; the object's own is a fallback. */
-function namespaceOf(request: AdmissionRequest, object: Record<string, unknown>): string {
-  if (request.namespace) return request.namespace;
-  const metadata = object.metadata;
-  const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
-  return typeof namespace === "string" ? namespace : "";
 }

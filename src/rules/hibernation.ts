@@ -1,23 +1,12 @@
 import { z } from "zod";
-import type { AdmissionRequest } from "../admission/review";
-import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
 import { hibernationDesire } from "../cocoon/vm-options";
-import { type KubeApi, KubeApiError } from "../kube/port";
-import { reasonOf } from "./catalogue";
+import type { HibernationRuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";
 import { anyValue } from "./lenient-decode";
-import {
-  collectViolations,
-  describeCollected,
-  isUnset,
-  LISTED_VIOLATIONS_LIMIT,
-  type Violation,
-  violation,
-} from "./violation";
+import { isUnset, type Violation, violation } from "./violation";
 
-export interface HibernationDeps {
-  readonly kube: KubeApi;
-}
+/** A violation of one of the CocoonHibernation rules. */
+export type HibernationViolation = Violation<HibernationRuleId>;
 
 /** The fields of a new CocoonHibernation the rules read; a mistyped part reads as absent. */
 const hibernationSchema = z.object({
@@ -31,7 +20,7 @@ const hibernationSchema = z.object({
     .catch(undefined),
 });
 
-type DecodedHibernation = z.infer<typeof hibernationSchema>;
+export type DecodedHibernation = z.infer<typeof hibernationSchema>;
 
 /** An existing CocoonHibernation from the LIST, as far as the conflict check needs it. */
 const existingHibernationSchema = z.object({
@@ -46,7 +35,8 @@ type ExistingHibernation = z.infer<typeof existingHibernationSchema>;
 
 const POD_NAME_PATH = ["spec", "podRef", "name"] as const;
 
-function decodeHibernation(object: unknown): DecodedHibernation | undefined {
+/** The fields the rules read; undefined when `object` is not a JSON object. */
+export function decodeHibernation(object: unknown): DecodedHibernation | undefined {
   const decoded = hibernationSchema.safeParse(object);
   return decoded.success ? decoded.data : undefined;
 }
@@ -56,23 +46,25 @@ function decodeHibernation(object: unknown): DecodedHibernation | undefined {
  * and `metadata.name` equal to `spec.podRef.name`. Undefined when `object`
  * is not a JSON object.
  */
-export function hibernationViolations(object: unknown): Violation[] | undefined {
+export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
   const hibernation = decodeHibernation(object);
   return hibernation && violationsOf(hibernation);
 }
 
-function podNameOf({ spec }: DecodedHibernation): string | undefined {
+/** `spec.podRef.name`, when it is a non-empty string. */
+export function podNameOf({ spec }: DecodedHibernation): string | undefined {
   const name = spec?.podRef?.name;
   return typeof name === "string" && name !== "" ? name : undefined;
 }
 
-function violationsOf(hibernation: DecodedHibernation): Violation[] {
+/** The rules that need only the object itself. */
+export function violationsOf(hibernation: DecodedHibernation): HibernationViolation[] {
   return [desireViolation(hibernation), nameViolation(hibernation)].filter(
-    (found): found is Violation => found !== undefined,
+    (found): found is HibernationViolation => found !== undefined,
   );
 }
 
-function desireViolation({ spec }: DecodedHibernation): Violation | undefined {
+function desireViolation({ spec }: DecodedHibernation): HibernationViolation | undefined {
   const desire = spec?.desire;
   if (hibernationDesire.safeParse(desire).success) return undefined;
   const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
@@ -83,7 +75,7 @@ function desireViolation({ spec }: DecodedHibernation): Violation | undefined {
   );
 }
 
-function nameViolation(hibernation: DecodedHibernation): Violation | undefined {
+function nameViolation(hibernation: DecodedHibernation): HibernationViolation | undefined {
   const podName = podNameOf(hibernation);
   if (podName === undefined) {
     return violation(
@@ -106,7 +98,10 @@ function nameViolation(hibernation: DecodedHibernation): Violation | undefined {
  * Existing CocoonHibernations (from a LIST of the namespace) that already
  * target `podName`, whatever their own names; live ones first.
  */
-export function conflictingHibernations(podName: string, items: readonly unknown[]): Violation[] {
+export function conflictingHibernations(
+  podName: string,
+  items: readonly unknown[],
+): HibernationViolation[] {
   const targeting = items.flatMap((item) => {
     // An item that does not decode names no pod we could compare. The CRD
     // schema makes that a foreign or broken object, and refusing every
@@ -127,7 +122,7 @@ function isTerminating(existing: ExistingHibernation): boolean {
   return deletionTimestamp !== undefined && deletionTimestamp !== null;
 }
 
-function conflictViolation(podName: string, existing: ExistingHibernation): Violation {
+function conflictViolation(podName: string, existing: ExistingHibernation): HibernationViolation {
   const existingName = quote(existing.metadata?.name ?? "");
   return isTerminating(existing)
     ? violation(
@@ -140,63 +135,4 @@ function conflictViolation(podName: string, existing: ExistingHibernation): Viol
         POD_NAME_PATH,
         `pod ${quote(podName)} already has CocoonHibernation ${existingName}; flip its spec.desire instead of creating another`,
       );
-}
-
-/**
- * `/validate-cocoonhibernation`: CREATE only. The LIST fails
- * closed: without it a second CR for the same pod could slip in.
- */
-export async function validateHibernation(
-  request: AdmissionRequest,
-  deps: HibernationDeps,
-): Promise<Verdict> {
-  if (request.operation !== "CREATE") return skipped("operation");
-  const hibernation = decodeHibernation(request.object);
-  if (!hibernation) {
-    return errored(
-      "decode",
-      "the request's object is not a JSON object, so it cannot be a CocoonHibernation",
-    );
-  }
-  const violations = violationsOf(hibernation);
-  if (violations.length > 0) return deny(violations);
-
-  const podName = podNameOf(hibernation) ?? "";
-  const namespace = request.namespace || stringOrEmpty(hibernation.metadata?.namespace);
-  // An empty namespace would LIST every namespace and match pods elsewhere.
-  if (!namespace) {
-    return errored(
-      "list",
-      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: the request names no namespace`,
-    );
-  }
-  let items: readonly unknown[];
-  try {
-    items = await deps.kube.listHibernations(namespace);
-  } catch (error) {
-    // Anything but an apiserver failure is a bug, left to admit() to report as an internal error.
-    if (!(error instanceof KubeApiError)) throw error;
-    return errored(
-      "list",
-      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: listing ` +
-        `CocoonHibernations in namespace ${quote(namespace)} failed: ${error.message}; retry once ` +
-        "the webhook can reach the Kubernetes API (check its network path, its RBAC to list " +
-        "cocoonhibernations, and APISERVER_TIMEOUT)",
-    );
-  }
-  const conflicts = conflictingHibernations(podName, items);
-  return conflicts.length > 0 ? deny(conflicts) : allowed();
-}
-
-/** One denial listing the violations up to the cap; the first one's rule gives the reason. */
-function deny(violations: readonly Violation[]): Verdict {
-  const [first] = violations;
-  const reason = first ? reasonOf(first.rule) : "invalid_spec";
-  const collector = collectViolations(LISTED_VIOLATIONS_LIMIT);
-  for (const each of violations) collector.report(each.rule, () => each);
-  return denied(reason, `invalid CocoonHibernation: ${describeCollected(collector.collected())}`);
-}
-
-function stringOrEmpty(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }

@@ -11,8 +11,8 @@ export type PathSegments = readonly PathSegment[];
  * source document (an offline linter maps them to a line); `path` is their
  * printed form, such as `spec.toolboxes[2].name`.
  */
-export interface Violation {
-  readonly rule: RuleId;
+export interface Violation<R extends RuleId = RuleId> {
+  readonly rule: R;
   readonly path: string;
   readonly segments: PathSegments;
   readonly message: string;
@@ -25,7 +25,11 @@ export interface Violation {
  */
 export type ReportViolation = (rule: RuleId, build: () => Violation) => void;
 
-export function violation(rule: RuleId, segments: PathSegments, message: string): Violation {
+export function violation<R extends RuleId>(
+  rule: R,
+  segments: PathSegments,
+  message: string,
+): Violation<R> {
   return { rule, path: formatPath(segments), segments, message };
 }
 

@@ -3,8 +3,8 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { admit } from "../admission/admit";
-import { ADMISSION_ROUTES } from "../admission/routes";
-import type { HandlerName, Rule } from "../admission/rule";
+import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
+import type { Handler, Handlers } from "../admission/handler";
 import { jsonError, methodNotAllowed, notFound } from "../http-errors";
 import type { Logger } from "../observability/logger";
 import {
@@ -31,9 +31,9 @@ function withErrorHandling(app: Hono<ListenerEnv>, log: Logger): Hono<ListenerEn
   return app;
 }
 
-/** The `path` label: one of the review routes, or `other`, so a scanner cannot grow the label set. */
+/** The `path` label: one of the endpoints' paths, or `other`, so a scanner cannot grow the label set. */
 function pathLabel(path: string): string {
-  return Object.hasOwn(ADMISSION_ROUTES, path) ? path : "other";
+  return endpointAt(path) === undefined ? "other" : path;
 }
 
 /**
@@ -97,9 +97,9 @@ export interface AdmissionAppOptions {
   readonly maxRequestBytes: number;
 }
 
-/** The HTTPS admission app: the four review routes plus probes. */
+/** The HTTPS admission app: one review route per endpoint of the table, plus probes. */
 export function createAdmissionApp(
-  rules: Readonly<Record<HandlerName, Rule>>,
+  handlers: Handlers,
   readiness: Readiness,
   log: Logger,
   options: AdmissionAppOptions,
@@ -107,8 +107,10 @@ export function createAdmissionApp(
   const app = new Hono<ListenerEnv>();
   app.use(observeResponses(log));
   withErrorHandling(app, log);
-  for (const [path, handler] of Object.entries(ADMISSION_ROUTES)) {
-    app.post(path, limitBody(options.maxRequestBytes), ...admit(handler, rules[handler], log));
+  for (const endpoint of ENDPOINT_LABELS) {
+    const { path } = ENDPOINTS[endpoint];
+    const handler: Handler = handlers[endpoint];
+    app.post(path, limitBody(options.maxRequestBytes), ...admit(endpoint, handler, log));
     app.all(path, (c) => methodNotAllowed(c, ["POST"]));
   }
   mountProbes(app, readiness);

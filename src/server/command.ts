@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
+import { buildHandlers } from "../handlers";
 import { createKubeApi } from "../kube/api";
 import { createLogger } from "../observability/logger";
-import { buildRules } from "../rules";
 import { type RunningServer, startServer } from "./serve";
 
 const EXIT_SIGNAL_BASE = 128;
@@ -35,7 +35,11 @@ export async function runServe(): Promise<number> {
       kubeconfigPath: config.KUBECONFIG,
       log: (level, message, fields) => log[level](fields ?? {}, message),
     });
-    server = startServer(config, buildRules(config, kube.api), log);
+    server = startServer(
+      config,
+      buildHandlers({ podCreators: config.POD_CREATORS, kube: kube.api }),
+      log,
+    );
   } catch (error) {
     // A missing certificate, an unusable KUBECONFIG, a port in use: say which and stop.
     const message = errorText(error);

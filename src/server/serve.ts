@@ -1,4 +1,4 @@
-import type { HandlerName, Rule } from "../admission/rule";
+import type { Handlers } from "../admission/handler";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import {
@@ -37,11 +37,7 @@ function recordCertificate(pair: TlsPair): void {
 }
 
 /** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
-export function startServer(
-  config: Config,
-  rules: Readonly<Record<HandlerName, Rule>>,
-  log: Logger,
-): RunningServer {
+export function startServer(config: Config, handlers: Handlers, log: Logger): RunningServer {
   const readiness: Readiness = { ready: true };
   const tlsFiles = [config.TLS_CERT, config.TLS_KEY];
   const loaded = tlsFilesFingerprint(tlsFiles);
@@ -49,7 +45,7 @@ export function startServer(
   // better to serve, and /readyz reports it so `kubectl get pods` shows it.
   const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
   let served = pair;
-  const admissionApp = createAdmissionApp(rules, readiness, log, {
+  const admissionApp = createAdmissionApp(handlers, readiness, log, {
     maxRequestBytes: config.MAX_REQUEST_BYTES,
   });
   const listener = new AdmissionListener(

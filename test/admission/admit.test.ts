@@ -1,17 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
+import pino from "pino";
 import { admit } from "../../src/admission/admit";
-import type { Rule } from "../../src/admission/rule";
-import { denied, skipped } from "../../src/admission/verdict";
+import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
+import type { Handler } from "../../src/admission/handler";
+import { denied, errored, skipped } from "../../src/admission/verdict";
 import { createLogger } from "../../src/observability/logger";
 import { admissionTotal } from "../../src/observability/metrics";
+import { collectViolations, violation } from "../../src/rules/violation";
 import { admissionRequest } from "../support/requests";
 
 const log = createLogger("error");
 
-function appWith(rule: Rule) {
+function appWith(handler: Handler<"validate_cocoonset">) {
   const app = new Hono();
-  app.post("/review", ...admit("validate_cocoonset", rule, log));
+  app.post("/review", ...admit("validate_cocoonset", handler, log));
   return app;
 }
 
@@ -63,12 +66,39 @@ describe("admit()", () => {
   });
 
   test("records exactly one sample with the verdict's result and reason", async () => {
-    const before = await samples("skipped", "operation");
+    const before = await samples("skipped", "no_change");
     await send(
-      appWith(() => skipped("operation")),
+      appWith(() => skipped("no_change")),
       review(),
     );
+    expect(await samples("skipped", "no_change")).toBe(before + 1);
+  });
+
+  test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
+    expect(ENDPOINTS.validate_cocoonset.operations).not.toContain("DELETE");
+    let calls = 0;
+    const app = appWith(() => {
+      calls++;
+      return denied("invalid_spec", "examined");
+    });
+    const before = await samples("skipped", "operation");
+    const answer = await send(app, {
+      ...review(),
+      request: admissionRequest({ uid: "uid-1", operation: "DELETE" }),
+    });
+    expect(answer.body.response).toEqual({ uid: "uid-1", allowed: true });
+    expect(calls).toBe(0);
     expect(await samples("skipped", "operation")).toBe(before + 1);
+  });
+
+  test("every result and reason the table lists for the endpoint is a series from the start", async () => {
+    appWith(() => skipped("no_change"));
+    const series = (await admissionTotal.get()).values
+      .filter((value) => value.labels.handler === "validate_cocoonset")
+      .map((value) => `${value.labels.result}/${value.labels.reason}`);
+    for (const { result, reason } of resultReasons("validate_cocoonset")) {
+      expect(series).toContain(`${result}/${reason}`);
+    }
   });
 
   test("a rule that throws fails closed as error/internal instead of a 500", async () => {
@@ -87,7 +117,7 @@ describe("admit()", () => {
 
   test("an asynchronous rule's verdict is answered, and one that rejects fails closed", async () => {
     const denial = await send(
-      appWith(async () => denied("lookup", "looked it up")),
+      appWith(async () => denied("invalid_spec", "looked it up")),
       review(),
     );
     expect(denial.body.response).toMatchObject({ uid: "uid-1", allowed: false });
@@ -105,13 +135,14 @@ describe("admit()", () => {
   });
 
   test("counts reach the metric however often it is read, and only once each", async () => {
-    const app = appWith(() => skipped("read_twice"));
+    const app = appWith(() => errored("decode", "read twice"));
+    const before = await samples("error", "decode");
     await send(app, review());
-    expect(await samples("skipped", "read_twice")).toBe(1);
-    expect(await samples("skipped", "read_twice")).toBe(1);
+    expect(await samples("error", "decode")).toBe(before + 1);
+    expect(await samples("error", "decode")).toBe(before + 1);
     await send(app, review());
     await send(app, review());
-    expect(await samples("skipped", "read_twice")).toBe(3);
+    expect(await samples("error", "decode")).toBe(before + 3);
   });
 
   test("an invalid envelope is a 400 naming the field, and records no sample", async () => {
@@ -123,5 +154,39 @@ describe("admit()", () => {
     expect(answer.status).toBe(400);
     expect(JSON.stringify(answer.body)).toContain("kind");
     expect(await samples("skipped", "operation")).toBe(before);
+  });
+
+  test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const capture = pino({ base: undefined }, { write: (line) => lines.push(JSON.parse(line)) });
+    const collector = collectViolations(2);
+    for (const index of [0, 1, 2, 3]) {
+      collector.report("toolbox.image-required", () =>
+        violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
+      );
+    }
+    collector.report("set.snapshot-policy", () =>
+      violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
+    );
+    const app = new Hono();
+    app.post(
+      "/review",
+      ...admit(
+        "validate_cocoonset",
+        () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
+        capture,
+      ),
+    );
+    await send(app, review());
+    const denial = lines.find((line) => line.msg === "admission denied");
+    expect(denial).toMatchObject({
+      handler: "validate_cocoonset",
+      reason: "invalid_spec",
+      violations: [
+        { rule: "toolbox.image-required", path: "spec.toolboxes[0].image" },
+        { rule: "toolbox.image-required", path: "spec.toolboxes[1].image" },
+      ],
+      unlisted: { "toolbox.image-required": 2, "set.snapshot-policy": 1 },
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import fc from "fast-check";
+import { ENDPOINT_LABELS } from "../../src/admission/endpoints";
 import { COCOON_TOLERATION_KEY, OPERATOR_USERNAME } from "../../src/cocoon/keys";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
@@ -407,12 +408,7 @@ describe("hostile input over HTTPS", () => {
     expect(exchanges.fiveHundreds).toBe(0);
     expect(exchanges.total).toBeGreaterThan(500);
     const metrics = await webhook.metrics();
-    for (const handler of [
-      "mutate",
-      "validate",
-      "validate_cocoonset",
-      "validate_cocoonhibernation",
-    ]) {
+    for (const handler of ENDPOINT_LABELS) {
       expect(
         sampleValue(metrics, "cocoon_webhook_admission_total", {
           handler,

@@ -1,14 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { type EndpointLabel, resultReasons } from "../../src/admission/endpoints";
 import { encodeResponse } from "../../src/admission/response";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
-import type { Verdict } from "../../src/admission/verdict";
-import { COCOON_TOLERATION_KEY, MESSAGE_PREFIX, OPERATOR_USERNAME } from "../../src/cocoon/keys";
-import { validateCocoonSet } from "../../src/rules/cocoonset";
-import { validateHibernation } from "../../src/rules/hibernation";
-import { podGate } from "../../src/rules/pod-gate";
-import { scaleGuard } from "../../src/rules/scale-guard";
+import { denied, type Verdict } from "../../src/admission/verdict";
+import { COCOON_TOLERATION_KEY, MESSAGE_PREFIX } from "../../src/cocoon/keys";
+import type { HandlerDeps } from "../../src/handlers";
 import { FakeKube } from "../support/fake-kube";
+import { examine } from "../support/handlers";
 import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbitraries";
 
 /**
@@ -17,13 +16,14 @@ import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbit
  * rejection), never an exception.
  */
 
-const RESULTS = ["allow", "deny", "error", "skipped"];
-
-function expectVerdict(verdict: Verdict): void {
-  expect(typeof verdict.allowed).toBe("boolean");
-  expect(RESULTS).toContain(verdict.result);
-  expect(typeof verdict.reason).toBe("string");
-  if (!verdict.allowed) expect(verdict.message ?? verdict.reason).not.toBe("");
+/** A verdict the endpoint table allows `endpoint` to give, consistent in itself. */
+function expectVerdict(endpoint: EndpointLabel, verdict: Verdict): void {
+  expect(resultReasons(endpoint)).toContainEqual({
+    result: verdict.result,
+    reason: verdict.reason,
+  });
+  expect(verdict.allowed).toBe(verdict.result === "allow" || verdict.result === "skipped");
+  if (!verdict.allowed) expect(verdict.message).not.toBe("");
 }
 
 const cocoonWorkload = {
@@ -40,18 +40,21 @@ const kube = () =>
     ]);
 const failingKube = () => new FakeKube().failing();
 
-type RuleUnderTest = (request: AdmissionRequest) => Verdict | Promise<Verdict>;
+/** Examines a request at one endpoint and checks its verdict. */
+type RuleUnderTest = (request: AdmissionRequest) => Promise<void>;
+
+function checked(endpoint: EndpointLabel, deps: Partial<HandlerDeps> = {}): RuleUnderTest {
+  return async (request) => expectVerdict(endpoint, await examine(endpoint, request, deps));
+}
+
 const RULES: Record<string, RuleUnderTest> = {
-  podGate: (request) =>
-    podGate(request, { podCreators: new Set([OPERATOR_USERNAME]), kube: kube() }),
-  podGateApiserverDown: (request) =>
-    podGate(request, { podCreators: new Set([OPERATOR_USERNAME]), kube: failingKube() }),
-  scaleGuard: (request) => scaleGuard(request, { kube: kube() }),
-  scaleGuardApiserverDown: (request) => scaleGuard(request, { kube: failingKube() }),
-  validateCocoonSet: (request) => validateCocoonSet(request),
-  validateHibernation: (request) => validateHibernation(request, { kube: kube() }),
-  validateHibernationApiserverDown: (request) =>
-    validateHibernation(request, { kube: failingKube() }),
+  podGate: checked("mutate", { kube: kube() }),
+  podGateApiserverDown: checked("mutate", { kube: failingKube() }),
+  scaleGuard: checked("validate", { kube: kube() }),
+  scaleGuardApiserverDown: checked("validate", { kube: failingKube() }),
+  validateCocoonSet: checked("validate_cocoonset"),
+  validateHibernation: checked("validate_cocoonhibernation", { kube: kube() }),
+  validateHibernationApiserverDown: checked("validate_cocoonhibernation", { kube: failingKube() }),
 };
 
 /** Realistic objects per handler, to corrupt one path at a time. */
@@ -171,12 +174,11 @@ describe("property: the envelope decoder", () => {
         const parsed = admissionReviewSchema.safeParse(corrupted);
         if (!parsed.success) return;
         expect(typeof parsed.data.request.uid).toBe("string");
-        const encoded = encodeResponse(parsed.data.apiVersion, parsed.data.request.uid, {
-          allowed: false,
-          result: "deny",
-          reason: "x",
-          message: "m",
-        });
+        const encoded = encodeResponse(
+          parsed.data.apiVersion,
+          parsed.data.request.uid,
+          denied("invalid_spec", "m"),
+        );
         expect(encoded.response.uid).toBe(parsed.data.request.uid);
         expect(encoded.apiVersion).toBe(parsed.data.apiVersion);
         expect(encoded.response.status?.message.startsWith(MESSAGE_PREFIX)).toBeTrue();
@@ -190,7 +192,7 @@ describe("property: every rule returns a verdict for any embedded object", () =>
   for (const [name, rule] of Object.entries(RULES)) {
     test(`${name}: random requests and objects`, async () => {
       await fc.assert(
-        fc.asyncProperty(arbitraryRequest, async (each) => expectVerdict(await rule(each))),
+        fc.asyncProperty(arbitraryRequest, (each) => rule(each)),
         { numRuns: 200 },
       );
     });
@@ -223,7 +225,7 @@ describe("property: every rule returns a verdict for any embedded object", () =>
       const object = SAMPLES[sample] ?? null;
       await fc.assert(
         fc.asyncProperty(corruptedAnywhere(object), async ({ corrupted }) =>
-          expectVerdict(await rule(request({ ...overrides, object: corrupted }))),
+          rule(request({ ...overrides, object: corrupted })),
         ),
         RUNS,
       );
@@ -235,7 +237,8 @@ describe("property: every rule returns a verdict for any embedded object", () =>
     // (the apiserver rejects it), never a plain allow.
     await fc.assert(
       fc.asyncProperty(wrongValue, async (replicas) => {
-        const verdict = await scaleGuard(
+        const verdict = await examine(
+          "validate",
           request({
             operation: "UPDATE",
             kind: { kind: "Deployment" },
@@ -244,7 +247,7 @@ describe("property: every rule returns a verdict for any embedded object", () =>
           }),
           { kube: kube() },
         );
-        expectVerdict(verdict);
+        expectVerdict("validate", verdict);
         if (verdict.allowed) {
           expect(
             verdict.result === "skipped" || (Number.isInteger(replicas) && Number(replicas) >= 3),

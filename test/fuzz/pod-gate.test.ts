@@ -7,7 +7,7 @@ import {
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { podGate as podGateMaybeAsync } from "../../src/rules/pod-gate";
+import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
 import { FakeKube } from "../support/fake-kube";
 import { admissionRequest } from "../support/requests";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";

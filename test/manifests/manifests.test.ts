@@ -17,6 +17,7 @@ import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-model
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
+import { ENDPOINT_LABELS, ENDPOINTS } from "../../src/admission/endpoints";
 import {
   findObject,
   imageName,
@@ -355,6 +356,19 @@ describe("webhook configurations", () => {
   const webhooks = [...(mutating.webhooks ?? []), ...(validating.webhooks ?? [])];
   const byPath = new Map(webhooks.map((webhook) => [webhook.clientConfig.service?.path, webhook]));
   const service: IService = get(Service, "cocoon-webhook");
+
+  test("one webhook per endpoint of the table, registered for exactly the operations it examines", () => {
+    expect([...byPath.keys()].sort()).toEqual(
+      ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
+    );
+    for (const endpoint of ENDPOINT_LABELS) {
+      const { path, operations } = ENDPOINTS[endpoint];
+      const registered = new Set(
+        (byPath.get(path)?.rules ?? []).flatMap((rule) => rule.operations ?? []),
+      );
+      expect([...registered].sort(), path).toEqual([...operations].sort());
+    }
+  });
 
   test("exactly the four admission paths", () => {
     expect((mutating.webhooks ?? []).map((webhook) => webhook.clientConfig.service?.path)).toEqual([

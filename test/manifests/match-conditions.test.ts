@@ -9,8 +9,8 @@ import {
   readWorkloadReplicas,
   workloadIsCocoon,
 } from "../../src/cocoon/workload";
-import { podGate as podGateRule } from "../../src/rules/pod-gate";
-import { scaleGuard } from "../../src/rules/scale-guard";
+import { podGate as podGateRule } from "../../src/handlers/pod-gate";
+import { scaleGuard } from "../../src/handlers/scale-guard";
 import { FakeKube } from "../support/fake-kube";
 import { admissionRequest } from "../support/requests";
 import { compileCondition, NULL_READINGS } from "./cel-readings";

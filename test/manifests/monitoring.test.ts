@@ -5,6 +5,7 @@ import {
   ServiceMonitor,
 } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { ConfigMap } from "kubernetes-models/v1";
+import { ENDPOINT_LABELS } from "../../src/admission/endpoints";
 import { registry } from "../../src/observability/metrics";
 import {
   checkPromql,
@@ -61,7 +62,7 @@ const TARGET_LABELS = new Set([
 
 /** The label values the metrics can carry (README, Metrics); a matcher on these labels must use them. */
 const LABEL_VALUES: Record<string, ReadonlySet<string>> = {
-  handler: new Set(["mutate", "validate", "validate_cocoonset", "validate_cocoonhibernation"]),
+  handler: new Set(ENDPOINT_LABELS),
   result: new Set(["allow", "deny", "error", "skipped", "success", "failure"]),
   outcome: new Set(["success", "not_found", "error", "timeout"]),
   verb: new Set(["get", "list"]),

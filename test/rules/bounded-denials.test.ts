@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  cocoonSetViolations,
-  collectCocoonSetViolations,
-  validateCocoonSet,
-} from "../../src/rules/cocoonset";
-import { validateHibernation } from "../../src/rules/hibernation";
+import { cocoonSetViolations, collectCocoonSetViolations } from "../../src/rules/cocoonset";
 import {
   collectViolations,
   describeCollected,
@@ -12,6 +7,7 @@ import {
   violation,
 } from "../../src/rules/violation";
 import { FakeKube } from "../support/fake-kube";
+import { examine, examineNow, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";
 import { cocoonSet } from "./cases/builders";
 
@@ -60,11 +56,12 @@ describe("collectViolations", () => {
 
 describe("a CocoonSet with many violations", () => {
   test(`the denial lists ${LISTED_VIOLATIONS_LIMIT} and counts the rest per rule`, () => {
-    const verdict = validateCocoonSet(
+    const verdict = examineNow(
+      "validate_cocoonset",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(1000) }),
     );
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_spec" });
-    const message = verdict.message ?? "";
+    const message = refusalMessage(verdict);
     expect(message.match(/spec\.toolboxes\[\d+\]\.\w+: /g)).toHaveLength(LISTED_VIOLATIONS_LIMIT);
     expect(message).toContain("spec.toolboxes[9].image: is required");
     expect(message).not.toContain("spec.toolboxes[10]");
@@ -96,11 +93,12 @@ describe("a CocoonSet with many violations", () => {
   });
 
   test("below the cap the message is unchanged: every violation, no summary", () => {
-    const verdict = validateCocoonSet(
+    const verdict = examineNow(
+      "validate_cocoonset",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(3) }),
     );
-    expect(verdict.message).not.toContain("more");
-    expect(verdict.message?.match(/spec\.toolboxes/g)).toHaveLength(6);
+    expect(refusalMessage(verdict)).not.toContain("more");
+    expect(refusalMessage(verdict).match(/spec\.toolboxes/g)).toHaveLength(6);
   });
 });
 
@@ -111,7 +109,8 @@ describe("a CocoonHibernation with many conflicts", () => {
       spec: { podRef: { name: "demo-0" } },
     }));
     const kube = new FakeKube().withHibernations("agents", existing);
-    const verdict = await validateHibernation(
+    const verdict = await examine(
+      "validate_cocoonhibernation",
       admissionRequest({
         operation: "CREATE",
         namespace: "agents",
@@ -123,6 +122,6 @@ describe("a CocoonHibernation with many conflicts", () => {
       { kube },
     );
     expect(verdict.reason).toBe("duplicate");
-    expect(verdict.message).toEndWith("; … and 10 more (hibernation.one-per-pod: 10)");
+    expect(refusalMessage(verdict)).toEndWith("; … and 10 more (hibernation.one-per-pod: 10)");
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
-import { cocoonSetViolations, validateCocoonSet } from "../../src/rules/cocoonset";
+import { cocoonSetViolations } from "../../src/rules/cocoonset";
+import { examineNow, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./cases/builders";
 import { COCOONSET_CASES, type CocoonSetRuleId } from "./cases/cocoonset-cases";
@@ -142,11 +143,13 @@ describe("cocoonSetViolations, messages", () => {
   });
 });
 
-describe("validateCocoonSet", () => {
+describe("/validate-cocoonset", () => {
   const request = (object: unknown, overrides = {}) => admissionRequest({ object, ...overrides });
 
   test.each(["DELETE", "CONNECT", undefined])("skips operation %s", (operation) => {
-    expect(validateCocoonSet(request(cocoonSet({ agent: { image: "" } }), { operation }))).toEqual({
+    expect(
+      examineNow("validate_cocoonset", request(cocoonSet({ agent: { image: "" } }), { operation })),
+    ).toEqual({
       allowed: true,
       result: "skipped",
       reason: "operation",
@@ -156,14 +159,15 @@ describe("validateCocoonSet", () => {
   test.each([[undefined], [null], ["x"], [[1]]])(
     "fails closed on an undecodable object (%p)",
     (object) => {
-      const verdict = validateCocoonSet(request(object));
+      const verdict = examineNow("validate_cocoonset", request(object));
       expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "decode" });
     },
   );
 
   test.each(["CREATE", "UPDATE"])("allows a valid set on %s", (operation) => {
     expect(
-      validateCocoonSet(
+      examineNow(
+        "validate_cocoonset",
         request(cocoonSet(), { operation, oldObject: cocoonSet({ agent: { replicas: 1 } }) }),
       ),
     ).toEqual({
@@ -174,19 +178,24 @@ describe("validateCocoonSet", () => {
   });
 
   test("denies with one message listing every violation as <path>: <message>", () => {
-    const verdict = validateCocoonSet(
+    const verdict = examineNow(
+      "validate_cocoonset",
       request(cocoonSet({ agent: { image: "" }, toolboxes: [toolbox({ name: "0" })] })),
     );
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_spec" });
-    expect(verdict.message).toStartWith("invalid CocoonSet: spec.agent.image: is required");
-    expect(verdict.message).toContain('; spec.toolboxes[0].name: "0" is purely numeric');
-    expect(verdict.message).not.toContain("cocoon-webhook: ");
+    expect(refusalMessage(verdict)).toStartWith("invalid CocoonSet: spec.agent.image: is required");
+    expect(refusalMessage(verdict)).toContain('; spec.toolboxes[0].name: "0" is purely numeric');
+    expect(refusalMessage(verdict)).not.toContain("cocoon-webhook: ");
   });
 
   test("measures VM names with request.namespace", () => {
     const object = cocoonSet({ name: "a".repeat(45) });
-    expect(validateCocoonSet(request(object, { namespace: "short" })).result).toBe("allow");
-    expect(validateCocoonSet(request(object, { namespace: "much-longer-ns" })).result).toBe("deny");
+    expect(examineNow("validate_cocoonset", request(object, { namespace: "short" })).result).toBe(
+      "allow",
+    );
+    expect(
+      examineNow("validate_cocoonset", request(object, { namespace: "much-longer-ns" })).result,
+    ).toBe("deny");
   });
 
   describe("UPDATE with an unchanged spec", () => {
@@ -200,7 +209,7 @@ describe("validateCocoonSet", () => {
       });
 
     const update = (oldObject: unknown, object: unknown) =>
-      validateCocoonSet(request(object, { operation: "UPDATE", oldObject }));
+      examineNow("validate_cocoonset", request(object, { operation: "UPDATE", oldObject }));
 
     test("skips the checks, so an invalid CR predating a rule can still lose its finalizer", () => {
       const old = legacy("1Gi");
@@ -243,13 +252,17 @@ describe("validateCocoonSet", () => {
 
     test("checks the spec when the old object is missing or unreadable", () => {
       const invalid = legacy("1Gi");
-      expect(validateCocoonSet(request(invalid, { operation: "UPDATE" })).result).toBe("deny");
+      expect(
+        examineNow("validate_cocoonset", request(invalid, { operation: "UPDATE" })).result,
+      ).toBe("deny");
       expect(update("garbage", invalid).result).toBe("deny");
     });
 
     test("is not a CREATE shortcut", () => {
       const invalid = legacy("1Gi");
-      expect(validateCocoonSet(request(invalid, { oldObject: invalid })).result).toBe("deny");
+      expect(
+        examineNow("validate_cocoonset", request(invalid, { oldObject: invalid })).result,
+      ).toBe("deny");
     });
   });
 });

@@ -1,12 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/admission/review";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
-import {
-  conflictingHibernations,
-  hibernationViolations,
-  validateHibernation,
-} from "../../src/rules/hibernation";
+import { conflictingHibernations, hibernationViolations } from "../../src/rules/hibernation";
 import { FakeKube } from "../support/fake-kube";
+import { examine, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";
 import { hibernation } from "./cases/builders";
 import {
@@ -55,7 +52,7 @@ describe("CocoonHibernation rules, rule by rule", () => {
   });
 });
 
-describe("validateHibernation", () => {
+describe("/validate-cocoonhibernation", () => {
   const NAMESPACE = "agents";
   const create = (object: unknown, overrides: Partial<AdmissionRequest> = {}) =>
     admissionRequest({ operation: "CREATE", namespace: NAMESPACE, object, ...overrides });
@@ -66,14 +63,15 @@ describe("validateHibernation", () => {
     overrides = {},
   ) => {
     const kube = new FakeKube().withHibernations(NAMESPACE, existing);
-    return validateHibernation(create(object, overrides), { kube });
+    return examine("validate_cocoonhibernation", create(object, overrides), { kube });
   };
 
   test.each(["UPDATE", "DELETE", "CONNECT"])(
     "skips operation %s without a LIST",
     async (operation) => {
       const kube = new FakeKube().failing();
-      const verdict = await validateHibernation(
+      const verdict = await examine(
+        "validate_cocoonhibernation",
         create(hibernation({ desire: "x" }), { operation }),
         {
           kube,
@@ -97,7 +95,7 @@ describe("validateHibernation", () => {
 
   test("allows a CR when the LIST shows none for the pod, listing request.namespace", async () => {
     const kube = new FakeKube().withHibernations(NAMESPACE, [hibernation({ pod: "demo-1" })]);
-    expect(await validateHibernation(create(hibernation()), { kube })).toEqual({
+    expect(await examine("validate_cocoonhibernation", create(hibernation()), { kube })).toEqual({
       allowed: true,
       result: "allow",
       reason: "",
@@ -111,9 +109,11 @@ describe("validateHibernation", () => {
     "denies desire %p as invalid_desire, without a LIST",
     async (desire) => {
       const kube = new FakeKube().failing();
-      const verdict = await validateHibernation(create(hibernation({ desire })), { kube });
+      const verdict = await examine("validate_cocoonhibernation", create(hibernation({ desire })), {
+        kube,
+      });
       expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_desire" });
-      expect(verdict.message).toContain(
+      expect(refusalMessage(verdict)).toContain(
         'spec.desire: must be "Hibernate" or "Wake" (case-sensitive)',
       );
       expect(kube.calls).toEqual([]);
@@ -123,7 +123,7 @@ describe("validateHibernation", () => {
   test("denies a name other than the pod's as name_mismatch", async () => {
     const verdict = await verdictFor(hibernation({ name: "sleep-please" }));
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "name_mismatch" });
-    expect(verdict.message).toContain(
+    expect(refusalMessage(verdict)).toContain(
       'metadata.name: is "sleep-please" but must equal spec.podRef.name "demo-0"',
     );
   });
@@ -131,8 +131,8 @@ describe("validateHibernation", () => {
   test("reports both own violations in one denial, desire first", async () => {
     const verdict = await verdictFor(hibernation({ name: "x", desire: "nap" }));
     expect(verdict.reason).toBe("invalid_desire");
-    expect(verdict.message).toContain("spec.desire:");
-    expect(verdict.message).toContain("; metadata.name:");
+    expect(refusalMessage(verdict)).toContain("spec.desire:");
+    expect(refusalMessage(verdict)).toContain("; metadata.name:");
   });
 
   test("denies a second CR for a pod that has a live one, naming it", async () => {
@@ -141,7 +141,7 @@ describe("validateHibernation", () => {
       hibernation({ name: "first-request" }),
     ]);
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "duplicate" });
-    expect(verdict.message).toContain(
+    expect(refusalMessage(verdict)).toContain(
       'pod "demo-0" already has CocoonHibernation "first-request"; flip its spec.desire',
     );
   });
@@ -151,7 +151,7 @@ describe("validateHibernation", () => {
       hibernation({ deletionTimestamp: "2026-01-01T00:00:00Z" }),
     ]);
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "terminating" });
-    expect(verdict.message).toContain(
+    expect(refusalMessage(verdict)).toContain(
       'CocoonHibernation "demo-0" for pod "demo-0" is still terminating; retry after',
     );
   });
@@ -162,8 +162,8 @@ describe("validateHibernation", () => {
       hibernation({ name: "live" }),
     ]);
     expect(verdict.reason).toBe("duplicate");
-    expect(verdict.message).toContain('"live"');
-    expect(verdict.message).toContain('"old"');
+    expect(refusalMessage(verdict)).toContain('"live"');
+    expect(refusalMessage(verdict)).toContain('"old"');
   });
 
   // Items that are not objects never get this far: the port refuses such a LIST.
@@ -175,17 +175,25 @@ describe("validateHibernation", () => {
   test("fails closed rather than LIST every namespace when none is named", async () => {
     const kube = new FakeKube();
     const object = { ...hibernation(), metadata: { name: "demo-0" } };
-    const verdict = await validateHibernation(create(object, { namespace: undefined }), { kube });
+    const verdict = await examine(
+      "validate_cocoonhibernation",
+      create(object, { namespace: undefined }),
+      { kube },
+    );
     expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "list" });
-    expect(verdict.message).toContain("cannot verify");
+    expect(refusalMessage(verdict)).toContain("cannot verify");
     expect(kube.calls).toEqual([]);
   });
 
   test("falls back to the object's namespace", async () => {
     const kube = new FakeKube().withHibernations("default", [hibernation({ name: "other" })]);
-    const verdict = await validateHibernation(create(hibernation(), { namespace: undefined }), {
-      kube,
-    });
+    const verdict = await examine(
+      "validate_cocoonhibernation",
+      create(hibernation(), { namespace: undefined }),
+      {
+        kube,
+      },
+    );
     expect(verdict.reason).toBe("duplicate");
   });
 
@@ -195,10 +203,10 @@ describe("validateHibernation", () => {
     ["no cluster", "no Kubernetes API configured"],
   ])("fails closed when the LIST fails (%s)", async (_case, cause) => {
     const kube = new FakeKube().failing(cause);
-    const verdict = await validateHibernation(create(hibernation()), { kube });
+    const verdict = await examine("validate_cocoonhibernation", create(hibernation()), { kube });
     expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "list" });
-    expect(verdict.message).toContain("cannot verify");
-    expect(verdict.message).toContain(cause);
-    expect(verdict.message).not.toStartWith("cocoon-webhook: ");
+    expect(refusalMessage(verdict)).toContain("cannot verify");
+    expect(refusalMessage(verdict)).toContain(cause);
+    expect(refusalMessage(verdict)).not.toStartWith("cocoon-webhook: ");
   });
 });

@@ -8,8 +8,9 @@ import {
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { type PodGateDeps, podGate } from "../../src/rules/pod-gate";
+import type { PodGateDeps } from "../../src/handlers/pod-gate";
 import { FakeKube } from "../support/fake-kube";
+import { examine, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";
 
 const ALICE = "alice@example.com";
@@ -183,13 +184,13 @@ const gateCases = Object.entries(gateTable).flatMap(([expected, requests]) =>
 describe("podGate", () => {
   test.each(gateCases)("$expected: $name", ({ request, expected }) => {
     const kube = new FakeKube().failing();
-    const verdict = podGate(request, { podCreators: OPERATOR_ONLY, kube });
+    const verdict = examine("mutate", request, { podCreators: OPERATOR_ONLY, kube });
     // No pod of this table names a node: decided at once, without the apiserver.
     if (verdict instanceof Promise) throw new Error("decided asynchronously");
     expect(kube.calls).toEqual([]);
     expect(label(verdict)).toBe(expected);
     expect(verdict.allowed).toBe(!expected.startsWith("deny/"));
-    if (verdict.allowed) expect(verdict.message).toBeUndefined();
+    if (verdict.allowed) expect(verdict).not.toHaveProperty("message");
   });
 
   test("the 1 MB pod really is about 1 MB", () => {
@@ -203,7 +204,7 @@ describe("podGate with a configured POD_CREATORS", () => {
     ["the operator when not listed", [ALICE], OPERATOR_USERNAME, "deny/creator"],
     ["the operator when the list is empty", [], OPERATOR_USERNAME, "deny/creator"],
   ])("%s → %s", async (_name, creators, username, expected) => {
-    const verdict = await podGate(create(operatorPod, username), {
+    const verdict = await examine("mutate", create(operatorPod, username), {
       podCreators: new Set(creators),
       kube: new FakeKube(),
     });
@@ -242,8 +243,11 @@ describe("podGate denial messages", () => {
   ];
 
   test.each(messageCases)("$name", async ({ request, mentions }) => {
-    const verdict = await podGate(request, { podCreators: OPERATOR_ONLY, kube: new FakeKube() });
-    const message = verdict.message ?? "";
+    const verdict = await examine("mutate", request, {
+      podCreators: OPERATOR_ONLY,
+      kube: new FakeKube(),
+    });
+    const message = refusalMessage(verdict);
     for (const mention of mentions) expect(message).toContain(mention);
     expect(message.startsWith(MESSAGE_PREFIX)).toBe(false);
   });
@@ -495,7 +499,7 @@ const boundCases = Object.entries(boundTable).flatMap(([expected, cases]) =>
 describe("podGate: pods bound by name and Bindings", () => {
   test.each(boundCases)("$expected: $name", async ({ request, expected, reads, kube }) => {
     const port = (kube ?? cluster)();
-    const verdict = await podGate(request, { podCreators: OPERATOR_ONLY, kube: port });
+    const verdict = await examine("mutate", request, { podCreators: OPERATOR_ONLY, kube: port });
     expect(label(verdict)).toBe(expected);
     expect(verdict.allowed).toBe(!/^(deny|error)\//.test(expected));
     expect(
@@ -507,7 +511,7 @@ describe("podGate: pods bound by name and Bindings", () => {
 
   test("a marked pod naming a node keeps today's path: no node GET", async () => {
     const kube = cluster();
-    const verdict = podGate(create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
+    const verdict = examine("mutate", create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
       podCreators: OPERATOR_ONLY,
       kube,
     });
@@ -517,7 +521,7 @@ describe("podGate: pods bound by name and Bindings", () => {
   });
 
   test("an unmarked pod without nodeName is decided at once", () => {
-    const verdict = podGate(create(plainPod, ALICE), {
+    const verdict = examine("mutate", create(plainPod, ALICE), {
       podCreators: OPERATOR_ONLY,
       kube: cluster(),
     });
@@ -599,7 +603,7 @@ describe("podGate: messages for pods bound by name and Bindings", () => {
       ["spec.nodeName", '"../x"', "DNS subdomain"],
     ],
   ])("%s", async (_name, request, kube, mentions) => {
-    const message = (await podGate(request, deps(kube()))).message ?? "";
+    const message = refusalMessage(await examine("mutate", request, deps(kube())));
     for (const mention of mentions) expect(message).toContain(mention);
   });
 });

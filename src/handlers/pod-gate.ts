@@ -17,6 +17,8 @@ import {
 } from "../cocoon/pod";
 import { type KubeApi, KubeApiError } from "../kube/port";
 
+type PodGateVerdict = Verdict<"mutate">;
+
 export interface PodGateDeps {
   /** Usernames allowed to create gated pods (POD_CREATORS). */
   readonly podCreators: ReadonlySet<string>;
@@ -24,22 +26,22 @@ export interface PodGateDeps {
   readonly kube: KubeApi;
 }
 
-const GATED_OPERATIONS: ReadonlySet<string | undefined> = new Set(["CREATE", "UPDATE"]);
-
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
 /**
- * `/mutate`: only the cocoon operator may create VM-backed pods, turn an
- * existing pod into one, or put a pod on a VM node by name (`spec.nodeName`,
- * a Binding) past the taint. Never patches. Synchronous, without any
+ * `/mutate` (CREATE and UPDATE): only the cocoon operator may create
+ * VM-backed pods, turn an existing pod into one, or put a pod on a VM node by
+ * name (`spec.nodeName`, a Binding, which the API only creates) past the taint. Never patches. Synchronous, without any
  * apiserver call, for every pod that neither carries a marker nor names a
  * node.
  */
-export function podGate(request: AdmissionRequest, deps: PodGateDeps): Verdict | Promise<Verdict> {
+export function podGate(
+  request: AdmissionRequest,
+  deps: PodGateDeps,
+): PodGateVerdict | Promise<PodGateVerdict> {
   if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
-  if (!GATED_OPERATIONS.has(request.operation)) return skipped("operation");
 
   const markers = readPodMarkers(request.object);
   if (markers !== "gated") {
@@ -73,7 +75,7 @@ function markedPodChecks(
   pod: unknown,
   deps: PodGateDeps,
   messages: { notOwned: () => string; creator: (username: string) => string },
-): Verdict {
+): PodGateVerdict {
   if (!podOwnedByCocoonSet(pod)) return denied("not_owned", messages.notOwned());
   const username = request.userInfo?.username ?? "";
   if (!deps.podCreators.has(username)) return denied("creator", messages.creator(username));
@@ -85,7 +87,7 @@ async function podBoundByNameGate(
   request: AdmissionRequest,
   nodeName: unknown,
   deps: PodGateDeps,
-): Promise<Verdict> {
+): Promise<PodGateVerdict> {
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -118,8 +120,7 @@ async function podBoundByNameGate(
  * the bound pod must already carry a cocoon marker and then pass the gate of
  * a marked pod, with the binder as the requester.
  */
-async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<Verdict> {
-  if (request.operation !== "CREATE") return skipped("operation");
+async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<PodGateVerdict> {
   const username = request.userInfo?.username ?? "";
   if (username === SCHEDULER_USERNAME) return skipped("scheduler");
   const nodeName = bindingTargetNode(request.object);

@@ -13,6 +13,8 @@ import {
 } from "../cocoon/workload";
 import { type KubeApi, KubeApiError } from "../kube/port";
 
+type ScaleGuardVerdict = Verdict<"validate">;
+
 export interface ScaleGuardDeps {
   readonly kube: KubeApi;
 }
@@ -27,20 +29,22 @@ interface ScaleDown {
 }
 
 /**
- * `/validate`: cocoon-tolerated Deployments and StatefulSets may not
+ * `/validate` (UPDATE): cocoon-tolerated Deployments and StatefulSets may not
  * be scaled down, neither through `/scale` nor by a direct UPDATE.
  */
-export async function scaleGuard(
+export function scaleGuard(
   request: AdmissionRequest,
   deps: ScaleGuardDeps,
-): Promise<Verdict> {
-  if (request.operation !== "UPDATE") return skipped("operation");
+): ScaleGuardVerdict | Promise<ScaleGuardVerdict> {
   if (request.subResource === "scale") return guardScaleSubresource(request, deps.kube);
   return guardWorkloadUpdate(request);
 }
 
 /** A Scale object carries no pod template, so only a scale-down pays for a GET of the parent. */
-async function guardScaleSubresource(request: AdmissionRequest, kube: KubeApi): Promise<Verdict> {
+async function guardScaleSubresource(
+  request: AdmissionRequest,
+  kube: KubeApi,
+): Promise<ScaleGuardVerdict> {
   const resource = request.resource?.resource;
   if (!isWorkloadResource(resource)) return skipped("kind");
   const oldReplicas = readScaleReplicas(request.oldObject);
@@ -85,7 +89,7 @@ async function fetchParent(
 }
 
 /** Direct UPDATE: the old object's template decides, so dropping the toleration while scaling down does not slip through. */
-function guardWorkloadUpdate(request: AdmissionRequest): Verdict {
+function guardWorkloadUpdate(request: AdmissionRequest): ScaleGuardVerdict {
   const kind = request.kind?.kind;
   if (!isWorkloadKind(kind)) return skipped("kind");
   const oldReplicas = readWorkloadReplicas(request.oldObject);

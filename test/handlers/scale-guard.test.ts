@@ -7,8 +7,8 @@ import {
   MESSAGE_PREFIX,
 } from "../../src/cocoon/keys";
 import { KubeApiError } from "../../src/kube/port";
-import { scaleGuard } from "../../src/rules/scale-guard";
 import { FakeKube } from "../support/fake-kube";
+import { examine, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";
 
 const NAMESPACE = "agents";
@@ -200,12 +200,12 @@ const parentTable: Record<string, Record<string, readonly [AdmissionRequest, Par
   },
 };
 
-describe("scaleGuard (docs/behaviour.md, scale-down guard)", () => {
+describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
   test.each(cases(offlineTable))(
     "$expected: $name, without an apiserver call",
     async ({ row: request, expected }) => {
       const kube = kubeServing("unreachable");
-      const verdict = await scaleGuard(request, { kube });
+      const verdict = await examine("validate", request, { kube });
       expect(label(verdict)).toBe(expected);
       expect(verdict.allowed).toBe(!expected.startsWith("deny/"));
       expect(kube.calls).toEqual([]);
@@ -216,7 +216,7 @@ describe("scaleGuard (docs/behaviour.md, scale-down guard)", () => {
     "$expected: $name",
     async ({ row: [request, parent], expected }) => {
       const kube = kubeServing(parent);
-      const verdict = await scaleGuard(request, { kube });
+      const verdict = await examine("validate", request, { kube });
       expect(label(verdict)).toBe(expected);
       expect(verdict.allowed).toBe(expected.startsWith("skipped/"));
       expect(kube.calls).toEqual([
@@ -232,20 +232,20 @@ describe("scaleGuard (docs/behaviour.md, scale-down guard)", () => {
 
   test("a scale-down whose request names no workload fails closed without a call", async () => {
     const kube = kubeServing("absent");
-    const verdict = await scaleGuard({ ...down, name: undefined }, { kube });
+    const verdict = await examine("validate", { ...down, name: undefined }, { kube });
     expect(label(verdict)).toBe("error/parent_fetch");
-    expect(verdict.message).toContain("cannot verify parent workload");
+    expect(refusalMessage(verdict)).toContain("cannot verify parent workload");
     expect(kube.calls).toEqual([]);
   });
 
   test("an error that is not a KubeApiError is left to admit()", async () => {
     const kube = new FakeKube();
     kube.getWorkload = () => Promise.reject(new TypeError("bug"));
-    await expect(scaleGuard(down, { kube })).rejects.toThrow("bug");
+    await expect(examine("validate", down, { kube })).rejects.toThrow("bug");
   });
 });
 
-describe("scaleGuard messages", () => {
+describe("/validate scale guard messages", () => {
   test.each<[string, AdmissionRequest, string[]]>([
     [
       "scale_down through /scale",
@@ -265,7 +265,7 @@ describe("scaleGuard messages", () => {
     ],
   ])("%s", async (_name, request, mentions) => {
     const kube = kubeServing(deploymentParent(cocoonDeployment(3)));
-    const { message = "" } = await scaleGuard(request, { kube });
+    const message = refusalMessage(await examine("validate", request, { kube }));
     for (const mention of mentions) expect(message).toContain(mention);
     expect(message.startsWith(MESSAGE_PREFIX)).toBe(false);
   });
@@ -279,7 +279,7 @@ describe("scaleGuard messages", () => {
   ])("parent_fetch on %s names the workload and the cause", async (_name, failure) => {
     const kube = new FakeKube();
     kube.fail = failure;
-    const verdict = await scaleGuard(down, { kube });
+    const verdict = await examine("validate", down, { kube });
     expect(label(verdict)).toBe("error/parent_fetch");
     expect(verdict.allowed).toBe(false);
     for (const mention of [
@@ -288,7 +288,7 @@ describe("scaleGuard messages", () => {
       failure.message,
       "retry",
     ]) {
-      expect(verdict.message).toContain(mention);
+      expect(refusalMessage(verdict)).toContain(mention);
     }
   });
 });

@@ -1,0 +1,43 @@
+import type { EndpointLabel } from "../../src/admission/endpoints";
+import { gateOperations } from "../../src/admission/handler";
+import type { AdmissionRequest } from "../../src/admission/review";
+import type { Verdict } from "../../src/admission/verdict";
+import { OPERATOR_USERNAME } from "../../src/cocoon/keys";
+import { buildHandlers, type HandlerDeps } from "../../src/handlers";
+import { FakeKube } from "./fake-kube";
+
+/**
+ * What endpoint `endpoint` answers to `request`, as the admission factory
+ * runs it: the table's operation gate, then the endpoint's handler. By
+ * default POD_CREATORS is the operator alone and the apiserver is an empty
+ * FakeKube.
+ */
+export function examine<E extends EndpointLabel>(
+  endpoint: E,
+  request: AdmissionRequest,
+  deps: Partial<HandlerDeps> = {},
+): Verdict<E> | Promise<Verdict<E>> {
+  const handlers = buildHandlers({
+    podCreators: deps.podCreators ?? new Set([OPERATOR_USERNAME]),
+    kube: deps.kube ?? new FakeKube(),
+  });
+  return gateOperations(endpoint, handlers[endpoint])(request);
+}
+
+/** The message of a refusal; throws when the verdict let the request through. */
+export function refusalMessage(verdict: Verdict): string {
+  if (verdict.allowed)
+    throw new Error(`expected a refusal, got ${verdict.result}/${verdict.reason}`);
+  return verdict.message;
+}
+
+/** `examine` for a request its handler decides at once; throws when the verdict came as a promise. */
+export function examineNow<E extends EndpointLabel>(
+  endpoint: E,
+  request: AdmissionRequest,
+  deps: Partial<HandlerDeps> = {},
+): Verdict<E> {
+  const verdict = examine(endpoint, request, deps);
+  if (verdict instanceof Promise) throw new Error(`${endpoint} decided asynchronously`);
+  return verdict;
+}
