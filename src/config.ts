@@ -86,7 +86,27 @@ const environmentSchema = z.object({
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
 });
 
-export type Config = z.infer<typeof environmentSchema>;
+/**
+ * The configuration as the code reads it: named for what each value is, and
+ * every duration in milliseconds, said in its name.
+ */
+const configSchema = environmentSchema.transform((env) => ({
+  ...(env.KUBECONFIG === undefined ? {} : { kubeconfigPath: env.KUBECONFIG }),
+  logLevel: env.WEBHOOK_LOG_LEVEL,
+  tlsCertPath: env.TLS_CERT,
+  tlsKeyPath: env.TLS_KEY,
+  listenAddress: env.LISTEN_ADDR,
+  metricsAddress: env.METRICS_ADDR,
+  podCreators: env.POD_CREATORS,
+  apiserverTimeoutMs: env.APISERVER_TIMEOUT,
+  shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
+  maxRequestBytes: env.MAX_REQUEST_BYTES,
+  drainDelayMs: env.DRAIN_DELAY,
+  metricsRenderIntervalMs: env.METRICS_RENDER_INTERVAL,
+  tlsRotationSteering: env.TLS_ROTATION_STEERING,
+}));
+
+export type Config = z.output<typeof configSchema>;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -102,7 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((name) => [name, env[name]] as const)
       .filter(([, value]) => value !== undefined && value !== ""),
   );
-  const parsed = environmentSchema.safeParse(present);
+  const parsed = configSchema.safeParse(present);
   if (parsed.success) return parsed.data;
   throw new ConfigError(
     parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),

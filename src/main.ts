@@ -13,7 +13,7 @@ async function main(args: readonly string[]): Promise<number> {
   switch (command) {
     // Each command loads only its own modules: `validate` starts no server and reads no kube config.
     case "serve":
-      return (await import("./server/command")).runServe();
+      return (await import("./cli/serve")).runServe();
     case "validate":
       return (await import("./cli/validate")).runValidate(args.slice(1));
     case "version":

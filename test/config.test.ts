@@ -21,40 +21,40 @@ describe("parseDurationMs", () => {
 describe("loadConfig", () => {
   test("defaults are the ones docs/configuration.md lists", () => {
     expect(loadConfig({})).toEqual({
-      WEBHOOK_LOG_LEVEL: "info",
-      TLS_CERT: "/etc/cocoon/webhook/certs/tls.crt",
-      TLS_KEY: "/etc/cocoon/webhook/certs/tls.key",
-      LISTEN_ADDR: { port: 8443 },
-      METRICS_ADDR: { port: 9090 },
-      POD_CREATORS: new Set(["system:serviceaccount:cocoon-system:cocoon-operator"]),
-      APISERVER_TIMEOUT: 3000,
-      SHUTDOWN_TIMEOUT: 15_000,
-      MAX_REQUEST_BYTES: 7_340_032,
-      DRAIN_DELAY: 5000,
-      METRICS_RENDER_INTERVAL: 1000,
-      TLS_ROTATION_STEERING: "auto",
+      logLevel: "info",
+      tlsCertPath: "/etc/cocoon/webhook/certs/tls.crt",
+      tlsKeyPath: "/etc/cocoon/webhook/certs/tls.key",
+      listenAddress: { port: 8443 },
+      metricsAddress: { port: 9090 },
+      podCreators: new Set(["system:serviceaccount:cocoon-system:cocoon-operator"]),
+      apiserverTimeoutMs: 3000,
+      shutdownTimeoutMs: 15_000,
+      maxRequestBytes: 7_340_032,
+      drainDelayMs: 5000,
+      metricsRenderIntervalMs: 1000,
+      tlsRotationSteering: "auto",
     });
   });
 
   test("POD_CREATORS entries are trimmed and empty ones dropped", () => {
-    expect(loadConfig({ POD_CREATORS: " alice , ,bob," }).POD_CREATORS).toEqual(
+    expect(loadConfig({ POD_CREATORS: " alice , ,bob," }).podCreators).toEqual(
       new Set(["alice", "bob"]),
     );
   });
 
   test("listen addresses take a host, an IPv6 literal or none", () => {
-    expect(loadConfig({ LISTEN_ADDR: "127.0.0.1:8443" }).LISTEN_ADDR).toEqual({
+    expect(loadConfig({ LISTEN_ADDR: "127.0.0.1:8443" }).listenAddress).toEqual({
       hostname: "127.0.0.1",
       port: 8443,
     });
-    expect(loadConfig({ LISTEN_ADDR: "[::1]:9443" }).LISTEN_ADDR).toEqual({
+    expect(loadConfig({ LISTEN_ADDR: "[::1]:9443" }).listenAddress).toEqual({
       hostname: "::1",
       port: 9443,
     });
   });
 
   test("an empty variable takes the default", () => {
-    expect(loadConfig({ DRAIN_DELAY: "" }).DRAIN_DELAY).toBe(5000);
+    expect(loadConfig({ DRAIN_DELAY: "" }).drainDelayMs).toBe(5000);
   });
 
   test("every bad variable is named, all at once", () => {

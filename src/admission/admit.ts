@@ -1,6 +1,6 @@
 import { createFactory } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
-import { jsonError } from "../http-errors";
+import { jsonError } from "../errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
 import type { CollectedViolations } from "../rules/violation";

@@ -1,6 +1,6 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, type Verdict } from "../admission/verdict";
-import { type KubeApi, KubeApiError } from "../kube/port";
+import { type KubeApi, KubeApiError } from "../kube/kube-api";
 import { reasonOf } from "../rules/catalogue";
 import {
   conflictingHibernations,

@@ -15,7 +15,7 @@ import {
   readPodMarkers,
   requestedNodeName,
 } from "../cocoon/pod";
-import { type KubeApi, KubeApiError } from "../kube/port";
+import { type KubeApi, KubeApiError } from "../kube/kube-api";
 
 type PodGateVerdict = Verdict<"mutate">;
 

@@ -11,7 +11,7 @@ import {
   type WorkloadResource,
   workloadIsCocoon,
 } from "../cocoon/workload";
-import { type KubeApi, KubeApiError } from "../kube/port";
+import { type KubeApi, KubeApiError } from "../kube/kube-api";
 
 type ScaleGuardVerdict = Verdict<"validate">;
 

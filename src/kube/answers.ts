@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import { isJsonObject, jsonObjectList } from "../json";
 import type { RawAnswer } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 const EXCERPT_CHARS = 200;
 

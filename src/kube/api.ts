@@ -33,7 +33,7 @@ import {
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./port";
+import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./kube-api";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */

@@ -4,7 +4,7 @@ import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import type { KubeLog } from "./config";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./port";
+import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./kube-api";
 
 export type ApiserverVerb = "get" | "list";
 export type ApiserverResource =

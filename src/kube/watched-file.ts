@@ -1,5 +1,4 @@
-import { fileFingerprint } from "../file-fingerprint";
-import { readRegularFile } from "../safe-file";
+import { fileFingerprint, readRegularFile } from "../safe-file";
 
 /** A file whose current content is wanted on every use, without re-reading it every time. */
 export interface WatchedFile {

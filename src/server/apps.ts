@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { admit } from "../admission/admit";
 import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import type { Handler, Handlers } from "../admission/handler";
-import { jsonError, methodNotAllowed, notFound } from "../http-errors";
+import { jsonError, methodNotAllowed, notFound } from "../errors";
 import type { Logger } from "../observability/logger";
 import {
   cachedExposition,

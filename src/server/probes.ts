@@ -1,5 +1,5 @@
 import type { Env, Hono } from "hono";
-import { methodNotAllowed } from "../http-errors";
+import { methodNotAllowed } from "../errors";
 
 /** What the probes report. */
 export interface Readiness {

@@ -39,24 +39,24 @@ function recordCertificate(pair: TlsPair): void {
 /** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
 export function startServer(config: Config, handlers: Handlers, log: Logger): RunningServer {
   const readiness: Readiness = { ready: true };
-  const tlsFiles = [config.TLS_CERT, config.TLS_KEY];
+  const tlsFiles = [config.tlsCertPath, config.tlsKeyPath];
   const loaded = tlsFilesFingerprint(tlsFiles);
   // An expired certificate at start is served, not refused: there is nothing
   // better to serve, and /readyz reports it so `kubectl get pods` shows it.
-  const pair = loadTlsPair(config.TLS_CERT, config.TLS_KEY);
+  const pair = loadTlsPair(config.tlsCertPath, config.tlsKeyPath);
   let served = pair;
   const admissionApp = createAdmissionApp(handlers, readiness, log, {
-    maxRequestBytes: config.MAX_REQUEST_BYTES,
+    maxRequestBytes: config.maxRequestBytes,
   });
   const listener = new AdmissionListener(
     {
-      address: config.LISTEN_ADDR,
+      address: config.listenAddress,
       // The app answers oversized bodies itself (JSON, counted, logged); Bun's
       // own limit stays as a backstop just above, in case a body got past it.
-      maxRequestBodySize: config.MAX_REQUEST_BYTES + BODY_LIMIT_BACKSTOP_MARGIN,
+      maxRequestBodySize: config.maxRequestBytes + BODY_LIMIT_BACKSTOP_MARGIN,
       fetch: (request, server) => admissionApp.fetch(request, server),
       socketCalls:
-        config.TLS_ROTATION_STEERING === "off"
+        config.tlsRotationSteering === "off"
           ? () => {
               throw new SteeringUnavailable("disabled", "TLS_ROTATION_STEERING=off");
             }
@@ -83,17 +83,17 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
   recordCertificate(pair);
 
   const opsApp = createOpsApp(readiness, log, {
-    metricsRenderIntervalMs: config.METRICS_RENDER_INTERVAL,
+    metricsRenderIntervalMs: config.metricsRenderIntervalMs,
   });
   const ops = Bun.serve({
-    hostname: config.METRICS_ADDR.hostname,
-    port: config.METRICS_ADDR.port,
+    hostname: config.metricsAddress.hostname,
+    port: config.metricsAddress.port,
     fetch: (request) => opsApp.fetch(request),
   });
 
   const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_WATCH_TIMING, () => {
     try {
-      const next = loadRotatedTlsPair(config.TLS_CERT, config.TLS_KEY);
+      const next = loadRotatedTlsPair(config.tlsCertPath, config.tlsKeyPath);
       listener.rotate(next);
       served = next;
       recordCertificate(next);
@@ -127,16 +127,16 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
 
   return {
     admissionPort: listener.port,
-    opsPort: ops.port ?? config.METRICS_ADDR.port,
+    opsPort: ops.port ?? config.metricsAddress.port,
     async shutdown() {
       readiness.ready = false;
       stopWatching();
       stopValidityCheck();
       listener.beginDrain();
-      log.info({ drainDelayMs: config.DRAIN_DELAY }, "shutdown: not ready, draining");
-      await Bun.sleep(config.DRAIN_DELAY);
-      log.info({ timeoutMs: config.SHUTDOWN_TIMEOUT }, "shutdown: finishing in-flight requests");
-      const finished = await listener.stop(config.SHUTDOWN_TIMEOUT);
+      log.info({ drainDelayMs: config.drainDelayMs }, "shutdown: not ready, draining");
+      await Bun.sleep(config.drainDelayMs);
+      log.info({ timeoutMs: config.shutdownTimeoutMs }, "shutdown: finishing in-flight requests");
+      const finished = await listener.stop(config.shutdownTimeoutMs);
       await ops.stop(true);
       return finished;
     },

@@ -1,4 +1,4 @@
-import { fileFingerprint } from "../file-fingerprint";
+import { fileFingerprint } from "../safe-file";
 
 /** What the certificate and key files are right now; taken before loading them. */
 export const tlsFilesFingerprint = (paths: readonly string[]): string =>

@@ -6,7 +6,7 @@ import {
   COCOONHIBERNATION_KIND,
   MESSAGE_PREFIX,
 } from "../../src/cocoon/keys";
-import { KubeApiError } from "../../src/kube/port";
+import { KubeApiError } from "../../src/kube/kube-api";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
 import { admissionRequest } from "../support/requests";

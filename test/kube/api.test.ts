@@ -5,7 +5,7 @@ import {
   MAX_LIST_PAGES,
   MAX_OBJECT_ANSWER_BYTES,
 } from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/port";
+import type { KubeApi } from "../../src/kube/kube-api";
 import {
   type FakeApiserver,
   startDecoyServer,

@@ -4,7 +4,7 @@ import {
   type WorkloadResource,
 } from "../../src/cocoon/workload";
 import { isJsonObject } from "../../src/json";
-import { type KubeApi, KubeApiError } from "../../src/kube/port";
+import { type KubeApi, KubeApiError } from "../../src/kube/kube-api";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";

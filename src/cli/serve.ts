@@ -3,7 +3,7 @@ import { errorText } from "../errors";
 import { buildHandlers } from "../handlers";
 import { createKubeApi } from "../kube/api";
 import { createLogger } from "../observability/logger";
-import { type RunningServer, startServer } from "./serve";
+import { type RunningServer, startServer } from "../server/serve";
 
 const EXIT_SIGNAL_BASE = 128;
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
@@ -21,23 +21,23 @@ export async function runServe(): Promise<number> {
     console.error(`cocoon-webhook: ${error.message}`);
     return 2;
   }
-  const log = createLogger(config.WEBHOOK_LOG_LEVEL);
-  if (config.APISERVER_TIMEOUT >= WEBHOOK_TIMEOUT_MS) {
+  const log = createLogger(config.logLevel);
+  if (config.apiserverTimeoutMs >= WEBHOOK_TIMEOUT_MS) {
     log.warn(
-      { apiserverTimeoutMs: config.APISERVER_TIMEOUT, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS },
+      { apiserverTimeoutMs: config.apiserverTimeoutMs, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS },
       "APISERVER_TIMEOUT is not below the webhook's timeoutSeconds: a slow apiserver makes the apiserver give up on this webhook before it can fail closed with a clear message; lower it",
     );
   }
   let server: RunningServer;
   try {
     const kube = createKubeApi({
-      timeoutMs: config.APISERVER_TIMEOUT,
-      kubeconfigPath: config.KUBECONFIG,
+      timeoutMs: config.apiserverTimeoutMs,
+      kubeconfigPath: config.kubeconfigPath,
       log: (level, message, fields) => log[level](fields ?? {}, message),
     });
     server = startServer(
       config,
-      buildHandlers({ podCreators: config.POD_CREATORS, kube: kube.api }),
+      buildHandlers({ podCreators: config.podCreators, kube: kube.api }),
       log,
     );
   } catch (error) {
