@@ -5,7 +5,7 @@ import type { Rule } from "../../src/admission/rule";
 import { denied, skipped } from "../../src/admission/verdict";
 import { createLogger } from "../../src/observability/logger";
 import { admissionTotal } from "../../src/observability/metrics";
-import { admissionRequest } from "../support/requests";
+import { admissionReview } from "../support/admission-review";
 
 const log = createLogger("error");
 
@@ -24,11 +24,7 @@ async function send(app: Hono, body: unknown) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const review = (apiVersion = "admission.k8s.io/v1") => ({
-  apiVersion,
-  kind: "AdmissionReview",
-  request: admissionRequest({ uid: "uid-1" }),
-});
+const review = (apiVersion?: string) => admissionReview({ apiVersion, uid: "uid-1" });
 
 async function samples(result: string, reason: string): Promise<number> {
   const metric = await admissionTotal.get();

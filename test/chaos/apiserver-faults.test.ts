@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readReview, type WebhookProcess } from "../e2e/harness";
-import { review, scaleReview } from "../e2e/reviews";
+import {
+  type AdmissionReviewBody,
+  admissionReview,
+  scaleReview,
+} from "../support/admission-review";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
   cocoonSetObject,
@@ -8,7 +12,6 @@ import {
   cocoonWorkload,
   gatedPodReview,
   hibernationReview,
-  type Review,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round, rssKib } from "./support";
 
@@ -17,8 +20,8 @@ const BOUND_MS = APISERVER_TIMEOUT_MS + 250;
 const PER_FAULT = 5;
 
 /** A hand-made pod created straight onto a node by name: the gate must GET the node. */
-const podOnNodeReview = (): Review =>
-  review({
+const podOnNodeReview = (): AdmissionReviewBody =>
+  admissionReview({
     namespace: "team-a",
     name: "hand-0",
     username: "alice",
@@ -115,7 +118,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     await decoy?.stop();
   });
 
-  async function decide(path: string, body: Review): Promise<Answer> {
+  async function decide(path: string, body: AdmissionReviewBody): Promise<Answer> {
     const t0 = performance.now();
     const response = await webhook.post(`${path}?timeout=5s`, body);
     const answer = await readReview(response);
@@ -135,7 +138,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     const failures: string[] = [];
     let stopping = false;
     const deadline = Date.now() + 60_000;
-    const loop = async (path: string, make: () => Review) => {
+    const loop = async (path: string, make: () => AdmissionReviewBody) => {
       while (!stopping && Date.now() < deadline) {
         const body = make();
         const outcome = await postWithFetch(

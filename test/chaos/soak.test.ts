@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import { readReview, type WebhookProcess } from "../e2e/harness";
-import { scaleReview } from "../e2e/reviews";
+import { type AdmissionReviewBody, scaleReview } from "../support/admission-review";
 import type { FakeApiserver } from "../support/fake-apiserver";
 import {
   cocoonSetReview,
@@ -10,7 +10,6 @@ import {
   handMadeGatedPodReview,
   hibernationObject,
   hibernationReview,
-  type Review,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, recordFigures, round, rssKib } from "./support";
 
@@ -22,7 +21,7 @@ const WARMUP_SECONDS = Math.min(30, Math.max(5, SOAK_SECONDS / 10));
 const MAX_OUTSTANDING = 200;
 
 /** [path, body, expected `allowed`] — the mix cycles through all four handlers. */
-const MIX: readonly (() => [string, Review, boolean])[] = [
+const MIX: readonly (() => [string, AdmissionReviewBody, boolean])[] = [
   () => ["/mutate", gatedPodReview(), true],
   () => ["/mutate", handMadeGatedPodReview(), false],
   () => ["/validate", scaleReview(1, 3), true],

@@ -3,6 +3,7 @@ export { eventually } from "../support/eventually";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { join } from "node:path";
+import { admissionReview } from "../support/admission-review";
 
 /**
  * The chaos suite takes minutes, so it runs only when asked for by path
@@ -207,24 +208,17 @@ function failure(error: unknown, t0: number, startedAt: number): Outcome {
 
 /** A pod the gate lets through without looking further (no marker). */
 export function plainPodReview(uid: string): string {
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
+  return JSON.stringify(
+    admissionReview({
       uid,
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
-      namespace: "default",
       name: "plain",
-      operation: "CREATE",
-      userInfo: { username: "alice" },
+      username: "alice",
       object: {
         metadata: { name: "plain", namespace: "default" },
         spec: { containers: [{ name: "c", image: "nginx" }] },
       },
-      oldObject: null,
-    },
-  });
+    }),
+  );
 }
 
 export interface LoadRun {

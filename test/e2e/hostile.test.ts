@@ -3,8 +3,14 @@ import tls from "node:tls";
 import fc from "fast-check";
 import { COCOON_TOLERATION_KEY, OPERATOR_USERNAME } from "../../src/cocoon/keys";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
+import {
+  admissionReview,
+  appsResource,
+  COCOONSET_KIND,
+  HIBERNATION_KIND,
+  SCALE_KIND,
+} from "../support/admission-review";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 /**
  * Hostile input over real HTTPS against the compiled binary: every answer is
@@ -128,17 +134,17 @@ const gatedPod = {
 
 /** A realistic review per handler, to corrupt one path at a time. */
 const REALISTIC: Record<string, Json> = {
-  "/mutate": review({ object: gatedPod, username: "mallory" }) as unknown as Json,
-  "/validate": review({
+  "/mutate": admissionReview({ object: gatedPod, username: "mallory" }) as unknown as Json,
+  "/validate": admissionReview({
     operation: "UPDATE",
-    kind: { group: "autoscaling", version: "v1", kind: "Scale" },
-    resource: { group: "apps", version: "v1", resource: "deployments" },
+    kind: SCALE_KIND,
+    resource: appsResource("deployments"),
     subResource: "scale",
     object: { spec: { replicas: 1 } },
     oldObject: { spec: { replicas: 3 } },
   }) as unknown as Json,
-  "/validate-cocoonset": review({
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" },
+  "/validate-cocoonset": admissionReview({
+    kind: COCOONSET_KIND,
     object: {
       metadata: { name: "demo" },
       spec: {
@@ -148,8 +154,8 @@ const REALISTIC: Record<string, Json> = {
       },
     },
   }) as unknown as Json,
-  "/validate-cocoonhibernation": review({
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
+  "/validate-cocoonhibernation": admissionReview({
+    kind: HIBERNATION_KIND,
     object: { metadata: { name: "p" }, spec: { desire: "Wake", podRef: { name: "p" } } },
   }) as unknown as Json,
 };
@@ -184,7 +190,7 @@ describe("hostile input over HTTPS", () => {
     });
     await fc.assert(
       fc.asyncProperty(embedded, async (each) => {
-        const body = review({ ...each, object: each.object, oldObject: each.oldObject });
+        const body = admissionReview({ ...each, object: each.object, oldObject: each.oldObject });
         const answer = await post(each.path, JSON.stringify(body));
         expect(answer.status).toBe(200);
         expect(answer.uid).toBe(body.request.uid);
@@ -236,7 +242,7 @@ describe("hostile input over HTTPS", () => {
         ['{"a":', "}"],
       ] as const) {
         const nested = `${open.repeat(depth)}1${close.repeat(depth)}`;
-        const body = JSON.stringify(review({ object: gatedPod })).replace(
+        const body = JSON.stringify(admissionReview({ object: gatedPod })).replace(
           '"containers":[',
           `"x":${nested},"containers":[`,
         );
@@ -249,7 +255,7 @@ describe("hostile input over HTTPS", () => {
 
   test("huge arrays (500 000 tolerations, ~1.5 MB, the etcd object limit) are judged correctly, inside the 5 s webhook timeout", async () => {
     const filler = Array.from({ length: 500_000 }, () => ({}));
-    const body = review({
+    const body = admissionReview({
       username: "mallory",
       object: {
         ...gatedPod,
@@ -258,7 +264,7 @@ describe("hostile input over HTTPS", () => {
     });
     const text = JSON.stringify(body);
     expect(text.length).toBeLessThan(MAX_REQUEST_BYTES);
-    const small = JSON.stringify(review({ object: { spec: {} } }));
+    const small = JSON.stringify(admissionReview({ object: { spec: {} } }));
     const [huge, ...others] = await Promise.all([
       post("/mutate", text),
       ...Array.from({ length: 5 }, async (_, i) => {
@@ -306,7 +312,7 @@ describe("hostile input over HTTPS", () => {
   });
 
   test("truncated bodies: the connection is dropped or answered 4xx, and nothing else is hurt", async () => {
-    const body = JSON.stringify(review({ object: gatedPod }));
+    const body = JSON.stringify(admissionReview({ object: gatedPod }));
     const headers = {
       "Content-Type": "application/json",
       "Content-Length": Buffer.byteLength(body),
@@ -339,7 +345,7 @@ describe("hostile input over HTTPS", () => {
   });
 
   test("200 trickling connections do not starve a normal request", async () => {
-    const small = JSON.stringify(review({ object: { spec: {} } }));
+    const small = JSON.stringify(admissionReview({ object: { spec: {} } }));
     const measure = async (count: number) => {
       const latencies: number[] = [];
       for (let i = 0; i < count; i++) latencies.push((await post("/mutate", small)).ms);
@@ -425,7 +431,7 @@ describe("hostile input over HTTPS", () => {
     // The operator is still let through: the server is healthy, not just alive.
     const operator = await post(
       "/mutate",
-      JSON.stringify(review({ object: gatedPod, username: OPERATOR_USERNAME })),
+      JSON.stringify(admissionReview({ object: gatedPod, username: OPERATOR_USERNAME })),
     );
     expect(operator.allowed).toBeTrue();
   });

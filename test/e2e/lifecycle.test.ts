@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { admissionReview } from "../support/admission-review";
 import { freePort, holdRequest, readReview, startWebhook } from "./harness";
-import { review } from "./reviews";
 
-const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
+const plainPod = admissionReview({ object: { metadata: { name: "plain" }, spec: {} } });
 
 describe("probes", () => {
   test("answer on both listeners and reject other methods", async () => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import packageJson from "../../package.json";
 import { RUNTIME_SERIES } from "../../src/observability/metrics";
+import { admissionReview } from "../support/admission-review";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 const MAX_REQUEST_BYTES = 4096;
 
@@ -43,7 +43,10 @@ async function rejectionsWith(status: number, count = 1) {
 describe("every response is counted; every 4xx is logged", () => {
   test("a review answered 200 is counted under its route", async () => {
     const before = await responses("/mutate", 200);
-    const answer = await webhook.post("/mutate", review({ object: { metadata: { name: "p" } } }));
+    const answer = await webhook.post(
+      "/mutate",
+      admissionReview({ object: { metadata: { name: "p" } } }),
+    );
     expect(answer.status).toBe(200);
     expect(await responses("/mutate", 200)).toBe(before + 1);
   });
@@ -168,7 +171,9 @@ describe("scrapes are cheap at any rate", () => {
   test("scrapes within the render interval get the same rendering", async () => {
     const first = await cached.metrics();
     const during = await Promise.all(Array.from({ length: 20 }, () => cached.metrics()));
-    await (await cached.post("/mutate", review({ object: { metadata: { name: "p" } } }))).text();
+    await (
+      await cached.post("/mutate", admissionReview({ object: { metadata: { name: "p" } } }))
+    ).text();
     expect(await cached.metrics()).toBe(first);
     for (const text of during) expect(text).toBe(first);
     await Bun.sleep(1100);

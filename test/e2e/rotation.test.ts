@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, rmSync } from "node:fs";
 import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import { describeFailures, startMixedLoad } from "../chaos/support";
+import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
@@ -146,18 +147,14 @@ describe("certificate rotation with steering turned off", () => {
         await Bun.sleep(50);
       }
       expect(serial).toBe(serialOf(next));
-      const answer = await webhook.post("/mutate", {
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        request: {
+      const answer = await webhook.post(
+        "/mutate",
+        admissionReview({
           uid: "fallback",
-          kind: { group: "", version: "v1", kind: "Pod" },
-          resource: { group: "", version: "v1", resource: "pods" },
-          operation: "CREATE",
-          userInfo: { username: "alice" },
+          username: "alice",
           object: { metadata: { name: "plain" }, spec: { containers: [] } },
-        },
-      });
+        }),
+      );
       expect(answer.status).toBe(200);
     } finally {
       await webhook.stop("SIGKILL");

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
 import { eventually } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 describe("TLS", () => {
   const ca = createTestCa("rotation-ca");
@@ -47,7 +47,9 @@ describe("TLS", () => {
 
   test("serves rotated certificates without a restart, under keep-alive load, with zero failed requests", async () => {
     const stopLoad = { stop: false };
-    const body = JSON.stringify(review({ object: { metadata: { name: "plain" }, spec: {} } }));
+    const body = JSON.stringify(
+      admissionReview({ object: { metadata: { name: "plain" }, spec: {} } }),
+    );
     const failures: string[] = [];
     let answered = 0;
     const client = async () => {
@@ -119,7 +121,9 @@ describe("TLS", () => {
     );
     expect(failuresAfter).toBe(failuresBefore + 1);
     expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(servedBefore);
-    expect((await webhook.post("/mutate", review({ object: { spec: {} } }))).status).toBe(200);
+    expect((await webhook.post("/mutate", admissionReview({ object: { spec: {} } }))).status).toBe(
+      200,
+    );
     expect(webhook.logs().some((line) => line.includes("does not match"))).toBeTrue();
 
     // The next good pair is picked up again.

@@ -8,6 +8,7 @@ import { validateCocoonSet } from "../../src/rules/cocoonset";
 import { validateHibernation } from "../../src/rules/hibernation";
 import { podGate } from "../../src/rules/pod-gate";
 import { scaleGuard } from "../../src/rules/scale-guard";
+import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbitraries";
 
@@ -100,14 +101,14 @@ const SAMPLES: Record<string, Json> = {
   },
 };
 
-const request = (overrides: Partial<AdmissionRequest>): AdmissionRequest => ({
-  uid: "uid-1",
-  operation: "CREATE",
-  namespace: "team-a",
-  name: "agents",
-  userInfo: { username: "alice" },
-  ...overrides,
-});
+const request = (overrides: Partial<AdmissionRequest>): AdmissionRequest =>
+  admissionRequest({
+    uid: "uid-1",
+    namespace: "team-a",
+    name: "agents",
+    userInfo: { username: "alice" },
+    ...overrides,
+  });
 
 const arbitraryRequest: fc.Arbitrary<AdmissionRequest> = fc.record({
   uid: fc.string({ minLength: 1 }),
@@ -149,23 +150,13 @@ describe("property: the envelope decoder", () => {
   });
 
   test("rejects a review with a wrong type at any envelope path, or decodes it with the uid intact", () => {
-    const envelope: Json = {
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: "u-1",
-        kind: { group: "", version: "v1", kind: "Pod" },
-        resource: { group: "", version: "v1", resource: "pods" },
-        subResource: "",
-        name: "web",
-        namespace: "default",
-        operation: "CREATE",
-        userInfo: { username: "alice", groups: ["system:authenticated"] },
-        object: SAMPLES.pod ?? null,
-        oldObject: null,
-        dryRun: false,
-      },
-    };
+    const envelope = admissionReview({
+      uid: "u-1",
+      subResource: "",
+      name: "web",
+      username: "alice",
+      object: SAMPLES.pod ?? null,
+    }) as unknown as Json;
     fc.assert(
       fc.property(corruptedAnywhere(envelope), ({ corrupted }) => {
         const parsed = admissionReviewSchema.safeParse(corrupted);

@@ -11,8 +11,8 @@ import {
   LISTED_VIOLATIONS_LIMIT,
   violation,
 } from "../../src/rules/violation";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { admissionRequest } from "../support/requests";
 import { cocoonSet } from "./cases/builders";
 
 const emptyToolboxes = (count: number) =>

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
 import { cocoonSetViolations, validateCocoonSet } from "../../src/rules/cocoonset";
-import { admissionRequest } from "../support/requests";
+import { admissionRequest } from "../support/admission-review";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./cases/builders";
 import { COCOONSET_CASES, type CocoonSetRuleId } from "./cases/cocoonset-cases";
 

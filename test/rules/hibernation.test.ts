@@ -6,8 +6,8 @@ import {
   hibernationViolations,
   validateHibernation,
 } from "../../src/rules/hibernation";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { admissionRequest } from "../support/requests";
 import { hibernation } from "./cases/builders";
 import {
   HIBERNATION_CASES,

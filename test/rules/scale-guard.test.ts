@@ -8,8 +8,8 @@ import {
 } from "../../src/cocoon/keys";
 import { KubeApiError } from "../../src/kube/port";
 import { scaleGuard } from "../../src/rules/scale-guard";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { admissionRequest } from "../support/requests";
 
 const NAMESPACE = "agents";
 const NAME = "agent";
