@@ -3,11 +3,12 @@ import { Hono } from "hono";
 import { admit } from "../../src/admission/admit";
 import type { Rule } from "../../src/admission/rule";
 import { denied, skipped } from "../../src/admission/verdict";
-import { createLogger } from "../../src/observability/logger";
 import { admissionTotal } from "../../src/observability/metrics";
 import { admissionReview } from "../support/admission-review";
+import { capturingLogger } from "../support/capturing-logger";
 
-const log = createLogger("error");
+/** The rule errors are logged here, and asserted on, instead of printed. */
+const { log, lines: errorLines } = capturingLogger("error");
 
 function appWith(rule: Rule) {
   const app = new Hono();
@@ -79,6 +80,12 @@ describe("admit()", () => {
     expect(answer.body.response).toMatchObject({ uid: "uid-1", allowed: false });
     expect(JSON.stringify(answer.body)).toContain("internal error");
     expect(await samples("error", "internal")).toBe(before + 1);
+    expect(errorLines.at(-1)).toMatchObject({
+      level: 50,
+      msg: "admission error",
+      uid: "uid-1",
+      err: { message: "boom" },
+    });
   });
 
   test("an asynchronous rule's verdict is answered, and one that rejects fails closed", async () => {
@@ -98,6 +105,11 @@ describe("admit()", () => {
     expect(rejected.body.response).toMatchObject({ uid: "uid-1", allowed: false });
     expect(JSON.stringify(rejected.body)).toContain("internal error");
     expect(await samples("error", "internal")).toBe(before + 1);
+    expect(errorLines.at(-1)).toMatchObject({
+      level: 50,
+      msg: "admission error",
+      err: { message: "apiserver exploded" },
+    });
   });
 
   test("counts reach the metric however often it is read, and only once each", async () => {
