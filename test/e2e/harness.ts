@@ -3,6 +3,7 @@ import https from "node:https";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
+import { eventually } from "../support/eventually";
 
 /** The compiled binary; COCOON_WEBHOOK_BINARY points a run at another build (before/after figures). */
 export const BINARY =
@@ -28,6 +29,8 @@ export interface WebhookProcess {
   readonly process: Subprocess<"ignore", "pipe", "pipe">;
   /** Every stdout line so far (JSON log lines). */
   readonly logs: () => string[];
+  /** The first log line containing `text` once it is written, undefined after `timeoutMs`. */
+  logLine(text: string, timeoutMs?: number): Promise<string | undefined>;
   /** POSTs a body to an admission path over HTTPS, verifying the test CA; gives up after 10 s. */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** The ops listener's /metrics text. */
@@ -75,11 +78,11 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
   const lines: string[] = [];
   const errors: string[] = [];
   collectLines(child.stdout, lines);
-  collectLines(child.stderr, errors);
+  const stderrRead = collectLines(child.stderr, errors);
 
   const admissionUrl = `https://localhost:${admissionPort}`;
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, errors);
+  await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, stderrRead, errors);
 
   return {
     ca,
@@ -88,6 +91,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
     opsUrl,
     process: child,
     logs: () => [...lines],
+    logLine: (text, timeoutMs = 5000) =>
+      eventually(() => lines.find((line) => line.includes(text)), Boolean, timeoutMs),
     post: (path, body, headers = {}) =>
       fetch(`${admissionUrl}${path}`, {
         method: "POST",
@@ -118,12 +123,13 @@ async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]):
 async function waitUntilReady(
   probeUrl: string,
   child: Subprocess,
+  stderrRead: Promise<void>,
   stderr: string[],
 ): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      await Bun.sleep(50); // let stderr drain
+      await stderrRead;
       throw new Error(
         `cocoon-webhook exited with ${child.exitCode} before becoming ready: ${stderr.join("\n")}`,
       );
@@ -133,7 +139,7 @@ async function waitUntilReady(
     } catch {
       // not listening yet
     }
-    await Bun.sleep(20);
+    await Bun.sleep(20); // the poll interval
   }
   throw new Error("cocoon-webhook did not become ready within 10 s");
 }

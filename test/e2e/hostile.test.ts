@@ -10,6 +10,7 @@ import {
   HIBERNATION_KIND,
   SCALE_KIND,
 } from "../support/admission-review";
+import { waitUntil } from "../support/eventually";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
 /**
@@ -268,7 +269,7 @@ describe("hostile input over HTTPS", () => {
     const [huge, ...others] = await Promise.all([
       post("/mutate", text),
       ...Array.from({ length: 5 }, async (_, i) => {
-        await Bun.sleep(20 * i);
+        await Bun.sleep(20 * i); // deliberate: staggered while the huge review is being judged
         return post("/mutate", small);
       }),
     ]);
@@ -388,7 +389,7 @@ describe("hostile input over HTTPS", () => {
       }
     }, 200);
     try {
-      await Bun.sleep(500);
+      await waitUntil(() => position >= 2, 2000); // the trickle has reached every connection twice
       const during = await measure(100);
       const open = sockets.filter((socket) => !socket.destroyed).length;
       console.log(

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import packageJson from "../../package.json";
 import { RUNTIME_SERIES } from "../../src/observability/metrics";
 import { admissionReview } from "../support/admission-review";
+import { eventually } from "../support/eventually";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
 const MAX_REQUEST_BYTES = 4096;
@@ -29,16 +30,8 @@ const rejections = () =>
     .filter((line) => line.msg === "request rejected");
 
 /** The rejection lines once one with `status` has arrived (stdout is read asynchronously); 5 s at most. */
-async function rejectionsWith(status: number, count = 1) {
-  const deadline = Date.now() + 5000;
-  while (
-    rejections().filter((line) => line.status === status).length < count &&
-    Date.now() < deadline
-  ) {
-    await Bun.sleep(20);
-  }
-  return rejections();
-}
+const rejectionsWith = (status: number, count = 1) =>
+  eventually(rejections, (lines) => lines.filter((line) => line.status === status).length >= count);
 
 describe("every response is counted; every 4xx is logged", () => {
   test("a review answered 200 is counted under its route", async () => {
@@ -176,7 +169,7 @@ describe("scrapes are cheap at any rate", () => {
     ).text();
     expect(await cached.metrics()).toBe(first);
     for (const text of during) expect(text).toBe(first);
-    await Bun.sleep(1100);
-    expect(await cached.metrics()).not.toBe(first);
+    // The 1 s render interval passes.
+    expect(await eventually(cached.metrics, (text) => text !== first)).not.toBe(first);
   });
 });

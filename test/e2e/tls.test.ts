@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
-import { eventually } from "../support/eventually";
+import { eventually, waitUntil } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
@@ -70,6 +71,7 @@ describe("TLS", () => {
     });
 
     const served = () => servedSerial(webhook.admissionUrl, ca.cert);
+    const admissionPort = Number(new URL(webhook.admissionUrl).port);
     const seen: string[] = [];
     const rotations = [0, 1, 2].map((rotation) => ca.issue(`rotated-${rotation}`));
     for (const next of rotations) {
@@ -81,7 +83,10 @@ describe("TLS", () => {
     volume.rewriteInPlace(inPlace);
     seen.push(await eventually(served, (serial) => serial === serialOf(inPlace)));
 
-    await Bun.sleep(1500); // let the last retired listener finish its drain window under load
+    // The last retired listener finishes its drain window under load.
+    const listening = () => listeningSocketsOnPort(admissionPort, webhook.process.pid).length;
+    await waitUntil(() => listening() === 1, 10_000);
+    expect(listening()).toBe(1);
     stopLoad.stop = true;
     await Promise.all(clients);
 

@@ -280,7 +280,7 @@ describe("cocoon-webhook validate", () => {
       stderr: "ignore",
       env: { PATH: process.env.PATH ?? "" },
     });
-    // Read only after the CLI has had ample time to write and exit.
+    // Deliberate: the slow reader reads only after the CLI has had ample time to write and exit.
     await Bun.sleep(1_000);
     const stdout = await new Response(child.stdout).text();
     expect(await child.exited).toBe(0);
