@@ -5,6 +5,7 @@ import {
   admissionReview,
   scaleReview,
 } from "../support/admission-review";
+import { eventually, waitUntil } from "../support/eventually";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
   cocoonSetObject,
@@ -149,7 +150,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         );
         if (outcome.ok) latencies.push(outcome.latencyMs);
         else failures.push(outcome.error ?? "failed");
-        await Bun.sleep(5);
+        await Bun.sleep(5); // deliberate: the background rate
       }
     };
     const loops = [loop("/mutate", gatedPodReview), loop("/validate-cocoonset", cocoonSetReview)];
@@ -190,7 +191,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     const baseline = backgroundTraffic();
     const healthyDown = await decide("/validate", scaleReview(3, 1));
     const healthyHibernation = await decide("/validate-cocoonhibernation", hibernationReview());
-    await Bun.sleep(3000);
+    await Bun.sleep(3000); // deliberate: a 3 s window of healthy background latencies
     await baseline.stop();
     expect(healthyDown.allowed).toBeFalse();
     expect(healthyDown.message).toContain("scaling down");
@@ -220,7 +221,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         ),
         Promise.all(Array.from({ length: PER_FAULT }, () => decide("/mutate", podOnNodeReview()))),
       ]);
-      await Bun.sleep(500);
+      await Bun.sleep(500); // deliberate: background traffic goes on under the fault a while longer
       await traffic.stop();
 
       const closed = [...downs, ...hibernations, ...boundByName];
@@ -256,8 +257,10 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
 
       if (typeof fault.failure !== "string") {
         apiserver.clearFailures();
-        await Bun.sleep(200);
-        const recovered = await decide("/validate", scaleReview(3, 1));
+        const recovered = await eventually(
+          () => decide("/validate", scaleReview(3, 1)),
+          (answer) => answer.message.includes("scaling down"),
+        );
         if (!recovered.message.includes("scaling down"))
           problems.push(`${fault.name}: no recovery: ${recovered.message}`);
       }
@@ -307,12 +310,13 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         peakRssKib = Math.max(peakRssKib, rssKib(webhook.process.pid));
       }, 10);
       const traffic = backgroundTraffic();
-      await Bun.sleep(200);
+      await waitUntil(() => traffic.latencies.length >= 5); // the background traffic flows
       const t0 = performance.now();
       const response = await webhook.post("/validate-cocoonset?timeout=5s", body);
       const text = await response.text();
       const latencyMs = performance.now() - t0;
-      await Bun.sleep(300);
+      // The denial's log line is written; the background traffic goes on until then.
+      await webhook.logLine(body.request.uid);
       await traffic.stop();
       clearInterval(sampler);
       const message: string = JSON.parse(text).response?.status?.message ?? "";

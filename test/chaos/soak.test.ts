@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import { readReview, type WebhookProcess } from "../e2e/harness";
 import { type AdmissionReviewBody, scaleReview } from "../support/admission-review";
+import { eventually } from "../support/eventually";
 import type { FakeApiserver } from "../support/fake-apiserver";
 import {
   cocoonSetReview,
@@ -182,14 +183,15 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
           nextRssAt += 10_000;
         }
         const wait = startedAt + tick * TICK_MS - Date.now();
-        if (wait > 0) await Bun.sleep(wait);
+        if (wait > 0) await Bun.sleep(wait); // deliberate: the offered rate
       }
       await Promise.all(inFlight);
       const elapsedS = (Date.now() - startedAt) / 1000;
       const endRss = rssKib(pid);
       rss.push({ atS: Math.round(elapsedS), kib: endRss });
-      await Bun.sleep(200);
-      const samplesDelta = (await admissionSamples()) - samplesBefore;
+      const samplesDelta =
+        (await eventually(admissionSamples, (total) => total - samplesBefore >= sent)) -
+        samplesBefore;
       const healthz = await fetch(`${webhook.opsUrl}/healthz`).then((r) => r.status);
       const warm = warmRss ?? rss[1]?.kib ?? endRss;
       const maxRss = Math.max(...rss.map((sample) => sample.kib));

@@ -243,7 +243,7 @@ export function startKeepAliveLoad(
     while (!stopping && Date.now() < deadline) {
       const uid = crypto.randomUUID();
       outcomes.push(await send(uid, plainPodReview(uid)));
-      if (options.pauseMs) await Bun.sleep(options.pauseMs);
+      if (options.pauseMs) await Bun.sleep(options.pauseMs); // deliberate: a pausing client
     }
   };
   const loops = [
@@ -304,7 +304,7 @@ export function startMixedLoad(
       const outcome = await send(uid, plainPodReview(uid));
       kindOf.set(outcome, kind);
       outcomes.push(outcome);
-      if (pauseMaxMs > 0) await Bun.sleep(Math.random() * pauseMaxMs);
+      if (pauseMaxMs > 0) await Bun.sleep(Math.random() * pauseMaxMs); // deliberate: a pausing client
     }
   };
   const keepAliveAgent = () => {

@@ -13,7 +13,7 @@ import {
   startDecoyServer,
   startFakeApiserver,
 } from "../support/fake-apiserver";
-import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { readReview, startWebhook, type WebhookProcess } from "./harness";
 
 /**
  * The binary against hostile or broken apiserver answers: only a direct 2xx
@@ -54,9 +54,9 @@ async function admissionDelta(
   labels: Record<string, string>,
   action: () => Promise<void>,
 ): Promise<number> {
-  const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+  const before = await webhook.metric("cocoon_webhook_admission_total", labels);
   await action();
-  return sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels) - before;
+  return (await webhook.metric("cocoon_webhook_admission_total", labels)) - before;
 }
 
 function hibernation(name: string, podName: string) {

@@ -109,7 +109,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
       result: "skipped",
       reason: "operation",
     };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
     const hibernationDelete = admissionReview({
       operation: "DELETE",
       kind: HIBERNATION_KIND,

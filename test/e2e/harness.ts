@@ -35,6 +35,8 @@ export interface WebhookProcess {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** The ops listener's /metrics text. */
   metrics(): Promise<string>;
+  /** One sample's value from /metrics now, 0 when absent. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
@@ -82,6 +84,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
 
   const admissionUrl = `https://localhost:${admissionPort}`;
   const opsUrl = `http://127.0.0.1:${opsPort}`;
+  const metrics = async () => (await fetch(`${opsUrl}/metrics`)).text();
   await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, stderrRead, errors);
 
   return {
@@ -101,7 +104,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
         tls: { ca: ca.cert },
         signal: AbortSignal.timeout(10_000),
       }),
-    metrics: async () => (await fetch(`${opsUrl}/metrics`)).text(),
+    metrics,
+    metric: async (name, labels) => sampleValue(await metrics(), name, labels),
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null) child.kill(signal);
       return child.exited;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { admissionReview } from "../support/admission-review";
 import { eventually } from "../support/eventually";
-import { freePort, holdRequest, readReview, sampleValue, startWebhook } from "./harness";
+import { freePort, holdRequest, readReview, startWebhook } from "./harness";
 
 const plainPod = admissionReview({ object: { metadata: { name: "plain" }, spec: {} } });
 
@@ -55,8 +55,7 @@ describe("graceful shutdown", () => {
   test("SIGTERM: not ready at once, serves through DRAIN_DELAY, finishes in-flight requests, exits 0", async () => {
     const webhook = await startWebhook({ env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s" } });
     const inFlight = holdRequest(webhook, JSON.stringify(plainPod));
-    const inFlightGauge = async () =>
-      sampleValue(await webhook.metrics(), "cocoon_webhook_http_requests_in_flight");
+    const inFlightGauge = () => webhook.metric("cocoon_webhook_http_requests_in_flight");
     expect(await eventually(inFlightGauge, (count) => count === 1)).toBe(1);
 
     const signalledAt = Date.now();

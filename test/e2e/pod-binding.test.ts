@@ -254,13 +254,13 @@ describe("/mutate: pods bound by name, over HTTPS with a fake apiserver", () => 
 
   test("a bound pod that cannot be read denies the Binding fail-closed (error/pod_fetch)", async () => {
     const labels = { handler: "mutate", result: "error", reason: "pod_fetch" };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
     apiserver.failNext({ kind: "slow", delayMs: 0 }); // the node GET answers normally
     apiserver.failNext({ kind: "status", status: 500 });
     const answer = await decide(binding(ALICE, "agents-0", VM_NODE));
     expect(answer.allowed).toBeFalse();
     expect(answer.status?.message).toContain("cannot verify pod default/agents-0");
-    const after = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const after = await webhook.metric("cocoon_webhook_admission_total", labels);
     expect(after).toBe(before + 1);
   });
 });

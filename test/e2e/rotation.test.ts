@@ -52,8 +52,7 @@ describe("certificate rotation under mixed load", () => {
       expect(running.noNewPrivs).toBeTrue();
     }
     const port = Number(new URL(webhook.admissionUrl).port);
-    const metrics = async (name: string, labels: Record<string, string> = {}) =>
-      sampleValue(await webhook.metrics(), name, labels);
+    const metrics = webhook.metric;
     expect(await metrics("cocoon_webhook_tls_rotation_steering")).toBe(1);
     const reloadsBefore = await metrics("cocoon_webhook_tls_reloads_total", { result: "success" });
 

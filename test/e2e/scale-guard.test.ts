@@ -183,7 +183,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
 
   test("a slow apiserver fails closed within APISERVER_TIMEOUT, and the error is counted", async () => {
     const labels = { handler: "validate", result: "error", reason: "parent_fetch" };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
     apiserver.failAlways({ kind: "slow", delayMs: 3000 });
     try {
       const answer = await decide(scaleReview(3, 1));

@@ -7,7 +7,7 @@ import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
-import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { startWebhook, type WebhookProcess } from "./harness";
 
 describe("TLS", () => {
   const ca = createTestCa("rotation-ca");
@@ -38,10 +38,7 @@ describe("TLS", () => {
   });
 
   test("exposes the serving certificate's expiry", async () => {
-    const expiry = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_tls_certificate_expiry_timestamp_seconds",
-    );
+    const expiry = await webhook.metric("cocoon_webhook_tls_certificate_expiry_timestamp_seconds");
     const notAfter = new X509Certificate(first.cert).validTo;
     expect(expiry).toBe(Math.floor(new Date(notAfter).getTime() / 1000));
   });
@@ -66,7 +63,7 @@ describe("TLS", () => {
       }
     };
     const clients = Array.from({ length: 4 }, client);
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+    const before = await webhook.metric("cocoon_webhook_tls_reloads_total", {
       result: "success",
     });
 
@@ -100,7 +97,7 @@ describe("TLS", () => {
       );
     expect(failures).toEqual([]);
     expect(answered).toBeGreaterThan(50);
-    const after = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+    const after = await webhook.metric("cocoon_webhook_tls_reloads_total", {
       result: "success",
     });
     expect(after - before).toBeGreaterThanOrEqual(4);
@@ -108,18 +105,16 @@ describe("TLS", () => {
 
   test("keeps serving the old certificate when the new pair does not match, and counts the failure", async () => {
     const servedBefore = await servedSerial(webhook.admissionUrl, ca.cert);
-    const failuresBefore = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_tls_reloads_total",
-      { result: "failure" },
-    );
+    const failuresBefore = await webhook.metric("cocoon_webhook_tls_reloads_total", {
+      result: "failure",
+    });
     const a = ca.issue("mismatch-a");
     const b = ca.issue("mismatch-b");
     volume.publish({ cert: a.cert, key: b.key });
 
     const failuresAfter = await eventually(
-      async () =>
-        sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+      () =>
+        webhook.metric("cocoon_webhook_tls_reloads_total", {
           result: "failure",
         }),
       (count) => count > failuresBefore,
