@@ -6,6 +6,19 @@
  * parent workload the fake apiserver holds.
  */
 
+import {
+  admissionReview,
+  appsResource,
+  COCOONSET_KIND,
+  COCOONSET_RESOURCE,
+  HIBERNATION_KIND,
+  HIBERNATION_RESOURCE,
+  POD_KIND,
+  POD_RESOURCE,
+  type ReviewOptions,
+  SCALE_KIND,
+} from "../test/support/admission-review";
+
 export const OPERATOR = "system:serviceaccount:cocoon-system:cocoon-operator";
 const REPLICASET_CONTROLLER = "system:serviceaccount:kube-system:replicaset-controller";
 const COCOON_TOLERATION_KEY = "virtual-kubelet.io/provider";
@@ -35,37 +48,14 @@ export interface ParentWorkload {
   readonly object: unknown;
 }
 
-interface ReviewParts {
-  readonly uid: string;
-  readonly kind: { group: string; version: string; kind: string };
-  readonly resource: { group: string; version: string; resource: string };
-  readonly subResource?: string;
-  readonly name: string;
-  readonly namespace: string;
-  readonly operation: "CREATE" | "UPDATE";
-  readonly username: string;
-  readonly object: unknown;
-  readonly oldObject?: unknown;
-}
-
-function review(parts: ReviewParts): string {
-  const optionsKind = parts.operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: parts.uid,
-      kind: parts.kind,
-      resource: parts.resource,
-      ...(parts.subResource ? { subResource: parts.subResource } : {}),
-      requestKind: parts.kind,
-      requestResource: parts.resource,
-      ...(parts.subResource ? { requestSubResource: parts.subResource } : {}),
-      name: parts.name,
-      namespace: parts.namespace,
-      operation: parts.operation,
+/** A review as the apiserver sends it, with the request options and groups of a real cluster. */
+function review(options: ReviewOptions & { readonly username: string }): string {
+  const operation = options.operation ?? "CREATE";
+  return JSON.stringify(
+    admissionReview({
+      ...options,
       userInfo: {
-        username: parts.username,
+        username: options.username,
         uid: "0d6f5c2e-1111-4b8e-9a53-6f3c1e0f0001",
         groups: [
           "system:serviceaccounts",
@@ -73,20 +63,14 @@ function review(parts: ReviewParts): string {
           "system:authenticated",
         ],
       },
-      object: parts.object,
-      oldObject: parts.oldObject ?? null,
-      dryRun: false,
       options: {
         apiVersion: "meta.k8s.io/v1",
-        kind: optionsKind,
+        kind: operation === "CREATE" ? "CreateOptions" : "UpdateOptions",
         fieldManager: "kube-controller-manager",
       },
-    },
-  });
+    }),
+  );
 }
-
-const POD_KIND = { group: "", version: "v1", kind: "Pod" };
-const POD_RESOURCE = { group: "", version: "v1", resource: "pods" };
 
 interface PodOptions {
   readonly name: string;
@@ -422,8 +406,8 @@ export function buildScenarios(): Scenario[] {
   );
   const scaleDown = review({
     uid: "c0ffee00-0000-4000-8000-000000000003",
-    kind: { group: "autoscaling", version: "v1", kind: "Scale" },
-    resource: { group: "apps", version: "v1", resource: parent.resource },
+    kind: SCALE_KIND,
+    resource: appsResource(parent.resource),
     subResource: "scale",
     name: parent.name,
     namespace: parent.namespace,
@@ -434,8 +418,8 @@ export function buildScenarios(): Scenario[] {
   });
   const cocoonSetReview = review({
     uid: "c0ffee00-0000-4000-8000-000000000004",
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" },
-    resource: { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonsets" },
+    kind: COCOONSET_KIND,
+    resource: COCOONSET_RESOURCE,
     name: "research-agents",
     namespace: "default",
     operation: "CREATE",
@@ -444,8 +428,8 @@ export function buildScenarios(): Scenario[] {
   });
   const hibernationCreate = review({
     uid: "c0ffee00-0000-4000-8000-000000000006",
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
-    resource: { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonhibernations" },
+    kind: HIBERNATION_KIND,
+    resource: HIBERNATION_RESOURCE,
     name: "agents-0",
     namespace: HIBERNATION_NAMESPACE,
     operation: "CREATE",

@@ -1,16 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import pino from "pino";
 import { admit } from "../../src/admission/admit";
 import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
 import type { Handler } from "../../src/admission/handler";
 import { denied, errored, skipped } from "../../src/admission/verdict";
-import { createLogger } from "../../src/observability/logger";
 import { admissionTotal } from "../../src/observability/metrics";
 import { collectViolations, violation } from "../../src/rules/violation";
-import { admissionRequest } from "../support/requests";
+import { admissionRequest, admissionReview } from "../support/admission-review";
+import { capturingLogger } from "../support/capturing-logger";
 
-const log = createLogger("error");
+/** The rule errors are logged here, and asserted on, instead of printed. */
+const { log, lines: errorLines } = capturingLogger("error");
 
 function appWith(handler: Handler<"validate_cocoonset">) {
   const app = new Hono();
@@ -27,11 +27,7 @@ async function send(app: Hono, body: unknown) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const review = (apiVersion = "admission.k8s.io/v1") => ({
-  apiVersion,
-  kind: "AdmissionReview",
-  request: admissionRequest({ uid: "uid-1" }),
-});
+const review = (apiVersion?: string) => admissionReview({ apiVersion, uid: "uid-1" });
 
 async function samples(result: string, reason: string): Promise<number> {
   const metric = await admissionTotal.get();
@@ -113,6 +109,12 @@ describe("admit()", () => {
     expect(answer.body.response).toMatchObject({ uid: "uid-1", allowed: false });
     expect(JSON.stringify(answer.body)).toContain("internal error");
     expect(await samples("error", "internal")).toBe(before + 1);
+    expect(errorLines.at(-1)).toMatchObject({
+      level: 50,
+      msg: "admission error",
+      uid: "uid-1",
+      err: { message: "boom" },
+    });
   });
 
   test("an asynchronous rule's verdict is answered, and one that rejects fails closed", async () => {
@@ -132,6 +134,11 @@ describe("admit()", () => {
     expect(rejected.body.response).toMatchObject({ uid: "uid-1", allowed: false });
     expect(JSON.stringify(rejected.body)).toContain("internal error");
     expect(await samples("error", "internal")).toBe(before + 1);
+    expect(errorLines.at(-1)).toMatchObject({
+      level: 50,
+      msg: "admission error",
+      err: { message: "apiserver exploded" },
+    });
   });
 
   test("counts reach the metric however often it is read, and only once each", async () => {
@@ -157,8 +164,7 @@ describe("admit()", () => {
   });
 
   test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const capture = pino({ base: undefined }, { write: (line) => lines.push(JSON.parse(line)) });
+    const { log: capture, lines } = capturingLogger("warn");
     const collector = collectViolations(2);
     for (const index of [0, 1, 2, 3]) {
       collector.report("toolbox.image-required", () =>

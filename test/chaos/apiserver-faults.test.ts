@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readReview, type WebhookProcess } from "../e2e/harness";
-import { review, scaleReview } from "../e2e/reviews";
+import {
+  type AdmissionReviewBody,
+  admissionReview,
+  scaleReview,
+} from "../support/admission-review";
+import { eventually, waitUntil } from "../support/eventually";
 import type { FakeApiserver, FakeFailure } from "../support/fake-apiserver";
 import {
   cocoonSetObject,
@@ -8,7 +13,6 @@ import {
   cocoonWorkload,
   gatedPodReview,
   hibernationReview,
-  type Review,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, postWithFetch, recordFigures, round, rssKib } from "./support";
 
@@ -17,8 +21,8 @@ const BOUND_MS = APISERVER_TIMEOUT_MS + 250;
 const PER_FAULT = 5;
 
 /** A hand-made pod created straight onto a node by name: the gate must GET the node. */
-const podOnNodeReview = (): Review =>
-  review({
+const podOnNodeReview = (): AdmissionReviewBody =>
+  admissionReview({
     namespace: "team-a",
     name: "hand-0",
     username: "alice",
@@ -115,7 +119,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     await decoy?.stop();
   });
 
-  async function decide(path: string, body: Review): Promise<Answer> {
+  async function decide(path: string, body: AdmissionReviewBody): Promise<Answer> {
     const t0 = performance.now();
     const response = await webhook.post(`${path}?timeout=5s`, body);
     const answer = await readReview(response);
@@ -135,7 +139,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     const failures: string[] = [];
     let stopping = false;
     const deadline = Date.now() + 60_000;
-    const loop = async (path: string, make: () => Review) => {
+    const loop = async (path: string, make: () => AdmissionReviewBody) => {
       while (!stopping && Date.now() < deadline) {
         const body = make();
         const outcome = await postWithFetch(
@@ -146,7 +150,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         );
         if (outcome.ok) latencies.push(outcome.latencyMs);
         else failures.push(outcome.error ?? "failed");
-        await Bun.sleep(5);
+        await Bun.sleep(5); // deliberate: the background rate
       }
     };
     const loops = [loop("/mutate", gatedPodReview), loop("/validate-cocoonset", cocoonSetReview)];
@@ -187,7 +191,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
     const baseline = backgroundTraffic();
     const healthyDown = await decide("/validate", scaleReview(3, 1));
     const healthyHibernation = await decide("/validate-cocoonhibernation", hibernationReview());
-    await Bun.sleep(3000);
+    await Bun.sleep(3000); // deliberate: a 3 s window of healthy background latencies
     await baseline.stop();
     expect(healthyDown.allowed).toBeFalse();
     expect(healthyDown.message).toContain("scaling down");
@@ -217,7 +221,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         ),
         Promise.all(Array.from({ length: PER_FAULT }, () => decide("/mutate", podOnNodeReview()))),
       ]);
-      await Bun.sleep(500);
+      await Bun.sleep(500); // deliberate: background traffic goes on under the fault a while longer
       await traffic.stop();
 
       const closed = [...downs, ...hibernations, ...boundByName];
@@ -253,8 +257,10 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
 
       if (typeof fault.failure !== "string") {
         apiserver.clearFailures();
-        await Bun.sleep(200);
-        const recovered = await decide("/validate", scaleReview(3, 1));
+        const recovered = await eventually(
+          () => decide("/validate", scaleReview(3, 1)),
+          (answer) => answer.message.includes("scaling down"),
+        );
         if (!recovered.message.includes("scaling down"))
           problems.push(`${fault.name}: no recovery: ${recovered.message}`);
       }
@@ -304,12 +310,13 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: apiserver faults", () => {
         peakRssKib = Math.max(peakRssKib, rssKib(webhook.process.pid));
       }, 10);
       const traffic = backgroundTraffic();
-      await Bun.sleep(200);
+      await waitUntil(() => traffic.latencies.length >= 5); // the background traffic flows
       const t0 = performance.now();
       const response = await webhook.post("/validate-cocoonset?timeout=5s", body);
       const text = await response.text();
       const latencyMs = performance.now() - t0;
-      await Bun.sleep(300);
+      // The denial's log line is written; the background traffic goes on until then.
+      await webhook.logLine(body.request.uid);
       await traffic.stop();
       clearInterval(sampler);
       const message: string = JSON.parse(text).response?.status?.message ?? "";

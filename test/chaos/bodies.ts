@@ -3,31 +3,24 @@ import {
   OPERATOR_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
-import { review, workloadObject } from "../e2e/reviews";
+import {
+  type AdmissionReviewBody,
+  admissionReview,
+  COCOONSET_KIND,
+  COCOONSET_RESOURCE,
+  HIBERNATION_KIND,
+  HIBERNATION_RESOURCE,
+  workloadObject,
+} from "../support/admission-review";
 
 /** Review bodies for each handler, shaped like the apiserver's; each call has a fresh uid. */
-
-const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
-const COCOONSETS = { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonsets" };
-const HIBERNATION_KIND = {
-  group: "cocoonset.cocoonstack.io",
-  version: "v1",
-  kind: "CocoonHibernation",
-};
-const HIBERNATIONS = {
-  group: "cocoonset.cocoonstack.io",
-  version: "v1",
-  resource: "cocoonhibernations",
-};
-
-export type Review = ReturnType<typeof review>;
 
 /** The cocoon Deployment team-a/agents the fake apiserver serves as the /scale parent. */
 export const cocoonWorkload = (replicas: number) => workloadObject(replicas, true);
 
 /** The operator creating a gated, CocoonSet-owned pod: allowed. */
-export const gatedPodReview = (): Review =>
-  review({
+export const gatedPodReview = (): AdmissionReviewBody =>
+  admissionReview({
     namespace: "team-a",
     name: "demo-0",
     username: OPERATOR_USERNAME,
@@ -48,8 +41,8 @@ export const gatedPodReview = (): Review =>
   });
 
 /** A user hand-making a gated pod: denied. */
-export const handMadeGatedPodReview = (): Review =>
-  review({
+export const handMadeGatedPodReview = (): AdmissionReviewBody =>
+  admissionReview({
     namespace: "team-a",
     name: "sneaky",
     username: "mallory",
@@ -76,10 +69,10 @@ export const cocoonSetObject = () => ({
   },
 });
 
-export const cocoonSetReview = (): Review =>
-  review({
+export const cocoonSetReview = (): AdmissionReviewBody =>
+  admissionReview({
     kind: COCOONSET_KIND,
-    resource: COCOONSETS,
+    resource: COCOONSET_RESOURCE,
     namespace: "team-a",
     name: "demo",
     username: "alice",
@@ -93,10 +86,10 @@ export const hibernationObject = (pod = "demo-0") => ({
   spec: { desire: "Hibernate", podRef: { name: pod } },
 });
 
-export const hibernationReview = (pod = "demo-0"): Review =>
-  review({
+export const hibernationReview = (pod = "demo-0"): AdmissionReviewBody =>
+  admissionReview({
     kind: HIBERNATION_KIND,
-    resource: HIBERNATIONS,
+    resource: HIBERNATION_RESOURCE,
     namespace: "team-a",
     name: pod,
     username: "alice",

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWebhook, type WebhookProcess } from "../e2e/harness";
+import { waitUntil } from "../support/eventually";
 import { CHAOS_ENABLED, percentile, plainPodReview, postWithFetch, recordFigures } from "./support";
 
 /*
@@ -49,13 +50,14 @@ describe.skipIf(!CHAOS_ENABLED)("concurrent /metrics scrapers", () => {
         );
         const latencies: number[] = [];
         let failed = 0;
-        await Bun.sleep(200); // let the scrapers reach steady state
+        // Every scraper has scraped once: they are at steady state.
+        await waitUntil(() => counter.scrapes >= scrapers, 5000);
         while (Date.now() < deadline) {
           const uid = crypto.randomUUID();
           const outcome = await postWithFetch(target, "/mutate", plainPodReview(uid), uid);
           if (outcome.ok) latencies.push(outcome.latencyMs);
           else failed += 1;
-          await Bun.sleep(REVIEW_EVERY_MS);
+          await Bun.sleep(REVIEW_EVERY_MS); // deliberate: the review rate
         }
         await Promise.all(loops);
         figures[`${scrapers} scrapers: reviews`] = latencies.length;

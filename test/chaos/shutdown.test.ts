@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { holdRequest, type WebhookProcess } from "../e2e/harness";
+import { eventually, waitUntil } from "../support/eventually";
 import {
   CHAOS_ENABLED,
   type Outcome,
@@ -46,16 +47,19 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: graceful shutdown under load", () => {
     });
     webhook = started;
     const target = { url: started.admissionUrl, ca: started.ca.cert };
+    // Held requests: accepted before the signal, finished during the drain and after it.
+    const heldEarly = Array.from({ length: 5 }, () => heldRequest(started));
+    const heldLate = Array.from({ length: 5 }, () => heldRequest(started));
+    const inFlight = () => started.metric("cocoon_webhook_http_requests_in_flight");
+    expect(await eventually(inFlight, (count) => count === 10)).toBe(10);
     const load = startKeepAliveLoad(target, {
       fetchClients: 3,
       agentClients: 3,
       maxMs: 30_000,
       pauseMs: 2,
     });
-    // Held requests: accepted before the signal, finished during the drain and after it.
-    const heldEarly = Array.from({ length: 5 }, () => heldRequest(started));
-    const heldLate = Array.from({ length: 5 }, () => heldRequest(started));
-    await Bun.sleep(1000);
+    // The load is running before the signal.
+    await waitUntil(() => load.outcomes.length >= 100, 10_000);
 
     const signalledAt = Date.now();
     started.process.kill("SIGTERM");
@@ -66,12 +70,13 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: graceful shutdown under load", () => {
           .then((response) => response.status)
           .catch(() => 0);
         readyz.push({ at: Date.now() - signalledAt, status });
-        await Bun.sleep(25);
+        await Bun.sleep(25); // deliberate: the probe rate
       }
     })();
-    await Bun.sleep(DRAIN_DELAY_MS / 2);
+    await Bun.sleep(DRAIN_DELAY_MS / 2); // deliberate: finished halfway through the drain
     for (const held of heldEarly) held.finish();
-    await Bun.sleep(DRAIN_DELAY_MS / 2 + 1000); // past DRAIN_DELAY: no longer accepting
+    // Past DRAIN_DELAY: no longer accepting.
+    expect(await started.logLine("shutdown: finishing in-flight requests", 10_000)).toBeDefined();
     for (const held of heldLate) held.finish();
     const exitCode = await started.process.exited;
     const exitedAfterMs = Date.now() - signalledAt;

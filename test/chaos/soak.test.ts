@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import { readReview, type WebhookProcess } from "../e2e/harness";
-import { scaleReview } from "../e2e/reviews";
+import { type AdmissionReviewBody, scaleReview } from "../support/admission-review";
+import { eventually } from "../support/eventually";
 import type { FakeApiserver } from "../support/fake-apiserver";
 import {
   cocoonSetReview,
@@ -10,7 +11,6 @@ import {
   handMadeGatedPodReview,
   hibernationObject,
   hibernationReview,
-  type Review,
 } from "./bodies";
 import { CHAOS_ENABLED, percentile, recordFigures, round, rssKib } from "./support";
 
@@ -22,7 +22,7 @@ const WARMUP_SECONDS = Math.min(30, Math.max(5, SOAK_SECONDS / 10));
 const MAX_OUTSTANDING = 200;
 
 /** [path, body, expected `allowed`] — the mix cycles through all four handlers. */
-const MIX: readonly (() => [string, Review, boolean])[] = [
+const MIX: readonly (() => [string, AdmissionReviewBody, boolean])[] = [
   () => ["/mutate", gatedPodReview(), true],
   () => ["/mutate", handMadeGatedPodReview(), false],
   () => ["/validate", scaleReview(1, 3), true],
@@ -183,14 +183,15 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
           nextRssAt += 10_000;
         }
         const wait = startedAt + tick * TICK_MS - Date.now();
-        if (wait > 0) await Bun.sleep(wait);
+        if (wait > 0) await Bun.sleep(wait); // deliberate: the offered rate
       }
       await Promise.all(inFlight);
       const elapsedS = (Date.now() - startedAt) / 1000;
       const endRss = rssKib(pid);
       rss.push({ atS: Math.round(elapsedS), kib: endRss });
-      await Bun.sleep(200);
-      const samplesDelta = (await admissionSamples()) - samplesBefore;
+      const samplesDelta =
+        (await eventually(admissionSamples, (total) => total - samplesBefore >= sent)) -
+        samplesBefore;
       const healthz = await fetch(`${webhook.opsUrl}/healthz`).then((r) => r.status);
       const warm = warmRss ?? rss[1]?.kib ?? endRss;
       const maxRss = Math.max(...rss.map((sample) => sample.kib));

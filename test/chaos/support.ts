@@ -3,6 +3,7 @@ export { eventually } from "../support/eventually";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { join } from "node:path";
+import { admissionReview } from "../support/admission-review";
 
 /**
  * The chaos suite takes minutes, so it runs only when asked for by path
@@ -207,24 +208,17 @@ function failure(error: unknown, t0: number, startedAt: number): Outcome {
 
 /** A pod the gate lets through without looking further (no marker). */
 export function plainPodReview(uid: string): string {
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
+  return JSON.stringify(
+    admissionReview({
       uid,
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
-      namespace: "default",
       name: "plain",
-      operation: "CREATE",
-      userInfo: { username: "alice" },
+      username: "alice",
       object: {
         metadata: { name: "plain", namespace: "default" },
         spec: { containers: [{ name: "c", image: "nginx" }] },
       },
-      oldObject: null,
-    },
-  });
+    }),
+  );
 }
 
 export interface LoadRun {
@@ -249,7 +243,7 @@ export function startKeepAliveLoad(
     while (!stopping && Date.now() < deadline) {
       const uid = crypto.randomUUID();
       outcomes.push(await send(uid, plainPodReview(uid)));
-      if (options.pauseMs) await Bun.sleep(options.pauseMs);
+      if (options.pauseMs) await Bun.sleep(options.pauseMs); // deliberate: a pausing client
     }
   };
   const loops = [
@@ -310,7 +304,7 @@ export function startMixedLoad(
       const outcome = await send(uid, plainPodReview(uid));
       kindOf.set(outcome, kind);
       outcomes.push(outcome);
-      if (pauseMaxMs > 0) await Bun.sleep(Math.random() * pauseMaxMs);
+      if (pauseMaxMs > 0) await Bun.sleep(Math.random() * pauseMaxMs); // deliberate: a pausing client
     }
   };
   const keepAliveAgent = () => {

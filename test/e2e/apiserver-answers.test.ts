@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  admissionReview,
+  COCOONSET_KIND,
+  HIBERNATION_KIND,
+  scaleObject,
+  scaleReview,
+  workloadObject,
+} from "../support/admission-review";
+import {
   type FakeApiserver,
   type FakeFailure,
   startDecoyServer,
   startFakeApiserver,
 } from "../support/fake-apiserver";
-import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review, scaleObject, scaleReview, workloadObject } from "./reviews";
+import { readReview, startWebhook, type WebhookProcess } from "./harness";
 
 /**
  * The binary against hostile or broken apiserver answers: only a direct 2xx
@@ -15,12 +22,6 @@ import { review, scaleObject, scaleReview, workloadObject } from "./reviews";
  */
 
 const APISERVER_TIMEOUT_MS = 800;
-const HIBERNATION_KIND = {
-  group: "cocoonset.cocoonstack.io",
-  version: "v1",
-  kind: "CocoonHibernation",
-};
-const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
 const LIST_PATH = "/apis/cocoonset.cocoonstack.io/v1/namespaces/team-a/cocoonhibernations";
 
 let apiserver: FakeApiserver;
@@ -53,9 +54,9 @@ async function admissionDelta(
   labels: Record<string, string>,
   action: () => Promise<void>,
 ): Promise<number> {
-  const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+  const before = await webhook.metric("cocoon_webhook_admission_total", labels);
   await action();
-  return sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels) - before;
+  return (await webhook.metric("cocoon_webhook_admission_total", labels)) - before;
 }
 
 function hibernation(name: string, podName: string) {
@@ -68,7 +69,7 @@ function hibernation(name: string, podName: string) {
 }
 
 const hibernationCreate = (podName = "agents-0") =>
-  review({
+  admissionReview({
     kind: HIBERNATION_KIND,
     namespace: "team-a",
     name: podName,
@@ -271,7 +272,7 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
 describe("bounded answers", () => {
   test("a CocoonSet with 150 000 empty toolboxes is denied with a small answer and a small log line", async () => {
     const toolboxes = Array.from({ length: 150_000 }, () => ({}));
-    const body = review({
+    const body = admissionReview({
       kind: COCOONSET_KIND,
       namespace: "team-a",
       name: "huge",

@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { admissionReview, COCOONSET_KIND, HIBERNATION_KIND } from "../support/admission-review";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
-const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
-const HIBERNATION_KIND = {
-  group: "cocoonset.cocoonstack.io",
-  version: "v1",
-  kind: "CocoonHibernation",
-};
 const APISERVER_TIMEOUT_MS = 600;
 
 function cocoonSet(spec: Record<string, unknown>, name = "agents") {
@@ -54,7 +48,7 @@ function hibernation(name: string, podName: string, desire = "Hibernate", termin
 }
 
 const setReview = (object: unknown, operation = "CREATE", oldObject?: unknown) =>
-  review({
+  admissionReview({
     kind: COCOONSET_KIND,
     operation,
     namespace: "team-a",
@@ -64,7 +58,7 @@ const setReview = (object: unknown, operation = "CREATE", oldObject?: unknown) =
     username: "alice",
   });
 const hibernationReview = (object: unknown) =>
-  review({
+  admissionReview({
     kind: HIBERNATION_KIND,
     namespace: "team-a",
     name: "agents-0",
@@ -91,7 +85,7 @@ afterAll(async () => {
   await apiserver.stop();
 });
 
-async function decide(path: string, body: ReturnType<typeof review>) {
+async function decide(path: string, body: ReturnType<typeof admissionReview>) {
   const answer = await readReview(await webhook.post(`${path}?timeout=5s`, body));
   expect(answer.response.uid).toBe(body.request.uid);
   return answer.response;
@@ -123,17 +117,11 @@ describe("/validate-cocoonset over HTTPS", () => {
     const { snapshotPolicy, toolboxes } = invalidSpec;
     const after = cocoonSet({ snapshotPolicy, toolboxes, agent: withMemory("1024Mi") });
     const labels = { handler: "validate_cocoonset", result: "skipped", reason: "no_change" };
-    const samplesBefore = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_admission_total",
-      labels,
-    );
+    const samplesBefore = await webhook.metric("cocoon_webhook_admission_total", labels);
     expect(
       (await decide("/validate-cocoonset", setReview(after, "UPDATE", before))).allowed,
     ).toBeTrue();
-    expect(sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels)).toBe(
-      samplesBefore + 1,
-    );
+    expect(await webhook.metric("cocoon_webhook_admission_total", labels)).toBe(samplesBefore + 1);
   });
 
   test("a 64-character VM name is denied with its length and the limit", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { admissionReview, HIBERNATION_KIND } from "../support/admission-review";
 import { readError, readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 let webhook: WebhookProcess;
@@ -19,7 +19,7 @@ const notGatedPod = {
 
 describe("AdmissionReview envelope over HTTPS", () => {
   test("echoes request.uid and answers in v1, ignoring the apiserver's ?timeout query", async () => {
-    const sent = review({ object: notGatedPod });
+    const sent = admissionReview({ object: notGatedPod });
     const response = await webhook.post("/mutate?timeout=5s", sent);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toStartWith("application/json");
@@ -31,7 +31,7 @@ describe("AdmissionReview envelope over HTTPS", () => {
   });
 
   test("answers a v1beta1 review in v1beta1", async () => {
-    const sent = review({ apiVersion: "admission.k8s.io/v1beta1", object: notGatedPod });
+    const sent = admissionReview({ apiVersion: "admission.k8s.io/v1beta1", object: notGatedPod });
     const body = await readReview(await webhook.post("/mutate", sent));
     expect(body.apiVersion).toBe("admission.k8s.io/v1beta1");
     expect(body.response.uid).toBe(sent.request.uid);
@@ -39,11 +39,23 @@ describe("AdmissionReview envelope over HTTPS", () => {
 
   test.each([
     ["not JSON", "{not json", "not valid JSON"],
-    ["kind is not AdmissionReview", { ...review(), kind: "Pod" }, "kind"],
-    ["unknown apiVersion", { ...review(), apiVersion: "admission.k8s.io/v2" }, "apiVersion"],
-    ["no request", { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, "request"],
-    ["request without uid", { ...review(), request: { operation: "CREATE" } }, "request.uid"],
-    ["empty uid", { ...review(), request: { ...review().request, uid: "" } }, "request.uid"],
+    ["kind is not AdmissionReview", { ...admissionReview(), kind: "Pod" }, "kind"],
+    [
+      "unknown apiVersion",
+      { ...admissionReview(), apiVersion: "admission.k8s.io/v2" },
+      "apiVersion",
+    ],
+    ["no request", { ...admissionReview(), request: undefined }, "request"],
+    [
+      "request without uid",
+      { ...admissionReview(), request: { operation: "CREATE" } },
+      "request.uid",
+    ],
+    [
+      "empty uid",
+      { ...admissionReview(), request: { ...admissionReview().request, uid: "" } },
+      "request.uid",
+    ],
     ["a JSON array", [], "(body)"],
   ])("400 with a JSON error for %s", async (_label, body, named) => {
     const response = await webhook.post("/validate", body);
@@ -52,26 +64,32 @@ describe("AdmissionReview envelope over HTTPS", () => {
   });
 
   test("415 for a Content-Type other than application/json", async () => {
-    const response = await webhook.post("/mutate", review(), { "content-type": "text/plain" });
+    const response = await webhook.post("/mutate", admissionReview(), {
+      "content-type": "text/plain",
+    });
     expect(response.status).toBe(415);
     expect((await readError(response)).error).toContain("application/json");
   });
 
   test("accepts application/json with a charset parameter", async () => {
-    const response = await webhook.post("/mutate", review({ object: notGatedPod }), {
+    const response = await webhook.post("/mutate", admissionReview({ object: notGatedPod }), {
       "content-type": "application/json; charset=utf-8",
     });
     expect(response.status).toBe(200);
   });
 
   test("413 for a body over MAX_REQUEST_BYTES, and the server keeps serving", async () => {
-    const huge = JSON.stringify(review({ object: { padding: "x".repeat(MAX_REQUEST_BYTES) } }));
+    const huge = JSON.stringify(
+      admissionReview({ object: { padding: "x".repeat(MAX_REQUEST_BYTES) } }),
+    );
     expect((await webhook.post("/mutate", huge)).status).toBe(413);
-    expect((await webhook.post("/mutate", review({ object: notGatedPod }))).status).toBe(200);
+    expect((await webhook.post("/mutate", admissionReview({ object: notGatedPod }))).status).toBe(
+      200,
+    );
   });
 
   test("404 with a JSON body for an unknown path", async () => {
-    const response = await webhook.post("/nope", review());
+    const response = await webhook.post("/nope", admissionReview());
     expect(response.status).toBe(404);
     expect((await readError(response)).error).toContain("/nope");
   });
@@ -91,14 +109,16 @@ describe("AdmissionReview envelope over HTTPS", () => {
       result: "skipped",
       reason: "operation",
     };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
-    const hibernationDelete = review({
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
+    const hibernationDelete = admissionReview({
       operation: "DELETE",
-      kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
+      kind: HIBERNATION_KIND,
     });
     await webhook.post("/validate-cocoonhibernation", hibernationDelete);
     await webhook.post("/validate-cocoonhibernation", "{broken");
-    await webhook.post("/validate-cocoonhibernation", review(), { "content-type": "text/plain" });
+    await webhook.post("/validate-cocoonhibernation", admissionReview(), {
+      "content-type": "text/plain",
+    });
     const after = await webhook.metrics();
     expect(sampleValue(after, "cocoon_webhook_admission_total", labels)).toBe(before + 1);
     expect(

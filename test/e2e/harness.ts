@@ -3,6 +3,7 @@ import https from "node:https";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
+import { eventually } from "../support/eventually";
 
 /** The compiled binary; COCOON_WEBHOOK_BINARY points a run at another build (before/after figures). */
 export const BINARY =
@@ -28,10 +29,14 @@ export interface WebhookProcess {
   readonly process: Subprocess<"ignore", "pipe", "pipe">;
   /** Every stdout line so far (JSON log lines). */
   readonly logs: () => string[];
+  /** The first log line containing `text` once it is written, undefined after `timeoutMs`. */
+  logLine(text: string, timeoutMs?: number): Promise<string | undefined>;
   /** POSTs a body to an admission path over HTTPS, verifying the test CA; gives up after 10 s. */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** The ops listener's /metrics text. */
   metrics(): Promise<string>;
+  /** One sample's value from /metrics now, 0 when absent. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
@@ -75,11 +80,12 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
   const lines: string[] = [];
   const errors: string[] = [];
   collectLines(child.stdout, lines);
-  collectLines(child.stderr, errors);
+  const stderrRead = collectLines(child.stderr, errors);
 
   const admissionUrl = `https://localhost:${admissionPort}`;
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, errors);
+  const metrics = async () => (await fetch(`${opsUrl}/metrics`)).text();
+  await waitUntilReady(`${opsUrl}${options.startedWhen ?? "/readyz"}`, child, stderrRead, errors);
 
   return {
     ca,
@@ -88,6 +94,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
     opsUrl,
     process: child,
     logs: () => [...lines],
+    logLine: (text, timeoutMs = 5000) =>
+      eventually(() => lines.find((line) => line.includes(text)), Boolean, timeoutMs),
     post: (path, body, headers = {}) =>
       fetch(`${admissionUrl}${path}`, {
         method: "POST",
@@ -96,7 +104,8 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
         tls: { ca: ca.cert },
         signal: AbortSignal.timeout(10_000),
       }),
-    metrics: async () => (await fetch(`${opsUrl}/metrics`)).text(),
+    metrics,
+    metric: async (name, labels) => sampleValue(await metrics(), name, labels),
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null) child.kill(signal);
       return child.exited;
@@ -118,12 +127,13 @@ async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]):
 async function waitUntilReady(
   probeUrl: string,
   child: Subprocess,
+  stderrRead: Promise<void>,
   stderr: string[],
 ): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      await Bun.sleep(50); // let stderr drain
+      await stderrRead;
       throw new Error(
         `cocoon-webhook exited with ${child.exitCode} before becoming ready: ${stderr.join("\n")}`,
       );
@@ -133,7 +143,7 @@ async function waitUntilReady(
     } catch {
       // not listening yet
     }
-    await Bun.sleep(20);
+    await Bun.sleep(20); // the poll interval
   }
   throw new Error("cocoon-webhook did not become ready within 10 s");
 }

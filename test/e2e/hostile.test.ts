@@ -4,8 +4,15 @@ import fc from "fast-check";
 import { ENDPOINT_LABELS } from "../../src/admission/endpoints";
 import { COCOON_TOLERATION_KEY, OPERATOR_USERNAME } from "../../src/cocoon/keys";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
+import {
+  admissionReview,
+  appsResource,
+  COCOONSET_KIND,
+  HIBERNATION_KIND,
+  SCALE_KIND,
+} from "../support/admission-review";
+import { waitUntil } from "../support/eventually";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 /**
  * Hostile input over real HTTPS against the compiled binary: every answer is
@@ -129,17 +136,17 @@ const gatedPod = {
 
 /** A realistic review per handler, to corrupt one path at a time. */
 const REALISTIC: Record<string, Json> = {
-  "/mutate": review({ object: gatedPod, username: "mallory" }) as unknown as Json,
-  "/validate": review({
+  "/mutate": admissionReview({ object: gatedPod, username: "mallory" }) as unknown as Json,
+  "/validate": admissionReview({
     operation: "UPDATE",
-    kind: { group: "autoscaling", version: "v1", kind: "Scale" },
-    resource: { group: "apps", version: "v1", resource: "deployments" },
+    kind: SCALE_KIND,
+    resource: appsResource("deployments"),
     subResource: "scale",
     object: { spec: { replicas: 1 } },
     oldObject: { spec: { replicas: 3 } },
   }) as unknown as Json,
-  "/validate-cocoonset": review({
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" },
+  "/validate-cocoonset": admissionReview({
+    kind: COCOONSET_KIND,
     object: {
       metadata: { name: "demo" },
       spec: {
@@ -149,8 +156,8 @@ const REALISTIC: Record<string, Json> = {
       },
     },
   }) as unknown as Json,
-  "/validate-cocoonhibernation": review({
-    kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonHibernation" },
+  "/validate-cocoonhibernation": admissionReview({
+    kind: HIBERNATION_KIND,
     object: { metadata: { name: "p" }, spec: { desire: "Wake", podRef: { name: "p" } } },
   }) as unknown as Json,
 };
@@ -185,7 +192,7 @@ describe("hostile input over HTTPS", () => {
     });
     await fc.assert(
       fc.asyncProperty(embedded, async (each) => {
-        const body = review({ ...each, object: each.object, oldObject: each.oldObject });
+        const body = admissionReview({ ...each, object: each.object, oldObject: each.oldObject });
         const answer = await post(each.path, JSON.stringify(body));
         expect(answer.status).toBe(200);
         expect(answer.uid).toBe(body.request.uid);
@@ -237,7 +244,7 @@ describe("hostile input over HTTPS", () => {
         ['{"a":', "}"],
       ] as const) {
         const nested = `${open.repeat(depth)}1${close.repeat(depth)}`;
-        const body = JSON.stringify(review({ object: gatedPod })).replace(
+        const body = JSON.stringify(admissionReview({ object: gatedPod })).replace(
           '"containers":[',
           `"x":${nested},"containers":[`,
         );
@@ -250,7 +257,7 @@ describe("hostile input over HTTPS", () => {
 
   test("huge arrays (500 000 tolerations, ~1.5 MB, the etcd object limit) are judged correctly, inside the 5 s webhook timeout", async () => {
     const filler = Array.from({ length: 500_000 }, () => ({}));
-    const body = review({
+    const body = admissionReview({
       username: "mallory",
       object: {
         ...gatedPod,
@@ -259,11 +266,11 @@ describe("hostile input over HTTPS", () => {
     });
     const text = JSON.stringify(body);
     expect(text.length).toBeLessThan(MAX_REQUEST_BYTES);
-    const small = JSON.stringify(review({ object: { spec: {} } }));
+    const small = JSON.stringify(admissionReview({ object: { spec: {} } }));
     const [huge, ...others] = await Promise.all([
       post("/mutate", text),
       ...Array.from({ length: 5 }, async (_, i) => {
-        await Bun.sleep(20 * i);
+        await Bun.sleep(20 * i); // deliberate: staggered while the huge review is being judged
         return post("/mutate", small);
       }),
     ]);
@@ -307,7 +314,7 @@ describe("hostile input over HTTPS", () => {
   });
 
   test("truncated bodies: the connection is dropped or answered 4xx, and nothing else is hurt", async () => {
-    const body = JSON.stringify(review({ object: gatedPod }));
+    const body = JSON.stringify(admissionReview({ object: gatedPod }));
     const headers = {
       "Content-Type": "application/json",
       "Content-Length": Buffer.byteLength(body),
@@ -340,7 +347,7 @@ describe("hostile input over HTTPS", () => {
   });
 
   test("200 trickling connections do not starve a normal request", async () => {
-    const small = JSON.stringify(review({ object: { spec: {} } }));
+    const small = JSON.stringify(admissionReview({ object: { spec: {} } }));
     const measure = async (count: number) => {
       const latencies: number[] = [];
       for (let i = 0; i < count; i++) latencies.push((await post("/mutate", small)).ms);
@@ -383,7 +390,7 @@ describe("hostile input over HTTPS", () => {
       }
     }, 200);
     try {
-      await Bun.sleep(500);
+      await waitUntil(() => position >= 2, 2000); // the trickle has reached every connection twice
       const during = await measure(100);
       const open = sockets.filter((socket) => !socket.destroyed).length;
       console.log(
@@ -421,7 +428,7 @@ describe("hostile input over HTTPS", () => {
     // The operator is still let through: the server is healthy, not just alive.
     const operator = await post(
       "/mutate",
-      JSON.stringify(review({ object: gatedPod, username: OPERATOR_USERNAME })),
+      JSON.stringify(admissionReview({ object: gatedPod, username: OPERATOR_USERNAME })),
     );
     expect(operator.allowed).toBeTrue();
   });

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { admissionReview } from "../support/admission-review";
+import { eventually } from "../support/eventually";
 import { freePort, holdRequest, readReview, startWebhook } from "./harness";
-import { review } from "./reviews";
 
-const plainPod = review({ object: { metadata: { name: "plain" }, spec: {} } });
+const plainPod = admissionReview({ object: { metadata: { name: "plain" }, spec: {} } });
 
 describe("probes", () => {
   test("answer on both listeners and reject other methods", async () => {
@@ -54,11 +55,12 @@ describe("graceful shutdown", () => {
   test("SIGTERM: not ready at once, serves through DRAIN_DELAY, finishes in-flight requests, exits 0", async () => {
     const webhook = await startWebhook({ env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s" } });
     const inFlight = holdRequest(webhook, JSON.stringify(plainPod));
-    await Bun.sleep(100);
+    const inFlightGauge = () => webhook.metric("cocoon_webhook_http_requests_in_flight");
+    expect(await eventually(inFlightGauge, (count) => count === 1)).toBe(1);
 
     const signalledAt = Date.now();
     webhook.process.kill("SIGTERM");
-    await Bun.sleep(100);
+    expect(await webhook.logLine("shutdown: not ready, draining")).toBeDefined();
     expect((await fetch(`${webhook.opsUrl}/readyz`)).status).toBe(503);
     expect(
       (await fetch(`${webhook.admissionUrl}/readyz`, { tls: { ca: webhook.ca.cert } })).status,
@@ -69,7 +71,8 @@ describe("graceful shutdown", () => {
     expect(duringDrain.headers.get("connection")).toBe("close");
     expect((await readReview(duringDrain)).response.allowed).toBeTrue();
 
-    await Bun.sleep(1700); // past DRAIN_DELAY: the listener no longer accepts, the held request is still open
+    // Past DRAIN_DELAY: the listener no longer accepts, the held request is still open.
+    expect(await webhook.logLine("shutdown: finishing in-flight requests")).toBeDefined();
     inFlight.finish();
     const answer = await inFlight.answered;
     expect(answer.status).toBe(200);
@@ -82,7 +85,7 @@ describe("graceful shutdown", () => {
   test("a second signal exits at once", async () => {
     const webhook = await startWebhook({ env: { DRAIN_DELAY: "20s" } });
     webhook.process.kill("SIGTERM");
-    await Bun.sleep(200);
+    expect(await webhook.logLine("shutdown requested")).toBeDefined();
     const secondAt = Date.now();
     webhook.process.kill("SIGINT");
     const code = await webhook.process.exited;

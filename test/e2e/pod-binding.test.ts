@@ -5,9 +5,9 @@ import {
   SCHEDULER_USERNAME,
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
+import { admissionReview, BINDING_KIND, COCOONSET_OWNER } from "../support/admission-review";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 /*
  * Pods placed on a node by name: a pod CREATE with spec.nodeName, and a
@@ -19,14 +19,6 @@ const APISERVER_TIMEOUT_MS = 600;
 const VM_NODE = "vk-cocoon-1";
 const PLAIN_NODE = "worker-1";
 const ALICE = "alice";
-
-const COCOONSET_OWNER = {
-  apiVersion: "cocoonset.cocoonstack.io/v1",
-  kind: "CocoonSet",
-  name: "agents",
-  uid: "6d1f0a2e-0000-4000-8000-000000000001",
-  controller: true,
-};
 
 function node(name: string, vm: boolean) {
   return {
@@ -57,13 +49,13 @@ function pod(name: string, options: { nodeName?: string; marked?: boolean; owned
 }
 
 const podOnNode = (username: string, nodeName: string, owned = false) =>
-  review({ username, name: "hand-0", object: pod("hand-0", { nodeName, owned }) });
+  admissionReview({ username, name: "hand-0", object: pod("hand-0", { nodeName, owned }) });
 
 function binding(username: string, podName: string, nodeName: string) {
-  return review({
+  return admissionReview({
     username,
     name: podName,
-    kind: { group: "", version: "v1", kind: "Binding" },
+    kind: BINDING_KIND,
     subResource: "binding",
     object: {
       apiVersion: "v1",
@@ -93,7 +85,7 @@ afterAll(async () => {
 });
 afterEach(() => apiserver.clearFailures());
 
-async function decide(body: ReturnType<typeof review>) {
+async function decide(body: ReturnType<typeof admissionReview>) {
   const answer = await readReview(await webhook.post("/mutate?timeout=5s", body));
   expect(answer.response.uid).toBe(body.request.uid);
   expect(answer.response.patch).toBeUndefined();
@@ -102,7 +94,7 @@ async function decide(body: ReturnType<typeof review>) {
 
 describe("/mutate: pods bound by name, over HTTPS with a fake apiserver", () => {
   test("each case reads what it must and records its admission and apiserver samples", async () => {
-    const cases: [string, ReturnType<typeof review>, string, string[]][] = [
+    const cases: [string, ReturnType<typeof admissionReview>, string, string[]][] = [
       [
         "hand-made pod on a VM node",
         podOnNode(ALICE, VM_NODE),
@@ -136,13 +128,16 @@ describe("/mutate: pods bound by name, over HTTPS with a fake apiserver", () => 
       ["nodeName that is no DNS name", podOnNode(ALICE, "../../x"), "deny/invalid_name", []],
       [
         "marked pod naming a node: no node GET",
-        review({ username: ALICE, object: pod("m-0", { nodeName: VM_NODE, marked: true }) }),
+        admissionReview({
+          username: ALICE,
+          object: pod("m-0", { nodeName: VM_NODE, marked: true }),
+        }),
         "deny/not_owned",
         [],
       ],
       [
         "pod without nodeName: no GET",
-        review({ username: ALICE, object: pod("p-0") }),
+        admissionReview({ username: ALICE, object: pod("p-0") }),
         "skipped/not_cocoon",
         [],
       ],
@@ -259,13 +254,13 @@ describe("/mutate: pods bound by name, over HTTPS with a fake apiserver", () => 
 
   test("a bound pod that cannot be read denies the Binding fail-closed (error/pod_fetch)", async () => {
     const labels = { handler: "mutate", result: "error", reason: "pod_fetch" };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
     apiserver.failNext({ kind: "slow", delayMs: 0 }); // the node GET answers normally
     apiserver.failNext({ kind: "status", status: 500 });
     const answer = await decide(binding(ALICE, "agents-0", VM_NODE));
     expect(answer.allowed).toBeFalse();
     expect(answer.status?.message).toContain("cannot verify pod default/agents-0");
-    const after = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const after = await webhook.metric("cocoon_webhook_admission_total", labels);
     expect(after).toBe(before + 1);
   });
 });

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import packageJson from "../../package.json";
 import { RUNTIME_SERIES } from "../../src/observability/metrics";
+import { admissionReview } from "../support/admission-review";
+import { eventually } from "../support/eventually";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 const MAX_REQUEST_BYTES = 4096;
 
@@ -15,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => webhook.stop());
 
-const responses = async (path: string, code: number) =>
-  sampleValue(await webhook.metrics(), "cocoon_webhook_http_responses_total", {
+const responses = (path: string, code: number) =>
+  webhook.metric("cocoon_webhook_http_responses_total", {
     path,
     code: String(code),
   });
@@ -29,21 +30,16 @@ const rejections = () =>
     .filter((line) => line.msg === "request rejected");
 
 /** The rejection lines once one with `status` has arrived (stdout is read asynchronously); 5 s at most. */
-async function rejectionsWith(status: number, count = 1) {
-  const deadline = Date.now() + 5000;
-  while (
-    rejections().filter((line) => line.status === status).length < count &&
-    Date.now() < deadline
-  ) {
-    await Bun.sleep(20);
-  }
-  return rejections();
-}
+const rejectionsWith = (status: number, count = 1) =>
+  eventually(rejections, (lines) => lines.filter((line) => line.status === status).length >= count);
 
 describe("every response is counted; every 4xx is logged", () => {
   test("a review answered 200 is counted under its route", async () => {
     const before = await responses("/mutate", 200);
-    const answer = await webhook.post("/mutate", review({ object: { metadata: { name: "p" } } }));
+    const answer = await webhook.post(
+      "/mutate",
+      admissionReview({ object: { metadata: { name: "p" } } }),
+    );
     expect(answer.status).toBe(200);
     expect(await responses("/mutate", 200)).toBe(before + 1);
   });
@@ -168,10 +164,12 @@ describe("scrapes are cheap at any rate", () => {
   test("scrapes within the render interval get the same rendering", async () => {
     const first = await cached.metrics();
     const during = await Promise.all(Array.from({ length: 20 }, () => cached.metrics()));
-    await (await cached.post("/mutate", review({ object: { metadata: { name: "p" } } }))).text();
+    await (
+      await cached.post("/mutate", admissionReview({ object: { metadata: { name: "p" } } }))
+    ).text();
     expect(await cached.metrics()).toBe(first);
     for (const text of during) expect(text).toBe(first);
-    await Bun.sleep(1100);
-    expect(await cached.metrics()).not.toBe(first);
+    // The 1 s render interval passes.
+    expect(await eventually(cached.metrics, (text) => text !== first)).not.toBe(first);
   });
 });

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, rmSync } from "node:fs";
 import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import { describeFailures, startMixedLoad } from "../chaos/support";
+import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
+import { eventually, waitUntil } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
@@ -50,8 +52,7 @@ describe("certificate rotation under mixed load", () => {
       expect(running.noNewPrivs).toBeTrue();
     }
     const port = Number(new URL(webhook.admissionUrl).port);
-    const metrics = async (name: string, labels: Record<string, string> = {}) =>
-      sampleValue(await webhook.metrics(), name, labels);
+    const metrics = webhook.metric;
     expect(await metrics("cocoon_webhook_tls_rotation_steering")).toBe(1);
     const reloadsBefore = await metrics("cocoon_webhook_tls_reloads_total", { result: "success" });
 
@@ -72,27 +73,24 @@ describe("certificate rotation under mixed load", () => {
       if (!next) throw new Error("no certificate");
       if (rotation % 2 === 0) volume.publish(next);
       else volume.rewriteInPlace(next);
-      await Bun.sleep(ROTATION_SPACING_MS);
+      await Bun.sleep(ROTATION_SPACING_MS); // deliberate: the rotation cadence under test
     }
     // A burst: rewritten every 100 ms, applied once the files settle.
     const burst = issued.slice(ROTATIONS);
     for (const next of burst) {
       volume.publish(next);
-      await Bun.sleep(BURST_SPACING_MS);
+      await Bun.sleep(BURST_SPACING_MS); // deliberate: rewrites closer together than the debounce
     }
     const last = burst.at(-1);
     if (!last) throw new Error("no certificate");
-    const served = await (async () => {
-      const deadline = Date.now() + 5000;
-      let serial = "";
-      while (Date.now() < deadline) {
-        serial = await servedSerial(webhook.admissionUrl, ca.cert);
-        if (serial === serialOf(last)) break;
-        await Bun.sleep(50);
-      }
-      return serial;
-    })();
-    await Bun.sleep(1500); // the last retired listening socket closes under load
+    const served = await eventually(
+      () => servedSerial(webhook.admissionUrl, ca.cert),
+      (serial) => serial === serialOf(last),
+    );
+    // The last retired listening socket closes under load.
+    const listening = () => listeningSocketsOnPort(port, pid).length;
+    await waitUntil(() => listening() === 1, 10_000);
+    expect(listening()).toBe(1);
     clearInterval(sampler);
     await load.stop();
 
@@ -139,25 +137,19 @@ describe("certificate rotation with steering turned off", () => {
 
       const next = ca.issue("fallback-next");
       volume.publish(next);
-      const deadline = Date.now() + 5000;
-      let serial = "";
-      while (Date.now() < deadline && serial !== serialOf(next)) {
-        serial = await servedSerial(webhook.admissionUrl, ca.cert);
-        await Bun.sleep(50);
-      }
+      const serial = await eventually(
+        () => servedSerial(webhook.admissionUrl, ca.cert),
+        (served) => served === serialOf(next),
+      );
       expect(serial).toBe(serialOf(next));
-      const answer = await webhook.post("/mutate", {
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        request: {
+      const answer = await webhook.post(
+        "/mutate",
+        admissionReview({
           uid: "fallback",
-          kind: { group: "", version: "v1", kind: "Pod" },
-          resource: { group: "", version: "v1", resource: "pods" },
-          operation: "CREATE",
-          userInfo: { username: "alice" },
+          username: "alice",
           object: { metadata: { name: "plain" }, spec: { containers: [] } },
-        },
-      });
+        }),
+      );
       expect(answer.status).toBe(200);
     } finally {
       await webhook.stop("SIGKILL");

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestCa } from "../support/certs";
-import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
-import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
 import {
+  admissionReview,
   appsResource,
   DEPLOYMENT_KIND,
-  review,
   STATEFULSET_KIND,
   scaleReview,
   workloadObject,
-} from "./reviews";
+} from "../support/admission-review";
+import { createTestCa } from "../support/certs";
+import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
+import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
 const APISERVER_TIMEOUT_MS = 600;
 
@@ -33,7 +33,7 @@ afterAll(async () => {
   await apiserver.stop();
 });
 
-async function decide(body: ReturnType<typeof review>) {
+async function decide(body: ReturnType<typeof admissionReview>) {
   const startedAt = performance.now();
   const answer = await readReview(await webhook.post("/validate?timeout=5s", body));
   return { ...answer.response, elapsedMs: performance.now() - startedAt };
@@ -61,7 +61,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
 
   test("every branch records its admission sample", async () => {
     const before = await webhook.metrics();
-    const outcomes: [string, ReturnType<typeof review>, boolean, string, string][] = [
+    const outcomes: [string, ReturnType<typeof admissionReview>, boolean, string, string][] = [
       ["scale-up with the apiserver failing", scaleReview(1, 5), true, "allow", ""],
       ["scale unchanged", scaleReview(2, 2), true, "allow", ""],
       [
@@ -81,7 +81,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ["scale-down, parent cocoon", scaleReview(3, 2), false, "deny", "scale_down"],
       [
         "direct Deployment scale-down",
-        review({
+        admissionReview({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
           resource: appsResource("deployments"),
@@ -94,7 +94,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ],
       [
         "direct Deployment scale-down from a missing replicas (1) to 0",
-        review({
+        admissionReview({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
           resource: appsResource("deployments"),
@@ -107,7 +107,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ],
       [
         "direct StatefulSet scale-up",
-        review({
+        admissionReview({
           operation: "UPDATE",
           kind: STATEFULSET_KIND,
           resource: appsResource("statefulsets"),
@@ -120,7 +120,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ],
       [
         "direct scale-down of a non-cocoon Deployment",
-        review({
+        admissionReview({
           operation: "UPDATE",
           kind: DEPLOYMENT_KIND,
           resource: appsResource("deployments"),
@@ -133,7 +133,11 @@ describe("/validate over HTTPS with a fake apiserver", () => {
       ],
       [
         "CREATE",
-        review({ operation: "CREATE", kind: DEPLOYMENT_KIND, object: workloadObject(1, true) }),
+        admissionReview({
+          operation: "CREATE",
+          kind: DEPLOYMENT_KIND,
+          object: workloadObject(1, true),
+        }),
         true,
         "skipped",
         "operation",
@@ -179,7 +183,7 @@ describe("/validate over HTTPS with a fake apiserver", () => {
 
   test("a slow apiserver fails closed within APISERVER_TIMEOUT, and the error is counted", async () => {
     const labels = { handler: "validate", result: "error", reason: "parent_fetch" };
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_admission_total", labels);
+    const before = await webhook.metric("cocoon_webhook_admission_total", labels);
     apiserver.failAlways({ kind: "slow", delayMs: 3000 });
     try {
       const answer = await decide(scaleReview(3, 1));

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createTestCa } from "../support/certs";
 import { eventually } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
-import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
+import { startWebhook, type WebhookProcess } from "./harness";
 
 const HOUR = 3600_000;
 
@@ -87,10 +87,7 @@ describe("a serving certificate that is expired at start", () => {
     expect(errors.map((line) => line.msg)).toContainEqual(
       expect.stringContaining("the serving certificate expired at"),
     );
-    const expiry = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_tls_certificate_expiry_timestamp_seconds",
-    );
+    const expiry = await webhook.metric("cocoon_webhook_tls_certificate_expiry_timestamp_seconds");
     expect(expiry).toBeLessThan(Date.now() / 1000);
   });
 });
@@ -111,8 +108,8 @@ describe("certificate files that are not usable are refused on reload, the serve
     volume.remove();
   });
 
-  const failures = async () =>
-    sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+  const failures = () =>
+    webhook.metric("cocoon_webhook_tls_reloads_total", {
       result: "failure",
     });
 

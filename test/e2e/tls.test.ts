@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
+import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
-import { eventually } from "../support/eventually";
+import { eventually, waitUntil } from "../support/eventually";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
-import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
+import { startWebhook, type WebhookProcess } from "./harness";
 
 describe("TLS", () => {
   const ca = createTestCa("rotation-ca");
@@ -37,17 +38,16 @@ describe("TLS", () => {
   });
 
   test("exposes the serving certificate's expiry", async () => {
-    const expiry = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_tls_certificate_expiry_timestamp_seconds",
-    );
+    const expiry = await webhook.metric("cocoon_webhook_tls_certificate_expiry_timestamp_seconds");
     const notAfter = new X509Certificate(first.cert).validTo;
     expect(expiry).toBe(Math.floor(new Date(notAfter).getTime() / 1000));
   });
 
   test("serves rotated certificates without a restart, under keep-alive load, with zero failed requests", async () => {
     const stopLoad = { stop: false };
-    const body = JSON.stringify(review({ object: { metadata: { name: "plain" }, spec: {} } }));
+    const body = JSON.stringify(
+      admissionReview({ object: { metadata: { name: "plain" }, spec: {} } }),
+    );
     const failures: string[] = [];
     let answered = 0;
     const client = async () => {
@@ -63,11 +63,12 @@ describe("TLS", () => {
       }
     };
     const clients = Array.from({ length: 4 }, client);
-    const before = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+    const before = await webhook.metric("cocoon_webhook_tls_reloads_total", {
       result: "success",
     });
 
     const served = () => servedSerial(webhook.admissionUrl, ca.cert);
+    const admissionPort = Number(new URL(webhook.admissionUrl).port);
     const seen: string[] = [];
     const rotations = [0, 1, 2].map((rotation) => ca.issue(`rotated-${rotation}`));
     for (const next of rotations) {
@@ -79,7 +80,10 @@ describe("TLS", () => {
     volume.rewriteInPlace(inPlace);
     seen.push(await eventually(served, (serial) => serial === serialOf(inPlace)));
 
-    await Bun.sleep(1500); // let the last retired listener finish its drain window under load
+    // The last retired listener finishes its drain window under load.
+    const listening = () => listeningSocketsOnPort(admissionPort, webhook.process.pid).length;
+    await waitUntil(() => listening() === 1, 10_000);
+    expect(listening()).toBe(1);
     stopLoad.stop = true;
     await Promise.all(clients);
 
@@ -93,7 +97,7 @@ describe("TLS", () => {
       );
     expect(failures).toEqual([]);
     expect(answered).toBeGreaterThan(50);
-    const after = sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+    const after = await webhook.metric("cocoon_webhook_tls_reloads_total", {
       result: "success",
     });
     expect(after - before).toBeGreaterThanOrEqual(4);
@@ -101,25 +105,25 @@ describe("TLS", () => {
 
   test("keeps serving the old certificate when the new pair does not match, and counts the failure", async () => {
     const servedBefore = await servedSerial(webhook.admissionUrl, ca.cert);
-    const failuresBefore = sampleValue(
-      await webhook.metrics(),
-      "cocoon_webhook_tls_reloads_total",
-      { result: "failure" },
-    );
+    const failuresBefore = await webhook.metric("cocoon_webhook_tls_reloads_total", {
+      result: "failure",
+    });
     const a = ca.issue("mismatch-a");
     const b = ca.issue("mismatch-b");
     volume.publish({ cert: a.cert, key: b.key });
 
     const failuresAfter = await eventually(
-      async () =>
-        sampleValue(await webhook.metrics(), "cocoon_webhook_tls_reloads_total", {
+      () =>
+        webhook.metric("cocoon_webhook_tls_reloads_total", {
           result: "failure",
         }),
       (count) => count > failuresBefore,
     );
     expect(failuresAfter).toBe(failuresBefore + 1);
     expect(await servedSerial(webhook.admissionUrl, ca.cert)).toBe(servedBefore);
-    expect((await webhook.post("/mutate", review({ object: { spec: {} } }))).status).toBe(200);
+    expect((await webhook.post("/mutate", admissionReview({ object: { spec: {} } }))).status).toBe(
+      200,
+    );
     expect(webhook.logs().some((line) => line.includes("does not match"))).toBeTrue();
 
     // The next good pair is picked up again.

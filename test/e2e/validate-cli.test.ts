@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
 import { BINARY, readReview, startWebhook, type WebhookProcess } from "./harness";
-import { review } from "./reviews";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/validate");
 const NOTE =
   "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
-const COCOONSET_KIND = { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" };
 
 function validate(args: string[], stdin?: string) {
   const result = Bun.spawnSync([BINARY, "validate", ...args], {
@@ -281,7 +280,7 @@ describe("cocoon-webhook validate", () => {
       stderr: "ignore",
       env: { PATH: process.env.PATH ?? "" },
     });
-    // Read only after the CLI has had ample time to write and exit.
+    // Deliberate: the slow reader reads only after the CLI has had ample time to write and exit.
     await Bun.sleep(1_000);
     const stdout = await new Response(child.stdout).text();
     expect(await child.exited).toBe(0);
@@ -343,7 +342,7 @@ describe("validate agrees with /validate-cocoonset", () => {
     for (const object of objects) {
       const response = await webhook.post(
         "/validate-cocoonset",
-        review({ kind: COCOONSET_KIND, namespace, name: object.metadata.name, object }),
+        admissionReview({ kind: COCOONSET_KIND, namespace, name: object.metadata.name, object }),
       );
       const { response: verdict } = await readReview(response);
       const mine = findings.filter(

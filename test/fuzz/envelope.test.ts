@@ -6,6 +6,7 @@ import { type AdmissionRequest, admissionReviewSchema } from "../../src/admissio
 import { denied, type Verdict } from "../../src/admission/verdict";
 import { COCOON_TOLERATION_KEY, MESSAGE_PREFIX } from "../../src/cocoon/keys";
 import type { HandlerDeps } from "../../src/handlers";
+import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";
 import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbitraries";
@@ -103,14 +104,14 @@ const SAMPLES: Record<string, Json> = {
   },
 };
 
-const request = (overrides: Partial<AdmissionRequest>): AdmissionRequest => ({
-  uid: "uid-1",
-  operation: "CREATE",
-  namespace: "team-a",
-  name: "agents",
-  userInfo: { username: "alice" },
-  ...overrides,
-});
+const request = (overrides: Partial<AdmissionRequest>): AdmissionRequest =>
+  admissionRequest({
+    uid: "uid-1",
+    namespace: "team-a",
+    name: "agents",
+    userInfo: { username: "alice" },
+    ...overrides,
+  });
 
 const arbitraryRequest: fc.Arbitrary<AdmissionRequest> = fc.record({
   uid: fc.string({ minLength: 1 }),
@@ -152,23 +153,13 @@ describe("property: the envelope decoder", () => {
   });
 
   test("rejects a review with a wrong type at any envelope path, or decodes it with the uid intact", () => {
-    const envelope: Json = {
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: "u-1",
-        kind: { group: "", version: "v1", kind: "Pod" },
-        resource: { group: "", version: "v1", resource: "pods" },
-        subResource: "",
-        name: "web",
-        namespace: "default",
-        operation: "CREATE",
-        userInfo: { username: "alice", groups: ["system:authenticated"] },
-        object: SAMPLES.pod ?? null,
-        oldObject: null,
-        dryRun: false,
-      },
-    };
+    const envelope = admissionReview({
+      uid: "u-1",
+      subResource: "",
+      name: "web",
+      username: "alice",
+      object: SAMPLES.pod ?? null,
+    }) as unknown as Json;
     fc.assert(
       fc.property(corruptedAnywhere(envelope), ({ corrupted }) => {
         const parsed = admissionReviewSchema.safeParse(corrupted);

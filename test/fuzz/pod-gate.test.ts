@@ -8,8 +8,8 @@ import {
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
 import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
+import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { admissionRequest } from "../support/requests";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
 /**
@@ -18,7 +18,6 @@ import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
  * has no CocoonSet owner) whatever any *other* field holds.
  */
 
-const POD_KIND = { group: "", version: "v1", kind: "Pod" };
 // A marked pod is decided without the apiserver; a failing port would show any call.
 const deps = { podCreators: new Set([OPERATOR_USERNAME]), kube: new FakeKube().failing() };
 

@@ -9,9 +9,9 @@ import {
   VM_NAME_ANNOTATION,
 } from "../../src/cocoon/keys";
 import type { PodGateDeps } from "../../src/handlers/pod-gate";
+import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
-import { admissionRequest } from "../support/requests";
 
 const ALICE = "alice@example.com";
 const VK_COCOON = "system:serviceaccount:cocoon-system:vk-cocoon";
@@ -83,7 +83,6 @@ const update = (oldObject: unknown, object: unknown, username?: string) =>
 
 const label = (verdict: Verdict) => `${verdict.result}/${verdict.reason}`;
 
-const deploymentKind = { group: "apps", version: "v1", kind: "Deployment" };
 const cocoon = [cocoonToleration];
 const owned = [cocoonSetOwner];
 const unreadableMarkers = pod({ tolerations: "x", annotations: 5 });
@@ -92,7 +91,7 @@ const keylessExistsPod = pod({ tolerations: [{ operator: "Exists" }] });
 /** Every row of the pod gate's table, keyed by the expected `result/reason`, then by case name. */
 const gateTable: Record<string, Record<string, AdmissionRequest>> = {
   "skipped/kind": {
-    "a Deployment": podRequest({ kind: deploymentKind, object: operatorPod }),
+    "a Deployment": podRequest({ kind: DEPLOYMENT_KIND, object: operatorPod }),
     "no kind": podRequest({ kind: undefined, object: operatorPod }),
     "kind differs in case": podRequest({
       kind: { kind: "pod" },

@@ -7,9 +7,9 @@ import {
   MESSAGE_PREFIX,
 } from "../../src/cocoon/keys";
 import { KubeApiError } from "../../src/kube/kube-api";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
-import { admissionRequest } from "../support/requests";
 
 const NAMESPACE = "agents";
 const NAME = "agent";

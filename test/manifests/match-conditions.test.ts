@@ -11,8 +11,16 @@ import {
 } from "../../src/cocoon/workload";
 import { podGate as podGateRule } from "../../src/handlers/pod-gate";
 import { scaleGuard } from "../../src/handlers/scale-guard";
+import {
+  admissionRequest,
+  admissionReview,
+  appsResource,
+  BINDING_KIND,
+  DEPLOYMENT_KIND,
+  POD_RESOURCE,
+  type ReviewOptions,
+} from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { admissionRequest } from "../support/requests";
 import { compileCondition, NULL_READINGS } from "./cel-readings";
 import { isRecord, type Json, type KubeObject, render } from "./kustomize";
 
@@ -89,19 +97,12 @@ function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
 
 const podGate = compile("MutatingWebhookConfiguration", "pods.cocoon-webhook.cocoonstack.io");
 
+/** The `request` variable CEL sees: the review's request as the apiserver sends it. */
+const requestBinding = (options: ReviewOptions): Json =>
+  admissionReview(options).request as unknown as Json;
+
 function podRequest(operation: "CREATE" | "UPDATE"): Json {
-  return {
-    uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
-    kind: { group: "", version: "v1", kind: "Pod" },
-    resource: { group: "", version: "v1", resource: "pods" },
-    requestKind: { group: "", version: "v1", kind: "Pod" },
-    requestResource: { group: "", version: "v1", resource: "pods" },
-    name: "p",
-    namespace: "default",
-    operation,
-    userInfo: { username: "system:serviceaccount:cocoon-system:cocoon-operator" },
-    dryRun: false,
-  };
+  return requestBinding({ uid: "705ab4f5-6393-11e8-b7cc-42010a800002", name: "p", operation });
 }
 
 const SCHEDULER = "system:kube-scheduler";
@@ -111,32 +112,27 @@ const SCHEDULER = "system:kube-scheduler";
  * `bindings` resource; `username` undefined leaves it out.
  */
 function bindingRequest(legacy: boolean, username: string | undefined): Json {
-  const request: { [key: string]: Json } = {
+  return requestBinding({
     uid: "705ab4f5-6393-11e8-b7cc-42010a800004",
-    kind: { group: "", version: "v1", kind: "Binding" },
-    resource: { group: "", version: "v1", resource: legacy ? "bindings" : "pods" },
+    kind: BINDING_KIND,
+    resource: legacy ? { ...POD_RESOURCE, resource: "bindings" } : POD_RESOURCE,
+    ...(legacy ? {} : { subResource: "binding" }),
     name: "p",
-    namespace: "default",
-    operation: "CREATE",
     userInfo: username === undefined ? {} : { username },
-  };
-  if (!legacy) request.subResource = "binding";
-  return request;
+  });
 }
 
 /** A workload request; subResource is omitted (as the apiserver's omitempty does) when absent. */
 function workloadRequest(subResource: string | undefined): Json {
-  const request: { [key: string]: Json } = {
+  return requestBinding({
     uid: "705ab4f5-6393-11e8-b7cc-42010a800003",
-    kind: { group: "apps", version: "v1", kind: "Deployment" },
-    resource: { group: "apps", version: "v1", resource: "deployments" },
+    kind: DEPLOYMENT_KIND,
+    resource: appsResource("deployments"),
+    ...(subResource === undefined ? {} : { subResource }),
     name: "web",
-    namespace: "default",
     operation: "UPDATE",
-    userInfo: { username: "kubernetes-admin" },
-  };
-  if (subResource !== undefined) request.subResource = subResource;
-  return request;
+    username: "kubernetes-admin",
+  });
 }
 
 // ---------------------------------------------------------------- generators

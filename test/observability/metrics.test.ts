@@ -31,7 +31,7 @@ describe("cachedExposition", () => {
     const scrape = cachedExposition(registry, 20);
     expect(await scrape()).toContain("c 0");
     counter.inc();
-    await Bun.sleep(40);
+    await Bun.sleep(40); // deliberate: the render interval (20 ms) passes
     expect(await scrape()).toContain("c 1");
     expect(renders()).toBe(2);
   });

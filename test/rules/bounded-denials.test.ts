@@ -6,9 +6,9 @@ import {
   LISTED_VIOLATIONS_LIMIT,
   violation,
 } from "../../src/rules/violation";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, examineNow, refusalMessage } from "../support/handlers";
-import { admissionRequest } from "../support/requests";
 import { cocoonSet } from "./cases/builders";
 
 const emptyToolboxes = (count: number) =>

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
 import { cocoonSetViolations } from "../../src/rules/cocoonset";
+import { admissionRequest } from "../support/admission-review";
 import { examineNow, refusalMessage } from "../support/handlers";
-import { admissionRequest } from "../support/requests";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./cases/builders";
 import { COCOONSET_CASES, type CocoonSetRuleId } from "./cases/cocoonset-cases";
 

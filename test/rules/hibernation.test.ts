@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/admission/review";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
 import { conflictingHibernations, hibernationViolations } from "../../src/rules/hibernation";
+import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
-import { admissionRequest } from "../support/requests";
 import { hibernation } from "./cases/builders";
 import {
   HIBERNATION_CASES,

@@ -11,6 +11,7 @@ import {
 import { loadTlsPair } from "../../src/server/tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher";
 import { createTestCa } from "../support/certs";
+import { eventually, waitUntil } from "../support/eventually";
 import { serialOf, servedSerial } from "../support/secret-volume";
 
 const ca = createTestCa("listener-unit-ca");
@@ -41,7 +42,7 @@ describe("watchTlsFiles", () => {
         () => changes++,
       ),
     );
-    await Bun.sleep(100);
+    await waitUntil(() => changes > 0);
     expect(changes).toBe(1);
   });
 
@@ -64,10 +65,10 @@ describe("watchTlsFiles", () => {
     );
     for (let rewrite = 1; rewrite <= 30; rewrite++) {
       writeFileSync(files[0], "x".repeat(rewrite));
-      await Bun.sleep(20);
+      await Bun.sleep(20); // deliberate: rewrites closer together than settleMs
     }
     expect(changes).toBe(0);
-    await Bun.sleep(400);
+    await waitUntil(() => changes > 0);
     expect(changes).toBe(1);
   });
 
@@ -84,7 +85,7 @@ describe("watchTlsFiles", () => {
     );
     for (let rewrite = 1; rewrite <= 50; rewrite++) {
       writeFileSync(files[0], "x".repeat(rewrite));
-      await Bun.sleep(20);
+      await Bun.sleep(20); // deliberate: the files never settle for 1 s of rewrites
     }
     expect(changes).toBeGreaterThanOrEqual(1);
     expect(changes).toBeLessThanOrEqual(6);
@@ -174,7 +175,7 @@ describe("AdmissionListener rotation", () => {
         // Every fresh handshake right after the rotation gets the new certificate.
         const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
         expect(new Set(seen)).toEqual(new Set([serialOf(issued)]));
-        await Bun.sleep(30);
+        await Bun.sleep(30); // deliberate: a second sample, after the retired listener's turn
         counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
       }
       expect(Math.max(...counts)).toBeLessThanOrEqual(2);
@@ -197,9 +198,10 @@ describe("AdmissionListener rotation", () => {
       listener.rotate(pair);
       counts.push(listener.listeningServers);
     }
-    await Bun.sleep(50);
+    await Bun.sleep(50); // deliberate: a sample of the sockets once the rotations have run
     counts.push(listeningSocketsOnPort(listener.port).length);
-    await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+    // Without steering, the listener it replaced answers for 1 s.
+    await waitUntil(() => listener.listeningServers === 1, 5000);
     expect(listener.listeningServers).toBe(1);
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     const last = upcoming.at(-1)?.issued;
@@ -231,7 +233,8 @@ describe("AdmissionListener rotation", () => {
       expect(listener.steering).toBeFalse();
       listener.rotate(after.pair);
       expect(listener.listeningServers).toBeLessThanOrEqual(2);
-      await Bun.sleep(1200); // without steering, the listener it replaced answers for 1 s
+      // Without steering, the listener it replaced answers for 1 s.
+      await waitUntil(() => listener.listeningServers === 1, 5000);
       expect(listener.listeningServers).toBe(1);
       expect(await served(listener.port)).toBe(serialOf(after.issued));
       expect(problems.map((problem) => problem.reason)).toEqual(["refused"]);
@@ -256,7 +259,11 @@ describe("AdmissionListener rotation", () => {
       listener.rotate(third.pair); // deferred: the retired listener reports a queued connection
       listener.rotate(fourth.pair); // replaces the deferred pair
       expect(listener.listeningServers).toBe(2);
-      await Bun.sleep(200);
+      // Applied once the queue has drained: the newest pair is served.
+      await eventually(
+        () => served(listener.port),
+        (serial) => serial === serialOf(fourth.issued),
+      );
       expect(listener.listeningServers).toBeLessThanOrEqual(2);
       expect(queued).toBe(0);
       const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));

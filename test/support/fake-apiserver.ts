@@ -305,7 +305,7 @@ class ApiserverState {
         // Erroring the body before anything is written makes Bun drop the connection.
         return new Response(new ReadableStream({ start: (controller) => controller.error() }));
       case "slow":
-        await Bun.sleep(failure.delayMs);
+        await Bun.sleep(failure.delayMs); // deliberate: the slow apiserver under test
         return this.answer(request, url);
       case "stall-body":
         return stallBody(this.answer(request, url), failure.delayMs);
@@ -518,7 +518,7 @@ function stallBody(response: Response, delayMs: number): Response {
       const text = await response.text();
       const half = Math.floor(text.length / 2);
       controller.enqueue(encoder.encode(text.slice(0, half)));
-      await Bun.sleep(delayMs);
+      await Bun.sleep(delayMs); // deliberate: the body stalls halfway
       controller.enqueue(encoder.encode(text.slice(half)));
       controller.close();
     },
