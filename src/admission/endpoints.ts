@@ -74,7 +74,8 @@ export type EndpointLabel = keyof typeof ENDPOINTS;
 export const ENDPOINT_LABELS = Object.keys(ENDPOINTS) as EndpointLabel[];
 
 /** What a verdict says about the request; `result` label of the admission metric. */
-export type VerdictResult = "allow" | "skipped" | "deny" | "error";
+export const VERDICT_RESULTS = ["allow", "skipped", "deny", "error"] as const;
+export type VerdictResult = (typeof VERDICT_RESULTS)[number];
 
 type ReasonKind = keyof EndpointSpec["reasons"];
 
