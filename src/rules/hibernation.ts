@@ -1,11 +1,11 @@
-import { z } from "zod";
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { namespaceOf } from "../cocoon/namespace";
 import { hibernationDesire } from "../cocoon/vm-options";
+import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import { type KubeApi, KubeApiError } from "../kube/port";
 import { reasonOf } from "./catalogue";
 import { describeJson, quote } from "./json-values";
-import { anyValue } from "./lenient-decode";
 import {
   collectViolations,
   describeCollected,
@@ -19,36 +19,34 @@ export interface HibernationDeps {
   readonly kube: KubeApi;
 }
 
-/** The fields of a new CocoonHibernation the rules read; a mistyped part reads as absent. */
-const hibernationSchema = z.object({
-  metadata: z.object({ name: anyValue, namespace: anyValue }).optional().catch(undefined),
-  spec: z
-    .object({
-      desire: anyValue,
-      podRef: z.object({ name: anyValue }).optional().catch(undefined),
-    })
-    .optional()
-    .catch(undefined),
-});
-
-type DecodedHibernation = z.infer<typeof hibernationSchema>;
+/**
+ * The fields of a new CocoonHibernation the rules read, as sent: a part
+ * (`metadata`, `spec`, `spec.podRef`) that is not an object reads as absent.
+ */
+interface HibernationFields {
+  readonly name: unknown;
+  readonly desire: unknown;
+  readonly podName: unknown;
+}
 
 /** An existing CocoonHibernation from the LIST, as far as the conflict check needs it. */
-const existingHibernationSchema = z.object({
-  metadata: z
-    .object({ name: z.string().optional(), deletionTimestamp: anyValue })
-    .optional()
-    .catch(undefined),
-  spec: z.object({ podRef: z.object({ name: z.string().min(1) }) }),
-});
-
-type ExistingHibernation = z.infer<typeof existingHibernationSchema>;
+interface ExistingHibernation {
+  readonly name: string | undefined;
+  readonly podName: string;
+  readonly terminating: boolean;
+}
 
 const POD_NAME_PATH = ["spec", "podRef", "name"] as const;
+const NAME_PATH: JsonPath = ["metadata", "name"];
+const DESIRE_PATH: JsonPath = ["spec", "desire"];
 
-function decodeHibernation(object: unknown): DecodedHibernation | undefined {
-  const decoded = hibernationSchema.safeParse(object);
-  return decoded.success ? decoded.data : undefined;
+function readHibernation(object: unknown): HibernationFields | undefined {
+  if (!isJsonObject(object)) return undefined;
+  return {
+    name: absentIfMistyped(valueAt(object, NAME_PATH)),
+    desire: absentIfMistyped(valueAt(object, DESIRE_PATH)),
+    podName: absentIfMistyped(valueAt(object, POD_NAME_PATH)),
+  };
 }
 
 /**
@@ -57,23 +55,21 @@ function decodeHibernation(object: unknown): DecodedHibernation | undefined {
  * is not a JSON object.
  */
 export function hibernationViolations(object: unknown): Violation[] | undefined {
-  const hibernation = decodeHibernation(object);
+  const hibernation = readHibernation(object);
   return hibernation && violationsOf(hibernation);
 }
 
-function podNameOf({ spec }: DecodedHibernation): string | undefined {
-  const name = spec?.podRef?.name;
-  return typeof name === "string" && name !== "" ? name : undefined;
+function podNameOf({ podName }: HibernationFields): string | undefined {
+  return typeof podName === "string" && podName !== "" ? podName : undefined;
 }
 
-function violationsOf(hibernation: DecodedHibernation): Violation[] {
+function violationsOf(hibernation: HibernationFields): Violation[] {
   return [desireViolation(hibernation), nameViolation(hibernation)].filter(
     (found): found is Violation => found !== undefined,
   );
 }
 
-function desireViolation({ spec }: DecodedHibernation): Violation | undefined {
-  const desire = spec?.desire;
+function desireViolation({ desire }: HibernationFields): Violation | undefined {
   if (hibernationDesire.safeParse(desire).success) return undefined;
   const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
   return violation(
@@ -83,7 +79,7 @@ function desireViolation({ spec }: DecodedHibernation): Violation | undefined {
   );
 }
 
-function nameViolation(hibernation: DecodedHibernation): Violation | undefined {
+function nameViolation(hibernation: HibernationFields): Violation | undefined {
   const podName = podNameOf(hibernation);
   if (podName === undefined) {
     return violation(
@@ -92,7 +88,7 @@ function nameViolation(hibernation: DecodedHibernation): Violation | undefined {
       "is required; name the pod to hibernate or wake, and give the CocoonHibernation the same name",
     );
   }
-  const name = hibernation.metadata?.name;
+  const { name } = hibernation;
   if (name === podName) return undefined;
   const got = isUnset(name) ? "is not set" : `is ${describeJson(name)}`;
   return violation(
@@ -113,23 +109,38 @@ export function conflictingHibernations(podName: string, items: readonly unknown
     // hibernation in the namespace over it would block users on something
     // only an admin can fix; the name collision (CRs are named after their
     // pod) still stops the plain duplicate.
-    const existing = existingHibernationSchema.safeParse(item);
-    return existing.success && existing.data.spec.podRef.name === podName ? [existing.data] : [];
+    const existing = readExisting(item);
+    return existing && existing.podName === podName ? [existing] : [];
   });
   return [
-    ...targeting.filter((each) => !isTerminating(each)),
-    ...targeting.filter(isTerminating),
+    ...targeting.filter((each) => !each.terminating),
+    ...targeting.filter((each) => each.terminating),
   ].map((existing) => conflictViolation(podName, existing));
 }
 
-function isTerminating(existing: ExistingHibernation): boolean {
-  const deletionTimestamp = existing.metadata?.deletionTimestamp;
-  return deletionTimestamp !== undefined && deletionTimestamp !== null;
+/** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */
+function readExisting(item: unknown): ExistingHibernation | undefined {
+  const podName = valueAt(item, POD_NAME_PATH);
+  if (typeof podName !== "string" || podName === "") return undefined;
+  // metadata is read as a whole: when it is not an object, or its name is
+  // not a string (null included), all of it reads as absent, its
+  // deletionTimestamp too.
+  const metadata = valueAt(item, ["metadata"]);
+  const name = isJsonObject(metadata) ? metadata.name : undefined;
+  if (!isJsonObject(metadata) || (name !== undefined && typeof name !== "string")) {
+    return { name: undefined, podName, terminating: false };
+  }
+  const { deletionTimestamp } = metadata;
+  return {
+    name,
+    podName,
+    terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
+  };
 }
 
 function conflictViolation(podName: string, existing: ExistingHibernation): Violation {
-  const existingName = quote(existing.metadata?.name ?? "");
-  return isTerminating(existing)
+  const existingName = quote(existing.name ?? "");
+  return existing.terminating
     ? violation(
         "hibernation.wait-for-terminating",
         POD_NAME_PATH,
@@ -151,7 +162,7 @@ export async function validateHibernation(
   deps: HibernationDeps,
 ): Promise<Verdict> {
   if (request.operation !== "CREATE") return skipped("operation");
-  const hibernation = decodeHibernation(request.object);
+  const hibernation = readHibernation(request.object);
   if (!hibernation) {
     return errored(
       "decode",
@@ -162,7 +173,7 @@ export async function validateHibernation(
   if (violations.length > 0) return deny(violations);
 
   const podName = podNameOf(hibernation) ?? "";
-  const namespace = request.namespace || stringOrEmpty(hibernation.metadata?.namespace);
+  const namespace = namespaceOf(request.object, request.namespace);
   // An empty namespace would LIST every namespace and match pods elsewhere.
   if (!namespace) {
     return errored(
@@ -195,8 +206,4 @@ function deny(violations: readonly Violation[]): Verdict {
   const collector = collectViolations(LISTED_VIOLATIONS_LIMIT);
   for (const each of violations) collector.report(each.rule, () => each);
   return denied(reason, `invalid CocoonHibernation: ${describeCollected(collector.collected())}`);
-}
-
-function stringOrEmpty(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
