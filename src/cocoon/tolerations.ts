@@ -1,4 +1,4 @@
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 import { COCOON_TOLERATION_KEY } from "./keys";
 
 /**

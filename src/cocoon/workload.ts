@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { jsonObjectList } from "../json";
-import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import { type JsonPath, jsonObjectList, MISTYPED, readInt, readList, valueAt } from "../json/read";
 import { hasCocoonToleration } from "./tolerations";
 
 /** The workloads the scale guard protects: apps/v1 resource → kind. */

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /*
  * Reading untrusted JSON: an admission request's object, a document of the
  * offline CLI. Objects are never decoded whole. A reader walks a path to the
@@ -74,3 +76,13 @@ export function stringAt(root: unknown, path: JsonPath): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * A list of JSON objects as a zod schema, checked in one pass rather than a
+ * schema per entry (lists can be huge). Not for reading: for the strict
+ * verification of apiserver answers (src/kube/answers.ts), where a mistyped
+ * field fails the whole answer.
+ */
+export const jsonObjectList = z.custom<readonly JsonObject[]>(
+  (value) => Array.isArray(value) && value.every(isJsonObject),
+  { message: "expected a list of objects" },
+);
