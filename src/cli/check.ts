@@ -5,7 +5,8 @@ import {
   COCOONHIBERNATION_KIND,
   COCOONSET_KIND,
 } from "../cocoon/keys";
-import { isJsonObject } from "../json";
+import { namespaceOf } from "../cocoon/namespace";
+import { type JsonPath, stringAt } from "../json/read";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
 import { conflictingHibernations, hibernationViolations } from "../rules/hibernation";
@@ -70,6 +71,9 @@ const FIELDS: Readonly<Record<CheckedKind, FieldNode>> = {
   [COCOONSET_KIND]: COCOONSET_FIELDS,
   [COCOONHIBERNATION_KIND]: COCOONHIBERNATION_FIELDS,
 };
+const NAME: JsonPath = ["metadata", "name"];
+const GENERATE_NAME: JsonPath = ["metadata", "generateName"];
+const POD_NAME: JsonPath = ["spec", "podRef", "name"];
 /** The suffix of every cocoonstack API group, e.g. `cocoonset.cocoonstack.io`. */
 const COCOON_GROUP_DOMAIN = "cocoonstack.io";
 
@@ -106,7 +110,7 @@ export function checkObjects(
   let skipped = 0;
   let hibernations = 0;
   for (const object of objects) {
-    const namespace = stringField(object.value, "metadata", "namespace") || options.namespace;
+    const namespace = namespaceOf(object.value, undefined, options.namespace);
     const kind = checkedKindOf(object);
     let problems: readonly Problem[];
     if (kind === undefined) {
@@ -212,7 +216,7 @@ function hibernationViolationsAcrossInput(
   hibernationsByPod: Map<string, SeenHibernation[]>,
 ): Violation[] | undefined {
   const own = hibernationViolations(object.value);
-  const podName = stringField(object.value, "spec", "podRef", "name");
+  const podName = stringAt(object.value, POD_NAME);
   if (!own || !podName) return own;
   const key = `${namespace}/${podName}`;
   const earlier = hibernationsByPod.get(key) ?? [];
@@ -259,15 +263,8 @@ function locate(
 }
 
 function nameOf(value: unknown): string {
-  const name = stringField(value, "metadata", "name");
+  const name = stringAt(value, NAME);
   if (name) return name;
-  const generateName = stringField(value, "metadata", "generateName");
+  const generateName = stringAt(value, GENERATE_NAME);
   return generateName ? `${generateName}*` : "<unnamed>";
-}
-
-/** The string at `keys` inside `value`, or "" when any step is missing or not a string. */
-function stringField(value: unknown, ...keys: string[]): string {
-  let current = value;
-  for (const key of keys) current = isJsonObject(current) ? current[key] : undefined;
-  return typeof current === "string" ? current : "";
 }

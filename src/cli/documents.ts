@@ -8,7 +8,7 @@ import {
   parseAllDocuments,
 } from "yaml";
 import { errorText } from "../errors";
-import { isJsonObject } from "../json";
+import { absentIfMistyped, valueAt } from "../json/read";
 import type { PathSegments } from "../rules/violation";
 import { fastDocumentValues } from "./fast-yaml";
 import type { InputProblem, SourceText } from "./inputs";
@@ -130,8 +130,9 @@ function isListKind(kind: unknown): kind is string {
   return typeof kind === "string" && kind.endsWith(LIST_KIND_SUFFIX);
 }
 
+/** A top-level field as sent (null included); undefined when absent or `value` is not an object. */
 function fieldOf(value: unknown, key: string): unknown {
-  return isJsonObject(value) ? value[key] : undefined;
+  return absentIfMistyped(valueAt(value, [key]));
 }
 
 /** The parser's message without the excerpt it appends (the position is reported apart). */

@@ -1,5 +1,5 @@
 import type { FieldNode } from "../cocoon/crd-fields";
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 import type { PathSegment, PathSegments } from "../rules/violation";
 import { closestMatch } from "./did-you-mean";
 

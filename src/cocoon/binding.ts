@@ -1,4 +1,4 @@
-import { isJsonObject } from "../json";
+import { MISTYPED, readObject, valueAt } from "../json/read";
 
 /**
  * A v1 Binding places the pod it is named after on `target.name`, a node.
@@ -7,8 +7,9 @@ import { isJsonObject } from "../json";
  * Any other value is returned as sent, for the caller to validate.
  */
 export function bindingTargetNode(binding: unknown): unknown {
-  if (!isJsonObject(binding) || !isJsonObject(binding.target)) return undefined;
-  const { kind, name } = binding.target;
+  const target = readObject(valueAt(binding, ["target"]));
+  if (target === undefined || target === MISTYPED) return undefined;
+  const { kind, name } = target;
   if (kind !== undefined && kind !== null && kind !== "" && kind !== "Node") return undefined;
   return name === null || name === "" ? undefined : name;
 }

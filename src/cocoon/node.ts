@@ -1,4 +1,4 @@
-import { isJsonObject } from "../json";
+import { isJsonObject, MISTYPED, readList, valueAt } from "../json/read";
 import { COCOON_TOLERATION_KEY } from "./keys";
 
 /**
@@ -9,13 +9,9 @@ import { COCOON_TOLERATION_KEY } from "./keys";
 export type NodeKind = "vm" | "not_vm" | "unreadable";
 
 export function readNodeKind(node: unknown): NodeKind {
-  if (!isJsonObject(node)) return "unreadable";
-  const spec = node.spec;
-  if (spec === undefined || spec === null) return "not_vm";
-  if (!isJsonObject(spec)) return "unreadable";
-  const taints = spec.taints;
-  if (taints === undefined || taints === null) return "not_vm";
-  if (!Array.isArray(taints)) return "unreadable";
+  const taints = readList(valueAt(node, ["spec", "taints"]));
+  if (taints === MISTYPED) return "unreadable";
+  if (taints === undefined) return "not_vm";
   return taints.some((taint) => isJsonObject(taint) && taint.key === COCOON_TOLERATION_KEY)
     ? "vm"
     : "not_vm";

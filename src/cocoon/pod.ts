@@ -1,50 +1,33 @@
-import { z } from "zod";
-import { isJsonObject } from "../json";
+import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
 import { COCOONSET_KIND, VM_NAME_ANNOTATION } from "./keys";
-import { hasCocoonToleration, tolerationsSchema } from "./tolerations";
+import { hasCocoonToleration } from "./tolerations";
 
 /*
- * The pod gate runs on every pod in the cluster, so a pod is never validated
- * whole: each schema below reaches exactly one field along its own path (strip
- * mode copies nothing else), and each is parsed on its own so a malformed
- * sibling cannot hide a marker. Absent or null parents read as empty, which is
- * how the apiserver omits them.
+ * The pod gate runs on every pod in the cluster, so a pod is never read
+ * whole: each reader below walks to exactly one field, and each is read on
+ * its own so a malformed sibling cannot hide a marker. Absent or null
+ * parents read as empty, which is how the apiserver omits them.
  */
 
-const podTolerationsSchema = z.object({
-  spec: z.object({ tolerations: tolerationsSchema.nullish() }).nullish(),
-});
-
-const podAnnotationsSchema = z.object({
-  metadata: z
-    .object({
-      annotations: z.object({ [VM_NAME_ANNOTATION]: z.unknown().optional() }).nullish(),
-    })
-    .nullish(),
-});
-
-/** Each owner reference is decoded on its own; a malformed one is dropped (it owns nothing). */
-const ownerReferencesSchema = z
-  .array(z.object({ kind: z.string() }).optional().catch(undefined))
-  .transform((references) => references.filter((reference) => reference !== undefined));
-
-const podOwnerReferencesSchema = z.object({
-  metadata: z.object({ ownerReferences: ownerReferencesSchema.nullish() }).nullish(),
-});
+const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
+const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
 type MarkerReading = "marker" | "no_marker" | "unreadable";
 
 function readTolerationMarker(pod: unknown): MarkerReading {
-  const parsed = podTolerationsSchema.safeParse(pod);
-  if (!parsed.success) return "unreadable";
-  return hasCocoonToleration(parsed.data.spec?.tolerations ?? []) ? "marker" : "no_marker";
+  const tolerations = readList(valueAt(pod, TOLERATIONS));
+  if (tolerations === MISTYPED) return "unreadable";
+  return tolerations !== undefined && hasCocoonToleration(tolerations) ? "marker" : "no_marker";
 }
 
 function readAnnotationMarker(pod: unknown): MarkerReading {
-  const parsed = podAnnotationsSchema.safeParse(pod);
-  if (!parsed.success) return "unreadable";
-  const annotations = parsed.data.metadata?.annotations;
-  return annotations && Object.hasOwn(annotations, VM_NAME_ANNOTATION) ? "marker" : "no_marker";
+  const annotations = readObject(valueAt(pod, ANNOTATIONS));
+  if (annotations === MISTYPED) return "unreadable";
+  return annotations !== undefined && Object.hasOwn(annotations, VM_NAME_ANNOTATION)
+    ? "marker"
+    : "no_marker";
 }
 
 /**
@@ -71,25 +54,29 @@ export function podEntersCocoonGate(pod: unknown): boolean {
   return readPodMarkers(pod) === "gated";
 }
 
-/** Whether any owner reference is of kind CocoonSet; unreadable ownerReferences own nothing. */
+/**
+ * Whether any owner reference is of kind CocoonSet. Each reference is read
+ * on its own: a malformed one owns nothing, and so do unreadable ownerReferences.
+ */
 export function podOwnedByCocoonSet(pod: unknown): boolean {
-  const parsed = podOwnerReferencesSchema.safeParse(pod);
-  if (!parsed.success) return false;
-  return (parsed.data.metadata?.ownerReferences ?? []).some(
-    (reference) => reference.kind === COCOONSET_KIND,
-  );
+  const references = readList(valueAt(pod, OWNER_REFERENCES));
+  if (references === undefined || references === MISTYPED) return false;
+  return references.some(isCocoonSetReference);
+}
+
+function isCocoonSetReference(reference: unknown): boolean {
+  return isJsonObject(reference) && reference.kind === COCOONSET_KIND;
 }
 
 /**
  * `spec.nodeName` as sent, when the pod names a node: anything but absent,
  * null or "". A pod bound by name skips the scheduler, so a taint cannot keep
- * it off a VM node. Read by hand, without zod: it runs for every pod CREATE.
- * The webhook's CEL matchCondition mirrors it.
+ * it off a VM node. It runs for every pod CREATE. The webhook's CEL
+ * matchCondition mirrors it.
  */
 export function requestedNodeName(pod: unknown): unknown {
-  if (!isJsonObject(pod) || !isJsonObject(pod.spec)) return undefined;
-  const nodeName = pod.spec.nodeName;
-  return nodeName === null || nodeName === "" ? undefined : nodeName;
+  const nodeName = valueAt(pod, NODE_NAME);
+  return nodeName === MISTYPED || nodeName === null || nodeName === "" ? undefined : nodeName;
 }
 
 export function podNamesNode(pod: unknown): boolean {

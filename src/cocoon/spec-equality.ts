@@ -1,4 +1,4 @@
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 import { quantitiesEqual } from "./quantity";
 
 /**

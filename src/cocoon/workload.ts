@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { jsonObjectList } from "../json";
-import { hasCocoonToleration, tolerationsSchema } from "./tolerations";
+import { type JsonPath, jsonObjectList, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import { hasCocoonToleration } from "./tolerations";
 
 /** The workloads the scale guard protects: apps/v1 resource → kind. */
 export const WORKLOAD_KINDS = {
@@ -30,37 +30,23 @@ const DEFAULT_WORKLOAD_REPLICAS = 1;
 /** An autoscaling/v1 Scale omits `spec.replicas` when it is 0 (`kubectl scale --replicas=0` sends `spec: {}`). */
 const OMITTED_SCALE_REPLICAS = 0;
 
-/** `spec.replicas` of a Deployment or StatefulSet, defaulted. */
-const workloadReplicasSchema = z
-  .object({ spec: z.object({ replicas: z.int().nullish() }).nullish() })
-  .transform((workload) => workload.spec?.replicas ?? DEFAULT_WORKLOAD_REPLICAS);
-
-/** `spec.replicas` of a Scale subresource object, defaulted. */
-const scaleReplicasSchema = z
-  .object({ spec: z.object({ replicas: z.int().nullish() }).nullish() })
-  .transform((scale) => scale.spec?.replicas ?? OMITTED_SCALE_REPLICAS);
-
-/** `spec.template.spec.tolerations` of a Deployment or StatefulSet, decoded on its own. */
-const workloadTolerationsSchema = z
-  .object({
-    spec: z
-      .object({
-        template: z
-          .object({ spec: z.object({ tolerations: tolerationsSchema.nullish() }).nullish() })
-          .nullish(),
-      })
-      .nullish(),
-  })
-  .transform((workload) => workload.spec?.template?.spec?.tolerations ?? []);
+const REPLICAS: JsonPath = ["spec", "replicas"];
+const TEMPLATE_TOLERATIONS: JsonPath = ["spec", "template", "spec", "tolerations"];
 
 /** The replica count of a Deployment or StatefulSet (absent: 1); `undefined` when unreadable. */
 export function readWorkloadReplicas(workload: unknown): number | undefined {
-  return workloadReplicasSchema.safeParse(workload).data;
+  return replicasOr(workload, DEFAULT_WORKLOAD_REPLICAS);
 }
 
 /** The replica count of a Scale object (absent: 0); `undefined` when unreadable. */
 export function readScaleReplicas(scale: unknown): number | undefined {
-  return scaleReplicasSchema.safeParse(scale).data;
+  return replicasOr(scale, OMITTED_SCALE_REPLICAS);
+}
+
+function replicasOr(object: unknown, omitted: number): number | undefined {
+  const replicas = readInt(valueAt(object, REPLICAS));
+  if (replicas === MISTYPED) return undefined;
+  return replicas ?? omitted;
 }
 
 /**
@@ -69,8 +55,8 @@ export function readScaleReplicas(scale: unknown): number | undefined {
  * template is not a cocoon one.
  */
 export function workloadIsCocoon(workload: unknown): boolean {
-  const tolerations = workloadTolerationsSchema.safeParse(workload);
-  return tolerations.success && hasCocoonToleration(tolerations.data);
+  const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
+  return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }
 
 /**

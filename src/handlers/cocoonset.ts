@@ -1,7 +1,8 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { namespaceOf } from "../cocoon/namespace";
 import { specsSemanticallyEqual } from "../cocoon/spec-equality";
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 import { collectCocoonSetViolations } from "../rules/cocoonset";
 import { describeCollected, LISTED_VIOLATIONS_LIMIT } from "../rules/violation";
 
@@ -24,17 +25,9 @@ export function validateCocoonSet(request: AdmissionRequest): Verdict<"validate_
   }
   const found = collectCocoonSetViolations(
     object,
-    namespaceOf(request, object),
+    namespaceOf(object, request.namespace),
     LISTED_VIOLATIONS_LIMIT,
   );
   if (!found || found.total === 0) return allowed();
   return denied("invalid_spec", `invalid CocoonSet: ${describeCollected(found)}`, found);
-}
-
-/** `request.namespace` is always set for a namespaced object; the object's own is a fallback. */
-function namespaceOf(request: AdmissionRequest, object: Record<string, unknown>): string {
-  if (request.namespace) return request.namespace;
-  const metadata = object.metadata;
-  const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
-  return typeof namespace === "string" ? namespace : "";
 }

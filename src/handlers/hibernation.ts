@@ -1,12 +1,13 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, type Verdict } from "../admission/verdict";
+import { namespaceOf } from "../cocoon/namespace";
 import { type KubeApi, KubeApiError } from "../kube/kube-api";
 import { reasonOf } from "../rules/catalogue";
 import {
   conflictingHibernations,
-  decodeHibernation,
   type HibernationViolation,
   podNameOf,
+  readHibernation,
   violationsOf,
 } from "../rules/hibernation";
 import { quote } from "../rules/json-values";
@@ -26,7 +27,7 @@ export async function validateHibernation(
   request: AdmissionRequest,
   deps: HibernationDeps,
 ): Promise<HibernationVerdict> {
-  const hibernation = decodeHibernation(request.object);
+  const hibernation = readHibernation(request.object);
   if (!hibernation) {
     return errored(
       "decode",
@@ -38,7 +39,7 @@ export async function validateHibernation(
   if (broken) return deny(broken, violations);
 
   const podName = podNameOf(hibernation) ?? "";
-  const namespace = request.namespace || stringOrEmpty(hibernation.metadata?.namespace);
+  const namespace = namespaceOf(request.object, request.namespace);
   // An empty namespace would LIST every namespace and match pods elsewhere.
   if (!namespace) {
     return errored(
@@ -78,8 +79,4 @@ function deny(
     `invalid CocoonHibernation: ${describeCollected(found)}`,
     found,
   );
-}
-
-function stringOrEmpty(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }

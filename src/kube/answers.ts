@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
-import { isJsonObject, jsonObjectList } from "../json";
+import { isJsonObject, jsonObjectList } from "../json/read";
 import type { RawAnswer } from "./http";
 import { KubeApiError } from "./kube-api";
 

@@ -1,28 +1,36 @@
-import { anyValue, decodeLeniently, type Lenient, text, wholeNumber } from "./lenient-decode";
-import { type PathSegments, type ReportViolation, violation } from "./violation";
+import { type Fields, mistypedField, readFields } from "../json/fields";
+import { MISTYPED, readList } from "../json/read";
+import type { PathSegments, ReportViolation } from "./violation";
 
-/** The CocoonSet fields the rules read; everything else is never decoded. */
-const metadataShape = { name: text, generateName: text, namespace: text };
+/*
+ * The CocoonSet fields the rules read; everything else is never read. The
+ * CRD's structural schema already rejects wrong types at the apiserver; a
+ * mistyped field matters for the offline `validate` CLI, which reads raw YAML.
+ */
+const metadataShape = { name: "string", generateName: "string", namespace: "string" } as const;
 const specShape = {
-  agent: anyValue,
-  toolboxes: anyValue,
-  snapshotPolicy: anyValue,
-  hibernatePolicy: anyValue,
-};
-const vmOptionsShape = { image: text, os: anyValue, backend: anyValue, connType: anyValue };
-const agentShape = { ...vmOptionsShape, replicas: wholeNumber, mode: anyValue };
+  agent: "any",
+  toolboxes: "any",
+  snapshotPolicy: "any",
+  hibernatePolicy: "any",
+} as const;
+const vmOptionsShape = { image: "string", os: "any", backend: "any", connType: "any" } as const;
+const agentShape = { ...vmOptionsShape, replicas: "int", mode: "any" } as const;
 const toolboxShape = {
   ...vmOptionsShape,
-  name: text,
-  mode: anyValue,
-  staticIP: text,
-  staticVMID: text,
-};
+  name: "string",
+  mode: "any",
+  staticIP: "string",
+  staticVMID: "string",
+} as const;
 
-export type MetadataFields = Lenient<typeof metadataShape>;
-export type VmOptionFields = Lenient<typeof vmOptionsShape>;
-export type AgentFields = Lenient<typeof agentShape>;
-export type ToolboxFields = Lenient<typeof toolboxShape>;
+/** Every mistyped field of a CocoonSet is reported under this rule, at its path. */
+const FIELD_TYPES = "cocoonset.field-types";
+
+export type MetadataFields = Fields<typeof metadataShape>;
+export type VmOptionFields = Fields<typeof vmOptionsShape>;
+export type AgentFields = Fields<typeof agentShape>;
+export type ToolboxFields = Fields<typeof toolboxShape>;
 
 export interface DecodedToolbox {
   readonly at: PathSegments;
@@ -47,12 +55,13 @@ export function decodeCocoonSet(
   report: ReportViolation,
 ): DecodedCocoonSet {
   // Unreadable metadata derives no names, so the name budget is skipped.
-  const metadata = decodeLeniently(metadataShape, root.metadata, ["metadata"], report) ?? {};
-  const spec = decodeLeniently(specShape, root.spec, ["spec"], report);
+  const metadata =
+    readFields(metadataShape, root.metadata, ["metadata"], FIELD_TYPES, report) ?? {};
+  const spec = readFields(specShape, root.spec, ["spec"], FIELD_TYPES, report);
   if (!spec) return { metadata, agent: undefined, toolboxes: [] };
   return {
     metadata,
-    agent: decodeLeniently(agentShape, spec.agent, AGENT_PATH, report),
+    agent: readFields(agentShape, spec.agent, AGENT_PATH, FIELD_TYPES, report),
     toolboxes: decodeToolboxes(spec.toolboxes, report),
     snapshotPolicy: spec.snapshotPolicy,
     hibernatePolicy: spec.hibernatePolicy,
@@ -71,18 +80,19 @@ class ToolboxEntry implements DecodedToolbox {
   }
 }
 
-function decodeToolboxes(items: unknown, report: ReportViolation): DecodedToolbox[] {
-  if (items === undefined || items === null) return [];
-  if (!Array.isArray(items)) {
-    report("cocoonset.field-types", () =>
-      violation("cocoonset.field-types", ["spec", "toolboxes"], "must be a list of toolboxes"),
+function decodeToolboxes(raw: unknown, report: ReportViolation): DecodedToolbox[] {
+  const items = readList(raw);
+  if (items === undefined) return [];
+  if (items === MISTYPED) {
+    report(FIELD_TYPES, () =>
+      mistypedField(FIELD_TYPES, ["spec", "toolboxes"], "must be a list of toolboxes"),
     );
     return [];
   }
   const toolboxes: DecodedToolbox[] = [];
   for (let index = 0; index < items.length; index++) {
     const at = ["spec", "toolboxes", index];
-    const fields = decodeLeniently(toolboxShape, items[index], at, report);
+    const fields = readFields(toolboxShape, items[index], at, FIELD_TYPES, report);
     if (fields) toolboxes.push(new ToolboxEntry(index, fields));
   }
   return toolboxes;

@@ -4,7 +4,7 @@ import {
   hibernatePolicy,
   snapshotPolicy,
 } from "../cocoon/vm-options";
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 import { nameBudgetViolations } from "./cocoonset-names";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";
 import { toolboxViolations } from "./cocoonset-toolboxes";

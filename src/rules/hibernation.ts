@@ -1,44 +1,41 @@
-import { z } from "zod";
 import { hibernationDesire } from "../cocoon/vm-options";
+import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import type { HibernationRuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";
-import { anyValue } from "./lenient-decode";
 import { isUnset, type Violation, violation } from "./violation";
 
 /** A violation of one of the CocoonHibernation rules. */
 export type HibernationViolation = Violation<HibernationRuleId>;
 
-/** The fields of a new CocoonHibernation the rules read; a mistyped part reads as absent. */
-const hibernationSchema = z.object({
-  metadata: z.object({ name: anyValue, namespace: anyValue }).optional().catch(undefined),
-  spec: z
-    .object({
-      desire: anyValue,
-      podRef: z.object({ name: anyValue }).optional().catch(undefined),
-    })
-    .optional()
-    .catch(undefined),
-});
-
-export type DecodedHibernation = z.infer<typeof hibernationSchema>;
+/**
+ * The fields of a new CocoonHibernation the rules read, as sent: a part
+ * (`metadata`, `spec`, `spec.podRef`) that is not an object reads as absent.
+ */
+export interface HibernationFields {
+  readonly name: unknown;
+  readonly desire: unknown;
+  readonly podName: unknown;
+}
 
 /** An existing CocoonHibernation from the LIST, as far as the conflict check needs it. */
-const existingHibernationSchema = z.object({
-  metadata: z
-    .object({ name: z.string().optional(), deletionTimestamp: anyValue })
-    .optional()
-    .catch(undefined),
-  spec: z.object({ podRef: z.object({ name: z.string().min(1) }) }),
-});
-
-type ExistingHibernation = z.infer<typeof existingHibernationSchema>;
+interface ExistingHibernation {
+  readonly name: string | undefined;
+  readonly podName: string;
+  readonly terminating: boolean;
+}
 
 const POD_NAME_PATH = ["spec", "podRef", "name"] as const;
+const NAME_PATH: JsonPath = ["metadata", "name"];
+const DESIRE_PATH: JsonPath = ["spec", "desire"];
 
 /** The fields the rules read; undefined when `object` is not a JSON object. */
-export function decodeHibernation(object: unknown): DecodedHibernation | undefined {
-  const decoded = hibernationSchema.safeParse(object);
-  return decoded.success ? decoded.data : undefined;
+export function readHibernation(object: unknown): HibernationFields | undefined {
+  if (!isJsonObject(object)) return undefined;
+  return {
+    name: absentIfMistyped(valueAt(object, NAME_PATH)),
+    desire: absentIfMistyped(valueAt(object, DESIRE_PATH)),
+    podName: absentIfMistyped(valueAt(object, POD_NAME_PATH)),
+  };
 }
 
 /**
@@ -47,25 +44,23 @@ export function decodeHibernation(object: unknown): DecodedHibernation | undefin
  * is not a JSON object.
  */
 export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
-  const hibernation = decodeHibernation(object);
+  const hibernation = readHibernation(object);
   return hibernation && violationsOf(hibernation);
 }
 
 /** `spec.podRef.name`, when it is a non-empty string. */
-export function podNameOf({ spec }: DecodedHibernation): string | undefined {
-  const name = spec?.podRef?.name;
-  return typeof name === "string" && name !== "" ? name : undefined;
+export function podNameOf({ podName }: HibernationFields): string | undefined {
+  return typeof podName === "string" && podName !== "" ? podName : undefined;
 }
 
 /** The rules that need only the object itself. */
-export function violationsOf(hibernation: DecodedHibernation): HibernationViolation[] {
+export function violationsOf(hibernation: HibernationFields): HibernationViolation[] {
   return [desireViolation(hibernation), nameViolation(hibernation)].filter(
     (found): found is HibernationViolation => found !== undefined,
   );
 }
 
-function desireViolation({ spec }: DecodedHibernation): HibernationViolation | undefined {
-  const desire = spec?.desire;
+function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
   if (hibernationDesire.safeParse(desire).success) return undefined;
   const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
   return violation(
@@ -75,7 +70,7 @@ function desireViolation({ spec }: DecodedHibernation): HibernationViolation | u
   );
 }
 
-function nameViolation(hibernation: DecodedHibernation): HibernationViolation | undefined {
+function nameViolation(hibernation: HibernationFields): HibernationViolation | undefined {
   const podName = podNameOf(hibernation);
   if (podName === undefined) {
     return violation(
@@ -84,7 +79,7 @@ function nameViolation(hibernation: DecodedHibernation): HibernationViolation | 
       "is required; name the pod to hibernate or wake, and give the CocoonHibernation the same name",
     );
   }
-  const name = hibernation.metadata?.name;
+  const { name } = hibernation;
   if (name === podName) return undefined;
   const got = isUnset(name) ? "is not set" : `is ${describeJson(name)}`;
   return violation(
@@ -108,23 +103,38 @@ export function conflictingHibernations(
     // hibernation in the namespace over it would block users on something
     // only an admin can fix; the name collision (CRs are named after their
     // pod) still stops the plain duplicate.
-    const existing = existingHibernationSchema.safeParse(item);
-    return existing.success && existing.data.spec.podRef.name === podName ? [existing.data] : [];
+    const existing = readExisting(item);
+    return existing && existing.podName === podName ? [existing] : [];
   });
   return [
-    ...targeting.filter((each) => !isTerminating(each)),
-    ...targeting.filter(isTerminating),
+    ...targeting.filter((each) => !each.terminating),
+    ...targeting.filter((each) => each.terminating),
   ].map((existing) => conflictViolation(podName, existing));
 }
 
-function isTerminating(existing: ExistingHibernation): boolean {
-  const deletionTimestamp = existing.metadata?.deletionTimestamp;
-  return deletionTimestamp !== undefined && deletionTimestamp !== null;
+/** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */
+function readExisting(item: unknown): ExistingHibernation | undefined {
+  const podName = valueAt(item, POD_NAME_PATH);
+  if (typeof podName !== "string" || podName === "") return undefined;
+  // metadata is read as a whole: when it is not an object, or its name is
+  // not a string (null included), all of it reads as absent, its
+  // deletionTimestamp too.
+  const metadata = valueAt(item, ["metadata"]);
+  const name = isJsonObject(metadata) ? metadata.name : undefined;
+  if (!isJsonObject(metadata) || (name !== undefined && typeof name !== "string")) {
+    return { name: undefined, podName, terminating: false };
+  }
+  const { deletionTimestamp } = metadata;
+  return {
+    name,
+    podName,
+    terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
+  };
 }
 
 function conflictViolation(podName: string, existing: ExistingHibernation): HibernationViolation {
-  const existingName = quote(existing.metadata?.name ?? "");
-  return isTerminating(existing)
+  const existingName = quote(existing.name ?? "");
+  return existing.terminating
     ? violation(
         "hibernation.wait-for-terminating",
         POD_NAME_PATH,

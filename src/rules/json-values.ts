@@ -1,5 +1,5 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
-import { isJsonObject } from "../json";
+import { isJsonObject } from "../json/read";
 
 const QUOTED_VALUE_LIMIT = 100;
 

@@ -18,7 +18,7 @@ import {
   toolboxMode,
   vmBackend,
 } from "../../src/cocoon/vm-options";
-import { isJsonObject } from "../../src/json";
+import { isJsonObject } from "../../src/json/read";
 
 /**
  * The field tree must define exactly the fields of the operator's CRDs. By

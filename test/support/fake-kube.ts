@@ -3,7 +3,7 @@ import {
   parentWorkloadFields,
   type WorkloadResource,
 } from "../../src/cocoon/workload";
-import { isJsonObject } from "../../src/json";
+import { isJsonObject } from "../../src/json/read";
 import { type KubeApi, KubeApiError } from "../../src/kube/kube-api";
 
 export interface FakeKubeCall {
