@@ -5,19 +5,21 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-declare module "hono" {
-  interface ContextVariableMap {
-    /** What a 4xx/5xx answer said was wrong, for the response's log line. */
-    rejection: string;
-  }
+/** What each error answer said was wrong, for the response's log line. */
+const rejections = new WeakMap<Response, string>();
+
+/** The reason an error answer gave, when it is one of jsonError's. */
+export function rejectionOf(response: Response): string | undefined {
+  return rejections.get(response);
 }
 
 type ErrorStatus = 400 | 404 | 405 | 413 | 415 | 500;
 
 /** Every non-review answer is a small JSON object saying what was wrong. */
 export function jsonError(c: Context, status: ErrorStatus, error: string, details?: string[]) {
-  c.set("rejection", error);
-  return c.json(details ? { error, details } : { error }, status);
+  const response = c.json(details ? { error, details } : { error }, status);
+  rejections.set(response, error);
+  return response;
 }
 
 export function methodNotAllowed(c: Context, allowed: readonly string[]) {

@@ -1,83 +1,75 @@
-import { createFactory } from "hono/factory";
-import { HTTPException } from "hono/http-exception";
-import { jsonError } from "../errors";
+import type { Context, Env } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { jsonError, methodNotAllowed } from "../errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
 import type { CollectedViolations } from "../rules/violation";
 import type { EndpointLabel } from "./endpoints";
 import { gateOperations, type Handler } from "./handler";
 import { encodeResponse } from "./response";
-import { type AdmissionRequest, type AdmissionReview, admissionReviewSchema } from "./review";
+import { type AdmissionRequest, admissionReviewSchema } from "./review";
 import { errored, type Verdict } from "./verdict";
-
-type AdmissionEnv = { Variables: { receivedAt: number } };
-
-const factory = createFactory<AdmissionEnv>();
 
 const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
 
 /** `application/json`, optionally with parameters such as `charset=utf-8`. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
-/**
- * The envelope, checked in one middleware: Content-Type, then the body Hono
- * parses (not JSON: a 400 from the app's error handler), then zod in one
- * synchronous pass, handed on as Hono's validated data (`c.req.valid`).
- * Synchronous `safeParse` lets zod use its compiled object parser, which
- * `safeParseAsync` (what @hono/zod-validator calls) never does.
- */
-const validReview = factory.createMiddleware<{
-  in: { json: unknown };
-  out: { json: AdmissionReview };
-}>(async (c, next) => {
-  c.set("receivedAt", performance.now());
-  const contentType = c.req.header("content-type") ?? "";
-  if (!JSON_MEDIA_TYPE.test(contentType)) {
-    return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
-  }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new HTTPException(400, { message: "Malformed JSON in request body" });
-  }
-  const result = admissionReviewSchema.safeParse(body);
-  if (!result.success) {
-    const details = result.error.issues.map(
-      (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
-    );
-    return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
-  }
-  c.req.addValidatedData("json", result.data);
-  await next();
-});
-
 const INTERNAL_ERROR = errored(
   "internal",
   "internal error while evaluating the request; retry, and report it if it persists",
 );
 
+const ALLOWED_METHODS = ["POST"];
+
+export interface AdmitOptions {
+  /** MAX_REQUEST_BYTES: a larger body is a 413 before it is read, or as soon as it passes this. */
+  readonly maxRequestBytes: number;
+}
+
 /**
- * The one admission pipeline: Content-Type check, envelope validation, the
- * operation gate, the handler, then exactly one metric sample, one log line
- * and the encoded review. A handler that throws fails closed, and what it
- * threw goes into the log line. A synchronous verdict is answered without a
- * detour through a promise.
+ * The one admission pipeline, as the single Hono handler of an endpoint's
+ * path (one handler per route lets Hono skip composing a middleware chain):
+ * the method, the body size, the Content-Type, the JSON, the envelope in
+ * one synchronous zod pass (which lets zod use its compiled object parser),
+ * the operation gate and the handler, then exactly one metric sample, one
+ * log line and the encoded review. A handler that throws fails closed, and
+ * what it threw goes into the log line. A synchronous verdict is answered
+ * without a detour through a promise.
  */
-export function admit<E extends EndpointLabel>(endpoint: E, handler: Handler<E>, log: Logger) {
+export function admit<E extends EndpointLabel, V extends Env>(
+  endpoint: E,
+  handler: Handler<E>,
+  log: Logger,
+  options: AdmitOptions,
+): (c: Context<V>) => Response | Promise<Response> {
   const examine = gateOperations(endpoint, handler);
   const decisions = admissionCells(endpoint);
   const duration = admissionDuration.labels(endpoint);
-  return factory.createHandlers(validReview, (c) => {
-    const { apiVersion, request } = c.req.valid("json");
-    const receivedAt = c.get("receivedAt");
+  const limit = limitBody(options.maxRequestBytes);
+
+  const review = async (c: Context<V>, receivedAt: number): Promise<Response> => {
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.raw.text());
+    } catch {
+      return jsonError(c, 400, "request body is not valid JSON: Malformed JSON in request body");
+    }
+    const parsed = admissionReviewSchema.safeParse(body);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map(
+        (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
+      );
+      return jsonError(c, 400, "request body is not a valid AdmissionReview", details);
+    }
+    const { apiVersion, request } = parsed.data;
     const answer = (verdict: Verdict, thrown?: unknown): Response => {
-      const body = encodeResponse(apiVersion, request.uid, verdict);
+      const encoded = encodeResponse(apiVersion, request.uid, verdict);
       decisions(verdict.result, verdict.reason).pending++;
       duration.observe((performance.now() - receivedAt) / 1000);
       logVerdict(log, endpoint, request, verdict, thrown);
       // A Response built directly: c.json() would make a Headers object per answer.
-      return new Response(JSON.stringify(body), REVIEW_RESPONSE_INIT);
+      return new Response(JSON.stringify(encoded), REVIEW_RESPONSE_INIT);
     };
     let verdict: Verdict | Promise<Verdict>;
     try {
@@ -89,7 +81,60 @@ export function admit<E extends EndpointLabel>(endpoint: E, handler: Handler<E>,
       return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
     }
     return answer(verdict);
-  });
+  };
+
+  const typedReview = (c: Context<V>, receivedAt: number): Response | Promise<Response> => {
+    const contentType = c.req.header("content-type") ?? "";
+    if (!JSON_MEDIA_TYPE.test(contentType)) {
+      return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
+    }
+    return review(c, receivedAt);
+  };
+
+  return (c) => {
+    if (c.req.method !== "POST") return methodNotAllowed(c, ALLOWED_METHODS);
+    const receivedAt = performance.now();
+    const size = limit(c);
+    if (size === "fits") return typedReview(c, receivedAt);
+    if (size === "unknown") return limit.streamed(c, async () => typedReview(c, receivedAt));
+    return size;
+  };
+}
+
+/**
+ * MAX_REQUEST_BYTES enforced by the app, so a 413 is a JSON answer that is
+ * counted and logged like every other 4xx: a declared Content-Length is
+ * refused before any byte is read, a chunked body as soon as it passes the
+ * limit. The connection is closed, as the rest of the body is never read.
+ * A declared length is checked from the header alone: touching
+ * `request.body` makes Bun build a stream for a body it has already read.
+ */
+function limitBody(maxBytes: number) {
+  const tooLarge = (c: Context) => {
+    c.header("Connection", "close");
+    return jsonError(
+      c,
+      413,
+      `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
+    );
+  };
+  const streamedLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  /** A 413 for a declared length past the limit; "unknown" when only reading the body can tell. */
+  const check = (c: Context): Response | "fits" | "unknown" => {
+    const headers = c.req.raw.headers;
+    const declared = headers.get("content-length");
+    if (declared === null || headers.has("transfer-encoding")) return "unknown";
+    return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c) : "fits";
+  };
+  /** Reads a body of unknown length up to the limit, then goes on with `next`. */
+  const streamed = async (c: Context, next: () => Promise<Response>): Promise<Response> => {
+    let answer: Response | undefined;
+    const limited = await streamedLimit(c, async () => {
+      answer = await next();
+    });
+    return limited ?? (answer as Response);
+  };
+  return Object.assign(check, { streamed });
 }
 
 function logVerdict(

@@ -31,4 +31,3 @@ export const admissionReviewSchema = z.object({
 });
 
 export type AdmissionRequest = z.infer<typeof admissionRequestSchema>;
-export type AdmissionReview = z.infer<typeof admissionReviewSchema>;

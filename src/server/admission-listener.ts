@@ -304,8 +304,15 @@ export class AdmissionListener {
     return generation;
   }
 
-  async #respond(request: Request, server: Server<undefined>): Promise<Response> {
-    const response = await this.#options.fetch(request, server);
+  /** The app's answer, told to close the connection when its server is draining; no promise added. */
+  #respond(request: Request, server: Server<undefined>): Response | Promise<Response> {
+    const response = this.#options.fetch(request, server);
+    if (response instanceof Promise)
+      return response.then((answer) => this.#closing(answer, server));
+    return this.#closing(response, server);
+  }
+
+  #closing(response: Response, server: Server<undefined>): Response {
     if (this.#draining.has(server)) response.headers.set("Connection", "close");
     return response;
   }

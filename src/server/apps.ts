@@ -1,11 +1,9 @@
 import type { SocketAddress } from "bun";
-import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
+import { Hono } from "hono";
 import { admit } from "../admission/admit";
 import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import type { Handler, Handlers } from "../admission/handler";
-import { jsonError, methodNotAllowed, notFound } from "../errors";
+import { jsonError, methodNotAllowed, notFound, rejectionOf } from "../errors";
 import type { Logger } from "../observability/logger";
 import {
   cachedExposition,
@@ -21,10 +19,6 @@ type ListenerEnv = { Bindings: { requestIP?(request: Request): SocketAddress | n
 function withErrorHandling(app: Hono<ListenerEnv>, log: Logger): Hono<ListenerEnv> {
   app.notFound(notFound);
   app.onError((error, c) => {
-    // The JSON validator raises HTTPException(400) for a body that is not JSON.
-    if (error instanceof HTTPException && error.status === 400) {
-      return jsonError(c, 400, `request body is not valid JSON: ${error.message}`);
-    }
     log.error({ err: error, path: c.req.path }, "unhandled error");
     return jsonError(c, 500, "internal error");
   });
@@ -36,61 +30,69 @@ function pathLabel(path: string): string {
   return endpointAt(path) === undefined ? "other" : path;
 }
 
+/** The admission app as the listener calls it. */
+export interface AdmissionApp {
+  fetch(request: Request, server?: ListenerEnv["Bindings"]): Response | Promise<Response>;
+}
+
 /**
  * Counts every response by path and status, tracks requests in flight, and
  * logs each 4xx at warn with what was wrong and who sent it: a misconfigured
  * or version-skewed apiserver then shows up in the metrics and the logs.
+ * Wrapped around the app rather than run as Hono middleware, so a review
+ * route keeps its single handler and Hono calls it without composing a chain.
  */
-function observeResponses(log: Logger): MiddlewareHandler<ListenerEnv> {
-  return async (c, next) => {
-    requestsInFlight.count++;
-    try {
-      await next();
-    } finally {
-      requestsInFlight.count--;
-      const { status } = c.res;
-      httpResponseCell(pathLabel(c.req.path), status).pending++;
-      if (status >= 400 && status < 500) {
-        const client = c.env?.requestIP?.(c.req.raw);
-        log.warn(
-          {
-            method: c.req.method,
-            path: c.req.path,
-            status,
-            reason: c.get("rejection"),
-            client: client ? `${client.address}:${client.port}` : undefined,
+function observeResponses(app: Hono<ListenerEnv>, log: Logger): AdmissionApp {
+  const settle = (request: Request, response: Response, server?: ListenerEnv["Bindings"]) => {
+    requestsInFlight.count--;
+    const { status } = response;
+    const path = pathOf(request.url);
+    httpResponseCell(pathLabel(path), status).pending++;
+    if (status >= 400 && status < 500) {
+      const client = server?.requestIP?.(request);
+      log.warn(
+        {
+          method: request.method,
+          path,
+          status,
+          reason: rejectionOf(response),
+          client: client ? `${client.address}:${client.port}` : undefined,
+        },
+        "request rejected",
+      );
+    }
+    return response;
+  };
+  return {
+    fetch(request, server) {
+      requestsInFlight.count++;
+      let response: Response | Promise<Response>;
+      try {
+        response = app.fetch(request, server);
+      } catch (error) {
+        requestsInFlight.count--;
+        throw error;
+      }
+      if (response instanceof Promise) {
+        return response.then(
+          (answer) => settle(request, answer, server),
+          (error: unknown) => {
+            requestsInFlight.count--;
+            throw error;
           },
-          "request rejected",
         );
       }
-    }
+      return settle(request, response, server);
+    },
   };
 }
 
-/**
- * MAX_REQUEST_BYTES enforced by the app, so a 413 is a JSON answer that is
- * counted and logged like every other 4xx: a declared Content-Length is
- * refused before any byte is read, a chunked body as soon as it passes the
- * limit. The connection is closed, as the rest of the body is never read.
- * A declared length is checked from the header alone: touching
- * `request.body` makes Bun build a stream for a body it has already read.
- */
-function limitBody(maxBytes: number): MiddlewareHandler {
-  const tooLarge = (c: Context) => {
-    c.header("Connection", "close");
-    return jsonError(
-      c,
-      413,
-      `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
-    );
-  };
-  const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
-  return (c, next) => {
-    const headers = c.req.raw.headers;
-    const declared = headers.get("content-length");
-    if (declared === null || headers.has("transfer-encoding")) return streamed(c, next);
-    return Number.parseInt(declared, 10) > maxBytes ? Promise.resolve(tooLarge(c)) : next();
-  };
+/** The path of a request URL, without the query. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
 }
 
 export interface AdmissionAppOptions {
@@ -103,18 +105,14 @@ export function createAdmissionApp(
   readiness: Readiness,
   log: Logger,
   options: AdmissionAppOptions,
-): Hono<ListenerEnv> {
-  const app = new Hono<ListenerEnv>();
-  app.use(observeResponses(log));
-  withErrorHandling(app, log);
+): AdmissionApp {
+  const app = withErrorHandling(new Hono<ListenerEnv>(), log);
   for (const endpoint of ENDPOINT_LABELS) {
-    const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
-    app.post(path, limitBody(options.maxRequestBytes), ...admit(endpoint, handler, log));
-    app.all(path, (c) => methodNotAllowed(c, ["POST"]));
+    app.all(ENDPOINTS[endpoint].path, admit(endpoint, handler, log, options));
   }
   mountProbes(app, readiness);
-  return app;
+  return observeResponses(app, log);
 }
 
 /** The plain-HTTP ops app: Prometheus metrics plus probes. */

@@ -14,7 +14,7 @@ const { log, lines: errorLines } = capturingLogger("error");
 
 function appWith(handler: Handler<"validate_cocoonset">) {
   const app = new Hono();
-  app.post("/review", ...admit("validate_cocoonset", handler, log));
+  app.post("/review", admit("validate_cocoonset", handler, log, { maxRequestBytes: 1 << 20 }));
   return app;
 }
 
@@ -177,10 +177,11 @@ describe("admit()", () => {
     const app = new Hono();
     app.post(
       "/review",
-      ...admit(
+      admit(
         "validate_cocoonset",
         () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
         capture,
+        { maxRequestBytes: 1 << 20 },
       ),
     );
     await send(app, review());
