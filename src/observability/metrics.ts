@@ -1,6 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type EndpointLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
 import { VERSION_INFO } from "../version";
+import type { CountCell } from "./deferred";
+import { cellTree, DeferredCounts, DeferredHistogram } from "./deferred";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
 export const registry = new Registry();
@@ -45,57 +47,6 @@ export const buildInfo = new Gauge({
   registers: [registry],
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
-
-/**
- * A count on the request path is `cell.pending++` on a cell looked up by
- * its label values (no string built, no allocation); the sums reach
- * prom-client when a series is read, from its `collect` hook (scrapes and
- * `get()` both call it). prom-client's own `inc()` hashes and checks the
- * label set on every call, which cost more than the rest of the count.
- */
-export interface CountCell {
-  pending: number;
-}
-
-class DeferredCounts {
-  readonly #cells: { readonly cell: CountCell; readonly flush: (by: number) => void }[] = [];
-
-  cell(flush: (by: number) => void): CountCell {
-    const cell = { pending: 0 };
-    this.#cells.push({ cell, flush });
-    return cell;
-  }
-
-  flush(): void {
-    for (const { cell, flush } of this.#cells) {
-      if (cell.pending === 0) continue;
-      const by = cell.pending;
-      cell.pending = 0;
-      flush(by);
-    }
-  }
-}
-
-/** One cell per combination of label values, created on first use. */
-function cellTree<Outer, Inner>(
-  counts: DeferredCounts,
-  flush: (outer: Outer, inner: Inner, by: number) => void,
-): (outer: Outer, inner: Inner) => CountCell {
-  const tree = new Map<Outer, Map<Inner, CountCell>>();
-  return (outer, inner) => {
-    let row = tree.get(outer);
-    if (!row) {
-      row = new Map();
-      tree.set(outer, row);
-    }
-    let cell = row.get(inner);
-    if (!cell) {
-      cell = counts.cell((by) => flush(outer, inner, by));
-      row.set(inner, cell);
-    }
-    return cell;
-  };
-}
 
 const httpResponseCounts = new DeferredCounts();
 
@@ -162,13 +113,13 @@ export function admissionCells(
   return cells;
 }
 
-export const admissionDuration = new Histogram({
-  name: "cocoon_webhook_admission_duration_seconds",
-  help: "Time from reading an AdmissionReview to encoding its response, by handler.",
-  labelNames: ["handler"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export const admissionDuration = new DeferredHistogram<EndpointLabel>(
+  "cocoon_webhook_admission_duration_seconds",
+  "Time from reading an AdmissionReview to encoding its response, by handler.",
+  "handler",
+  LATENCY_BUCKETS,
+  [registry],
+);
 
 export const apiserverRequestsTotal = new Counter({
   name: "cocoon_webhook_apiserver_requests_total",
