@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OPERATOR_USERNAME } from "./cocoon/keys";
+import { OPERATOR_USERNAME } from "./cocoon/identities";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,6 +1,8 @@
-import { MESSAGE_PREFIX } from "../cocoon/keys";
 import type { AdmissionApiVersion } from "./review";
 import type { Verdict } from "./verdict";
+
+/** Every denial message starts with this, so operators can grep for it. */
+export const MESSAGE_PREFIX = "cocoon-webhook: ";
 
 export interface AdmissionResponseReview {
   apiVersion: AdmissionApiVersion;

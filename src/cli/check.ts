@@ -1,11 +1,11 @@
 import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../cocoon/crd-fields";
+import { namespaceOf } from "../cocoon/namespace";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
   COCOONHIBERNATION_KIND,
   COCOONSET_KIND,
-} from "../cocoon/keys";
-import { namespaceOf } from "../cocoon/namespace";
+} from "../cocoon/resources";
 import { type JsonPath, stringAt } from "../json/read";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";

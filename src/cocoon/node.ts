@@ -1,5 +1,5 @@
 import { isJsonObject, MISTYPED, readList, valueAt } from "../json/read";
-import { COCOON_TOLERATION_KEY } from "./keys";
+import { COCOON_TOLERATION_KEY } from "./markers";
 
 /**
  * `vm`: the node carries a taint keyed `virtual-kubelet.io/provider` (any

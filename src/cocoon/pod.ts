@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
-import { COCOONSET_KIND, VM_NAME_ANNOTATION } from "./keys";
+import { VM_NAME_ANNOTATION } from "./markers";
+import { COCOONSET_KIND } from "./resources";
 import { hasCocoonToleration } from "./tolerations";
 
 /*

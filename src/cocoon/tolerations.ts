@@ -1,5 +1,5 @@
 import { isJsonObject } from "../json/read";
-import { COCOON_TOLERATION_KEY } from "./keys";
+import { COCOON_TOLERATION_KEY } from "./markers";
 
 /**
  * Whether a toleration's key is the cocoon taint key, whatever its operator,

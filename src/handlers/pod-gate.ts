@@ -1,12 +1,8 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
 import { bindingTargetNode } from "../cocoon/binding";
-import {
-  COCOON_TOLERATION_KEY,
-  COCOONSET_KIND,
-  SCHEDULER_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../cocoon/keys";
+import { SCHEDULER_USERNAME } from "../cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
 import { isDnsLabel, isDnsSubdomain } from "../cocoon/names";
 import { readNodeKind } from "../cocoon/node";
 import {
@@ -15,6 +11,7 @@ import {
   readPodMarkers,
   requestedNodeName,
 } from "../cocoon/pod";
+import { COCOONSET_KIND } from "../cocoon/resources";
 import { type KubeApi, KubeApiError } from "../kube/kube-api";
 
 type PodGateVerdict = Verdict<"mutate">;

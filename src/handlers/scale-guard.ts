@@ -1,6 +1,7 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
-import { COCOON_TOLERATION_KEY, COCOONHIBERNATION_KIND } from "../cocoon/keys";
+import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
+import { COCOONHIBERNATION_KIND } from "../cocoon/resources";
 import {
   isWorkloadKind,
   isWorkloadResource,

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import {
-  COCOON_GROUP,
-  COCOON_VERSION,
-  COCOONHIBERNATION_KIND,
-  COCOONHIBERNATION_PLURAL,
-} from "../cocoon/keys";
-import {
   DNS_LABEL_MAX_LENGTH,
   DNS_SUBDOMAIN_MAX_LENGTH,
   isDnsLabel,
   isDnsSubdomain,
 } from "../cocoon/names";
+import {
+  COCOON_GROUP,
+  COCOON_VERSION,
+  COCOONHIBERNATION_KIND,
+  COCOONHIBERNATION_PLURAL,
+} from "../cocoon/resources";
 import {
   parentWorkloadFields,
   WORKLOAD_API_VERSION,

@@ -1,4 +1,4 @@
-import type { COCOONHIBERNATION_PLURAL } from "../cocoon/keys";
+import type { COCOONHIBERNATION_PLURAL } from "../cocoon/resources";
 import type { WorkloadResource } from "../cocoon/workload";
 import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";

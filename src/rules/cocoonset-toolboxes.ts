@@ -1,5 +1,5 @@
+import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/crd-enums";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../cocoon/names";
-import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/vm-options";
 import type { DecodedToolbox } from "./cocoonset-shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
 import { quote } from "./json-values";

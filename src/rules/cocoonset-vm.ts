@@ -1,4 +1,3 @@
-import { cloneImageProblem, isCloudImageUrl } from "../cocoon/image";
 import {
   connType,
   DEFAULT_GUEST_OS,
@@ -6,7 +5,8 @@ import {
   guestOs,
   type VmBackend,
   vmBackend,
-} from "../cocoon/vm-options";
+} from "../cocoon/crd-enums";
+import { cloneImageProblem, isCloudImageUrl } from "../cocoon/image";
 import type { VmOptionFields } from "./cocoonset-shape";
 import { quote } from "./json-values";
 import {

@@ -3,7 +3,7 @@ import {
   DEFAULT_AGENT_MODE,
   hibernatePolicy,
   snapshotPolicy,
-} from "../cocoon/vm-options";
+} from "../cocoon/crd-enums";
 import { isJsonObject } from "../json/read";
 import { nameBudgetViolations } from "./cocoonset-names";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";

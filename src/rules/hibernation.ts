@@ -1,4 +1,4 @@
-import { hibernationDesire } from "../cocoon/vm-options";
+import { hibernationDesire } from "../cocoon/crd-enums";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import type { HibernationRuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";

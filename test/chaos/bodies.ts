@@ -1,8 +1,5 @@
-import {
-  COCOON_TOLERATION_KEY,
-  OPERATOR_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import {
   type AdmissionReviewBody,
   admissionReview,

@@ -3,12 +3,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import {
-  COCOONHIBERNATION_FIELDS,
-  COCOONSET_FIELDS,
-  type FieldNode,
-} from "../../src/cocoon/crd-fields";
-import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/keys";
-import {
   agentMode,
   connType,
   guestOs,
@@ -17,7 +11,13 @@ import {
   snapshotPolicy,
   toolboxMode,
   vmBackend,
-} from "../../src/cocoon/vm-options";
+} from "../../src/cocoon/crd-enums";
+import {
+  COCOONHIBERNATION_FIELDS,
+  COCOONSET_FIELDS,
+  type FieldNode,
+} from "../../src/cocoon/crd-fields";
+import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/resources";
 import { isJsonObject } from "../../src/json/read";
 
 /**

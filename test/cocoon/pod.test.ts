@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { COCOON_TOLERATION_KEY, COCOONSET_KIND, VM_NAME_ANNOTATION } from "../../src/cocoon/keys";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import {
   type PodMarkers,
   podEntersCocoonGate,
   podOwnedByCocoonSet,
   readPodMarkers,
 } from "../../src/cocoon/pod";
+import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import { hasCocoonToleration } from "../../src/cocoon/tolerations";
 import { MISTYPED, readList } from "../../src/json/read";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { COCOON_TOLERATION_KEY } from "../../src/cocoon/keys";
+import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import {
   isWorkloadKind,
   isWorkloadResource,

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import fc from "fast-check";
 import { ENDPOINT_LABELS } from "../../src/admission/endpoints";
-import { COCOON_TOLERATION_KEY, OPERATOR_USERNAME } from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
 import {
   admissionReview,

@@ -1,10 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import {
-  COCOON_TOLERATION_KEY,
-  OPERATOR_USERNAME,
-  SCHEDULER_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME, SCHEDULER_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { admissionReview, BINDING_KIND, COCOONSET_OWNER } from "../support/admission-review";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";

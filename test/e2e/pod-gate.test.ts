@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  COCOON_TOLERATION_KEY,
-  OPERATOR_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { admissionReview, COCOONSET_OWNER, DEPLOYMENT_KIND } from "../support/admission-review";
 import { readReview, sampleValue, startWebhook, type WebhookProcess } from "./harness";
 

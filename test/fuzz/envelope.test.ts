@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type EndpointLabel, resultReasons } from "../../src/admission/endpoints";
-import { encodeResponse } from "../../src/admission/response";
+import { encodeResponse, MESSAGE_PREFIX } from "../../src/admission/response";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
 import { denied, type Verdict } from "../../src/admission/verdict";
-import { COCOON_TOLERATION_KEY, MESSAGE_PREFIX } from "../../src/cocoon/keys";
+import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import type { HandlerDeps } from "../../src/handlers";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

@@ -1,12 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Verdict } from "../../src/admission/verdict";
-import {
-  COCOON_TOLERATION_KEY,
-  COCOONSET_KIND,
-  OPERATOR_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

@@ -1,13 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { MESSAGE_PREFIX } from "../../src/admission/response";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
-import {
-  COCOON_TOLERATION_KEY,
-  COCOONSET_KIND,
-  MESSAGE_PREFIX,
-  OPERATOR_USERNAME,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import type { PodGateDeps } from "../../src/handlers/pod-gate";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

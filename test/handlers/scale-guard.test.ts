@@ -1,11 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { MESSAGE_PREFIX } from "../../src/admission/response";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
-import {
-  COCOON_TOLERATION_KEY,
-  COCOONHIBERNATION_KIND,
-  MESSAGE_PREFIX,
-} from "../../src/cocoon/keys";
+import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
+import { COCOONHIBERNATION_KIND } from "../../src/cocoon/resources";
 import { KubeApiError } from "../../src/kube/kube-api";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
 import { admissionRequestSchema } from "../../src/admission/review";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/keys";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { podEntersCocoonGate, podNamesNode } from "../../src/cocoon/pod";
 import {
   readScaleReplicas,

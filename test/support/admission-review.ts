@@ -1,5 +1,5 @@
 import type { AdmissionRequest } from "../../src/admission/review";
-import { OPERATOR_USERNAME } from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 
 /**
  * The one place tests, fuzzers, the chaos suite and the benchmark build

@@ -3,7 +3,7 @@ import { STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
-import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../../src/cocoon/keys";
+import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../../src/cocoon/resources";
 import { createTestCa, type TestCa } from "./certs";
 
 /**

@@ -2,7 +2,7 @@ import type { EndpointLabel } from "../../src/admission/endpoints";
 import { gateOperations } from "../../src/admission/handler";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
-import { OPERATOR_USERNAME } from "../../src/cocoon/keys";
+import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { buildHandlers, type HandlerDeps } from "../../src/handlers";
 import { FakeKube } from "./fake-kube";
 

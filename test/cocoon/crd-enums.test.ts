@@ -12,7 +12,7 @@ import {
   snapshotPolicy,
   toolboxMode,
   vmBackend,
-} from "../../src/cocoon/vm-options";
+} from "../../src/cocoon/crd-enums";
 
 describe("cocoon enums", () => {
   test.each([
