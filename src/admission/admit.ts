@@ -84,7 +84,7 @@ export function admit<E extends EndpointLabel, V extends Env>(
   };
 
   const typedReview = (c: Context<V>, receivedAt: number): Response | Promise<Response> => {
-    const contentType = c.req.header("content-type") ?? "";
+    const contentType = c.req.raw.headers.get("content-type") ?? "";
     if (!JSON_MEDIA_TYPE.test(contentType)) {
       return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
     }
