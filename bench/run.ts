@@ -22,13 +22,6 @@ import { join } from "node:path";
 import { createTestCa } from "../test/support/certs";
 import { startFakeApiserver } from "../test/support/fake-apiserver";
 import {
-  FIXED_RATES,
-  type FixedRateResult,
-  fixedRateRun,
-  type GcProbeResult,
-  gcProbe,
-} from "./lib/fixed-rate";
-import {
   coresBusy,
   describeMachine,
   MIB,
@@ -36,7 +29,14 @@ import {
   peakRssBytes,
   processCpuSeconds,
   rssBytes,
-} from "./lib/procfs";
+} from "../test/support/procfs";
+import {
+  FIXED_RATES,
+  type FixedRateResult,
+  fixedRateRun,
+  type GcProbeResult,
+  gcProbe,
+} from "./lib/fixed-rate";
 import {
   evaluateGoals,
   type MemoryResult,

@@ -1,7 +1,8 @@
 /** The results file's shape, the goals, and the markdown tables printed from it. */
+
+import { MIB } from "../../test/support/procfs";
 import type { ScenarioId } from "../payloads";
 import type { FixedRateResult, GcProbeResult } from "./fixed-rate";
-import { MIB } from "./procfs";
 import type { ServerId } from "./servers";
 import type { ValidatorResult } from "./validator";
 import type { WrkRun } from "./wrk";

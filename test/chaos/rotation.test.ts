@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import type { WebhookProcess } from "../e2e/harness";
 import { createTestCa, type TestCa } from "../support/certs";
 import { waitUntil } from "../support/eventually";
+import { processCpuSeconds } from "../support/procfs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
 import {
@@ -23,12 +24,6 @@ const BURST_AFTER = 100;
 const BURST_REWRITES = 20;
 const BURST_SPACING_MS = 100;
 const CLIENTS = { freshClients: 8, keepAliveClients: 8, pausingClients: 8, pauseMaxMs: 3000 };
-
-/** utime + stime of a process in seconds, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under mixed load", () => {
   let ca: TestCa;
@@ -74,7 +69,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under mixed load", 
     const target = { url: webhook.admissionUrl, ca: ca.cert };
     const successBefore = await reloads("success");
     const failureBefore = await reloads("failure");
-    const cpuBefore = cpuSeconds(pid);
+    const cpuBefore = processCpuSeconds(pid);
     const load = startMixedLoad(target, { ...CLIENTS, maxMs: 400_000 });
     const startedAt = performance.now();
     let maxListening = 0;
@@ -120,7 +115,7 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: certificate rotation under mixed load", 
     clearInterval(sampler);
     await load.stop();
     const elapsedS = (performance.now() - startedAt) / 1000;
-    const cpu = cpuSeconds(pid) - cpuBefore;
+    const cpu = processCpuSeconds(pid) - cpuBefore;
     const failed = describeFailures(load.outcomes);
     const count = (kind: string, ok?: boolean) =>
       load.outcomes.filter(

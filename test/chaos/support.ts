@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { join } from "node:path";
 import { admissionReview } from "../support/admission-review";
+import { rssBytes } from "../support/procfs";
 
 /**
  * The chaos suite takes minutes, so it runs only when asked for by path
@@ -70,9 +71,7 @@ export function percentile(values: readonly number[], p: number): number {
 
 /** VmRSS of a process in KiB, from /proc. */
 export function rssKib(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  return match ? Number(match[1]) : 0;
+  return rssBytes(pid) / 1024;
 }
 
 export interface Outcome {
