@@ -32,7 +32,7 @@ PLATFORMS := linux/amd64,linux/arm64
 # --push for a registry; --load puts a single-platform image into the local engine.
 IMAGE_OUTPUT := --push
 
-.PHONY: help deps run test typecheck lint lint-workflows unused unit build e2e dist dist-test image \
+.PHONY: help deps run test typecheck lint lint-workflows unused unit build e2e controlplane dist dist-test image \
   bench chaos kind-e2e clean
 
 .DEFAULT_GOAL := help
@@ -57,8 +57,8 @@ run: deps $(DEV_CERTS)/tls.crt
 $(DEV_CERTS)/tls.crt:
 	scripts/dev-cert.sh $(DEV_CERTS)
 
-## everything CI runs: typecheck, lint, workflows, unused exports, unit, build, e2e, dist-test
-test: deps typecheck lint lint-workflows unused unit build e2e dist-test
+## everything CI runs: typecheck, lint, workflows, unused exports, unit, build, e2e, control plane, dist-test
+test: deps typecheck lint lint-workflows unused unit build e2e controlplane dist-test
 
 ## tsc --noEmit, strict
 typecheck: deps
@@ -81,7 +81,7 @@ lint-workflows: deps
 ## unit and property tests (no binary needed)
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**' \
-	  --path-ignore-patterns='test/release/dist.test.ts'
+	  --path-ignore-patterns='test/release/dist.test.ts' --path-ignore-patterns='test/controlplane/**'
 
 ## compile dist/cocoon-webhook for this machine
 build: deps
@@ -108,6 +108,27 @@ dist-test: dist
 ## end-to-end tests: the compiled binary over TLS against the fake apiserver
 e2e: build
 	$(BUN) test test/e2e
+
+# kube-apiserver, etcd and kubectl come from KUBEBUILDER_ASSETS or are built
+# from test/controlplane/go.mod into a cache outside the tree (a cold build
+# takes a while, later runs reuse it). Without Go and without
+# KUBEBUILDER_ASSETS the tier cannot run: it says so loudly, and fails when
+# REQUIRE_CONTROLPLANE is set (CI sets it, so CI never skips it).
+## the real-control-plane tier: our manifests in a real kube-apiserver, scenarios through it
+controlplane: build
+	@status=0; scripts/controlplane.sh >/dev/null || status=$$?; \
+	if [ "$$status" -eq 3 ]; then \
+	  echo "=================================================================="; \
+	  echo "THE REAL-CONTROL-PLANE TIER DID NOT RUN: no Go toolchain and no"; \
+	  echo "KUBEBUILDER_ASSETS. Install Go (1.26 or newer), or point"; \
+	  echo "KUBEBUILDER_ASSETS at a folder with kube-apiserver and etcd"; \
+	  echo "(setup-envtest), and run make controlplane."; \
+	  echo "=================================================================="; \
+	  if [ -n "$${REQUIRE_CONTROLPLANE:-}" ]; then exit 1; fi; \
+	  exit 0; \
+	fi; \
+	if [ "$$status" -ne 0 ]; then exit "$$status"; fi; \
+	$(BUN) test --preload ./test/controlplane/setup.ts --timeout 60000 test/controlplane
 
 # Not part of `make test`: timings are figures to read, never assertions.
 ## benchmark against a floor and a peer server (about 4 minutes; figures, not assertions)
