@@ -19,6 +19,14 @@ endif
 BUILD_TIME := $(if $(SOURCE_DATE_EPOCH),$(shell node -p \
   "new Date($(SOURCE_DATE_EPOCH) * 1000).toISOString().replace('.000Z', 'Z')"),unknown)
 DEV_CERTS := .dev/certs
+# helm, kustomize and actionlint, built from the Go module in test/tools into a
+# cache outside the work tree (the first build takes minutes, later ones none).
+GO_TOOLS := scripts/go-build-cached.sh test/tools tools
+# Debian packages the checks need, each with a file it installs; installed
+# when missing (as root or with passwordless sudo), a failure otherwise.
+SHELLCHECK_PACKAGE := shellcheck=/usr/bin/shellcheck
+ARM64_PACKAGES := qemu-user=/usr/bin/qemu-aarch64 \
+  libc6-arm64-cross=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
 # Release binaries: Bun's target names; the image maps Docker's TARGETARCH onto them.
 DIST_TARGETS := linux-x64 linux-arm64
 DIST_DIR := dist
@@ -32,8 +40,8 @@ PLATFORMS := linux/amd64,linux/arm64
 # --push for a registry; --load puts a single-platform image into the local engine.
 IMAGE_OUTPUT := --push
 
-.PHONY: help deps run test typecheck lint lint-workflows unused unit build e2e dist dist-test image \
-  bench chaos kind-e2e clean
+.PHONY: help deps tools run test typecheck lint lint-shell lint-workflows lint-chart chart unused \
+  unit build e2e dist dist-test image bench chaos kind-e2e clean
 
 .DEFAULT_GOAL := help
 
@@ -57,8 +65,12 @@ run: deps $(DEV_CERTS)/tls.crt
 $(DEV_CERTS)/tls.crt:
 	scripts/dev-cert.sh $(DEV_CERTS)
 
-## everything CI runs: typecheck, lint, workflows, unused exports, unit, build, e2e, dist-test
-test: deps typecheck lint lint-workflows unused unit build e2e dist-test
+## everything CI runs: typecheck, lint, shell, workflows, chart, unused exports, unit, build, e2e, dist-test
+test: deps typecheck lint lint-shell lint-workflows lint-chart unused unit build e2e dist-test
+
+## build helm, kustomize and actionlint from test/tools into the cache; print its folder
+tools:
+	@$(GO_TOOLS)
 
 ## tsc --noEmit, strict
 typecheck: deps
@@ -73,15 +85,31 @@ lint: deps
 unused: deps
 	$(BIN)/knip
 
-# The workflows against the GitHub Actions schema.
-## the GitHub workflows against the GitHub Actions schema
+## shellcheck on every shell script (installs Debian's shellcheck when missing)
+lint-shell:
+	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
+	shellcheck scripts/*.sh .ci/run
+
+# The schema check catches a misplaced key; actionlint the expressions, the
+# action inputs and, through shellcheck, every run: script.
+## the GitHub workflows: the Actions schema, then actionlint with shellcheck
 lint-workflows: deps
 	for workflow in .github/workflows/*.yml; do $(BIN)/action-validator "$$workflow"; done
+	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
+	tools="$$($(GO_TOOLS))"; "$$tools/actionlint" -shellcheck "$$(command -v shellcheck)"
+
+## regenerate charts/cocoon-webhook from manifests/ (commit the result)
+chart: deps
+	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) scripts/generate-chart.ts
+
+## helm lint, and the chart against the manifests it is generated from
+lint-chart: deps
+	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) test --timeout 60000 test/chart
 
 ## unit and property tests (no binary needed)
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**' \
-	  --path-ignore-patterns='test/release/dist.test.ts'
+	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/release/dist.test.ts'
 
 ## compile dist/cocoon-webhook for this machine
 build: deps
@@ -99,10 +127,12 @@ dist: deps
 	  (cd "$(DIST_DIR)" && sha256sum "cocoon-webhook-$$target" > "cocoon-webhook-$$target.sha256"); \
 	done
 
-# The release binaries run (arm64 under qemu-aarch64 when installed, a visible
-# skip otherwise), carry the commit's stamp and rebuild to the same bytes.
-## run the release binaries (arm64 under qemu when installed) and check they rebuild to the same bytes
+# The release binaries run (arm64 under qemu-aarch64, installed when missing:
+# an architecture that was not run fails, it is never skipped), carry the
+# commit's stamp and rebuild to the same bytes.
+## run the release binaries (arm64 under qemu) and check they rebuild to the same bytes
 dist-test: dist
+	scripts/debian-packages.sh $(ARM64_PACKAGES)
 	$(BUN) test --timeout 120000 test/release/dist.test.ts
 
 ## end-to-end tests: the compiled binary over TLS against the fake apiserver
