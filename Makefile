@@ -27,7 +27,9 @@ GO_TOOLS := scripts/go-build-cached.sh test/tools tools
 SHELLCHECK_PACKAGE := shellcheck=/usr/bin/shellcheck
 ARM64_PACKAGES := qemu-user=/usr/bin/qemu-aarch64 \
   libc6-arm64-cross=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
-# Release binaries: Bun's target names; the image maps Docker's TARGETARCH onto them.
+# Release binaries; the image maps Docker's TARGETARCH onto them. linux-x64 embeds
+# Bun's baseline runtime (no AVX2 needed); `make bench` also builds linux-x64-avx2,
+# the modern runtime, to compare (scripts/bun-runtime.ts).
 DIST_TARGETS := linux-x64 linux-arm64
 DIST_DIR := dist
 COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
@@ -118,11 +120,12 @@ build: deps
 # Release binaries $(DIST_DIR)/cocoon-webhook-<target> and their sha256sum files.
 # The embedded runtimes are Bun's npm packages, pinned with their integrity
 # in package-lock.json (scripts/bun-runtime.ts), so only the npm registry is needed.
-## release binaries for linux-x64 and linux-arm64 with .sha256 files
+## release binaries for linux-x64 (no AVX2 needed) and linux-arm64 with .sha256 files
 dist: deps
 	for target in $(DIST_TARGETS); do \
 	  runtime="$$($(BUN) scripts/bun-runtime.ts "$$target")"; \
-	  $(COMPILE) --target="bun-$$target" --compile-executable-path="$$runtime" \
+	  bun_target="$$($(BUN) scripts/bun-runtime.ts "$$target" --bun-target)"; \
+	  $(COMPILE) --target="$$bun_target" --compile-executable-path="$$runtime" \
 	    --outfile "$(DIST_DIR)/cocoon-webhook-$$target"; \
 	  (cd "$(DIST_DIR)" && sha256sum "cocoon-webhook-$$target" > "cocoon-webhook-$$target.sha256"); \
 	done
@@ -140,9 +143,11 @@ e2e: build
 	$(BUN) test test/e2e
 
 # Not part of `make test`: timings are figures to read, never assertions.
-## benchmark against a floor and a peer server (about 4 minutes; figures, not assertions)
+## benchmark against a floor and a peer, then the two x64 runtimes (about 8 minutes; figures)
 bench: build
 	$(BUN) bench/run.ts
+	$(MAKE) --no-print-directory dist DIST_TARGETS="linux-x64 linux-x64-avx2"
+	$(BUN) bench/runtimes.ts
 
 ## the long reliability suite (about 14 minutes; CHAOS_SOAK_SECONDS=30 for a quick pass)
 chaos: build
