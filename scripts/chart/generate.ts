@@ -32,7 +32,7 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   files.set("templates/NOTES.txt", NOTES);
   files.set(DASHBOARD_FILE, dashboardOf(monitoring));
   for (const object of [...defaults, ...monitoring]) {
-    files.set(`templates/${templateName(object)}`, templateOf(object));
+    files.set(`templates/${templateName(object)}`, templateOf(object, version));
   }
   return files;
 }
@@ -60,12 +60,13 @@ function templateName(object: Json): string {
 }
 
 /** The one template of an object: its YAML with values in place of what operators change. */
-function templateOf(original: Json): string {
+function templateOf(original: Json, version: string): string {
   const template = new TemplateText();
-  const object = withNamespace(
-    structuredClone(original),
-    template.expression("{{ .Release.Namespace }}"),
-  );
+  const object = replaceInStrings(structuredClone(original), [
+    [NAMESPACE, template.expression("{{ .Release.Namespace }}")],
+    // Runbook links name the release whose docs they point at.
+    [`/blob/v${version}/`, template.expression("/blob/v{{ .Chart.AppVersion }}/")],
+  ]);
   const condition = TEMPLATED[String(original.kind)]?.(object, template, original);
   const body = template.render([object]);
   return condition ? `{{- if ${condition} }}\n${body}{{- end }}\n` : body;
@@ -280,10 +281,12 @@ function dashboardOf(objects: Json[]): string {
   return json;
 }
 
-/** Every string equal to, or naming, the install namespace, made the release's. */
-function withNamespace(value: Json, token: string): Json {
+/** Every string with each `from` replaced by its token: the namespace, the release in links. */
+function replaceInStrings(value: Json, replacements: readonly [from: string, to: string][]): Json {
   const replace = (node: unknown): unknown => {
-    if (typeof node === "string") return node.replaceAll(NAMESPACE, token);
+    if (typeof node === "string") {
+      return replacements.reduce((text, [from, to]) => text.replaceAll(from, to), node);
+    }
     if (Array.isArray(node)) return node.map(replace);
     if (typeof node === "object" && node !== null) {
       return Object.fromEntries(Object.entries(node).map(([key, each]) => [key, replace(each)]));
