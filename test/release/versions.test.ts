@@ -45,9 +45,9 @@ describe("one version, from package.json", () => {
     const release = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
     expect(release).toContain(`"$\{GITHUB_REF_NAME}" != "v$\{version}"`);
     expect(release).toContain('version="$(node -p \'require("./package.json").version\')"');
-    expect(release).toContain("VERSION: ${{ needs.check.outputs.version }}");
+    expect(release).toContain(`VERSION: $\{{ needs.check.outputs.version }}`);
     expect(release).toContain(
-      'make image PLATFORMS=linux/amd64,linux/arm64 IMAGE_TAG="${VERSION}"',
+      `make image PLATFORMS=linux/amd64,linux/arm64 IMAGE_TAG="$\{VERSION}"`,
     );
   });
 });
@@ -73,7 +73,7 @@ describe("release workflow", () => {
 
   test("signs the image and every published file keylessly, with provenance and SBOMs", () => {
     const image = JSON.stringify(release.jobs.image.steps);
-    expect(image).toContain('cosign sign --yes \\"${IMAGE}@${DIGEST}\\"');
+    expect(image).toContain(`cosign sign --yes \\"$\{IMAGE}@$\{DIGEST}\\"`);
     expect(image).toContain("actions/attest-build-provenance@");
     const steps = JSON.stringify(release.jobs.release.steps);
     expect(steps).toContain("cosign sign-blob --yes --bundle");
@@ -88,10 +88,10 @@ describe("release workflow", () => {
 
   test("records the image digest in the notes, the manifests and the chart", () => {
     const text = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
-    expect(release.jobs.release.env.DIGEST).toBe("${{ needs.image.outputs.digest }}");
-    expect(text).toContain('echo "- Image: \\`${IMAGE}:${VERSION}@${DIGEST}\\`');
-    expect(text).toContain("\\n    digest: ${DIGEST}/");
-    expect(text).toContain('/  digest: \\"${DIGEST}\\"/');
+    expect(release.jobs.release.env.DIGEST).toBe(`$\{{ needs.image.outputs.digest }}`);
+    expect(text).toContain(`echo "- Image: \\\`$\{IMAGE}:$\{VERSION}@$\{DIGEST}\\\``);
+    expect(text).toContain(`\\n    digest: $\{DIGEST}/`);
+    expect(text).toContain(`/  digest: \\"$\{DIGEST}\\"/`);
   });
 
   test("builds the image for both architectures and may push packages", () => {
