@@ -12,10 +12,13 @@
 # GO_LDFLAGS   optional -ldflags for every binary (-X of a variable a package
 #              does not have is ignored, so one string can serve several)
 #
-# Each binary is named after the last element of its package path that is not
-# a major-version suffix (helm.sh/helm/v4/cmd/helm -> helm, go.etcd.io/etcd/server/v3
-# -> server). Concurrent callers wait on a lock and build once. Exit 3 when no
-# Go toolchain is on PATH: the caller fails loudly, naming what it could not run.
+# GO_BINARY_NAMES optional "PACKAGE=NAME ..." for binaries not to be named after
+#              their package (go.etcd.io/etcd/server/v3=etcd)
+#
+# Otherwise each binary is named after the last element of its package path
+# that is not a major-version suffix (helm.sh/helm/v4/cmd/helm -> helm).
+# Concurrent callers wait on a lock and build once. Exit 3 when no Go
+# toolchain is on PATH: the caller fails loudly, naming what it could not run.
 # Build output goes to stderr; stdout carries only the folder.
 set -euo pipefail
 
@@ -40,7 +43,13 @@ if [[ ${#packages[@]} -eq 0 ]]; then
 fi
 
 binary_name() {
-  local path=$1 name
+  local path=$1 name pair
+  for pair in ${GO_BINARY_NAMES:-}; do
+    if [[ ${pair%%=*} == "$path" ]]; then
+      echo "${pair#*=}"
+      return
+    fi
+  done
   name="${path##*/}"
   if [[ $name =~ ^v[0-9]+$ ]]; then
     path="${path%/*}"
@@ -56,7 +65,7 @@ has_binaries() {
   done
 }
 
-key="$(cat "$module_dir/go.mod" "$module_dir/go.sum" <(go env GOVERSION GOARCH) <(printf '%s' "${GO_LDFLAGS:-}") |
+key="$(cat "$module_dir/go.mod" "$module_dir/go.sum" <(go env GOVERSION GOARCH) <(printf '%s\n%s' "${GO_LDFLAGS:-}" "${GO_BINARY_NAMES:-}") |
   sha256sum | cut -c1-16)"
 cache_root="${GO_BUILD_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/cocoon-webhook}/$cache_name"
 cache_dir="$cache_root/$key"
