@@ -94,6 +94,9 @@ const environmentSchema = z.object({
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
 });
 
+/** Every variable the webhook reads, in the order docs/configuration.md lists them. */
+export const ENVIRONMENT_VARIABLES = Object.keys(environmentSchema.shape);
+
 /**
  * The configuration as the code reads it: named for what each value is, and
  * every duration in milliseconds, said in its name.
