@@ -170,7 +170,13 @@ export async function startControlPlane(binaries: ControlPlaneBinaries): Promise
       auditLogPath,
       dir,
       request,
-      kubectl: (args, options = {}) => kubectl(binaries.kubectl, adminKubeconfig, args, options),
+      kubectl: (args, options = {}) =>
+        kubectl(
+          binaries.kubectl,
+          [`--kubeconfig=${adminKubeconfig}`, `--cache-dir=${join(dir, "kubectl-cache")}`],
+          args,
+          options,
+        ),
       stop,
     };
   } catch (error) {
@@ -293,7 +299,7 @@ function parseWarnings(header: string): string[] {
 
 async function kubectl(
   binary: string,
-  kubeconfig: string,
+  connection: readonly string[],
   args: readonly string[],
   options: { as?: Identity; stdin?: string },
 ): Promise<CommandResult> {
@@ -303,7 +309,7 @@ async function kubectl(
         ...(options.as.groups ?? []).map((group) => `--as-group=${group}`),
       ]
     : [];
-  const child = Bun.spawn([binary, `--kubeconfig=${kubeconfig}`, ...identity, ...args], {
+  const child = Bun.spawn([binary, ...connection, ...identity, ...args], {
     env: CHILD_ENV,
     stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
     stdout: "pipe",

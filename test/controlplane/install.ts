@@ -1,10 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments, stringify as toYaml } from "yaml";
 import { startWebhook, type WebhookProcess } from "../e2e/harness";
 import type { KeyPair, TestCa } from "../support/certs";
 import { base64, kubeconfigYaml } from "../support/kubeconfig";
-import type { ControlPlane, Identity } from "./cluster";
+import type { ApiAnswer, ControlPlane, Identity } from "./cluster";
 
 /*
  * cocoon-webhook installed into a real control plane from our own manifests:
@@ -60,10 +60,22 @@ export interface InstalledWebhook {
   readonly process: () => WebhookProcess;
   /** The rendered objects of manifests/default, unpatched. */
   readonly manifests: readonly KubeObject[];
+  /** What every webhook's clientConfig names in a local run: the URL base and the CA bundle. */
+  readonly localClientConfig: { readonly url: string; readonly caBundle: string };
   /** Stops the binary (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
   /** Starts the binary again on the same ports, with the same certificates. */
   restart(): Promise<void>;
+  /** Deletes the objects installed from manifests/default (the RBAC, the ServiceAccount, the webhook configurations). */
+  removeManifests(): Promise<void>;
+  /** Installs them again from manifests/default, and reconnects. */
+  applyManifests(): Promise<void>;
+  /**
+   * Puts a fresh token of the webhook's ServiceAccount (after the account
+   * was created anew) where the binary reads it, and waits until every
+   * configuration is answered by the webhook with working apiserver reads.
+   */
+  reconnect(): Promise<void>;
 }
 
 export interface InstallOptions {
@@ -89,11 +101,21 @@ export async function installWebhook(
   await applyOrThrow(cluster, ["apply", "--server-side", "-f", "-"], yamlDocuments(testUserRbac()));
 
   const manifests = await renderDefault(cluster);
-  const installed = manifests.filter((object) => INSTALLED_KINDS.has(object.kind));
-  const webhookObjects = installed.map((object) => withLocalClientConfig(object, options));
-  await applyOrThrow(cluster, ["apply", "--server-side", "-f", "-"], yamlDocuments(webhookObjects));
+  const localClientConfig = {
+    url: `https://127.0.0.1:${options.ports.admission}`,
+    caBundle: base64(options.ca.cert),
+  };
+  const installed = manifests
+    .filter((object) => INSTALLED_KINDS.has(object.kind))
+    .map((object) => withLocalClientConfig(object, localClientConfig));
+  const applyManifests = () =>
+    applyOrThrow(cluster, ["apply", "--server-side", "-f", "-"], yamlDocuments(installed));
+  await applyManifests();
 
-  const kubeconfig = await serviceAccountKubeconfig(cluster);
+  const tokenFile = join(cluster.dir, "webhook-token");
+  await writeServiceAccountToken(cluster, tokenFile);
+  const kubeconfig = join(cluster.dir, "webhook.kubeconfig");
+  writeFileSync(kubeconfig, kubeconfigYaml(cluster.url, cluster.ca.cert, { tokenFile }));
   const env = {
     ...deploymentEnv(manifests),
     KUBECONFIG: kubeconfig,
@@ -103,9 +125,14 @@ export async function installWebhook(
     startWebhook({ ca: options.ca, serving: options.serving, ports: options.ports, env });
   let current = await start();
   await waitUntilWebhooksAnswer(cluster, () => current);
+  const reconnect = async () => {
+    await writeServiceAccountToken(cluster, tokenFile);
+    await waitUntilWebhooksAnswer(cluster, () => current);
+  };
   return {
     process: () => current,
     manifests,
+    localClientConfig,
     async stop() {
       await current.stop();
     },
@@ -113,6 +140,14 @@ export async function installWebhook(
       current = await start();
       await waitUntilWebhooksAnswer(cluster, () => current);
     },
+    async removeManifests() {
+      await applyOrThrow(cluster, ["delete", "--wait", "-f", "-"], yamlDocuments(installed));
+    },
+    async applyManifests() {
+      await applyManifests();
+      await reconnect();
+    },
+    reconnect,
   };
 }
 
@@ -146,10 +181,13 @@ export async function renderDefault(cluster: ControlPlane): Promise<KubeObject[]
 }
 
 /**
- * The local-run patch: every webhook calls https://127.0.0.1:PORT/<its
- * path> and trusts the test CA; nothing else of the object changes.
+ * The local-run patch: every webhook calls <url>/<its path> and trusts the
+ * test CA; nothing else of the object changes.
  */
-function withLocalClientConfig(object: KubeObject, options: InstallOptions): KubeObject {
+function withLocalClientConfig(
+  object: KubeObject,
+  local: InstalledWebhook["localClientConfig"],
+): KubeObject {
   if (!Array.isArray(object.webhooks)) return object;
   const { "cert-manager.io/inject-ca-from": _injected, ...annotations } =
     object.metadata.annotations ?? {};
@@ -159,8 +197,8 @@ function withLocalClientConfig(object: KubeObject, options: InstallOptions): Kub
     webhooks: object.webhooks.map((webhook: KubeObject) => ({
       ...webhook,
       clientConfig: {
-        url: `https://127.0.0.1:${options.ports.admission}${webhook.clientConfig.service.path}`,
-        caBundle: base64(options.ca.cert),
+        url: `${local.url}${webhook.clientConfig.service.path}`,
+        caBundle: local.caBundle,
       },
     })),
   };
@@ -182,8 +220,8 @@ function deploymentEnv(manifests: readonly KubeObject[]): Record<string, string>
   return env;
 }
 
-/** A kubeconfig holding a TokenRequest token of the webhook's own ServiceAccount. */
-async function serviceAccountKubeconfig(cluster: ControlPlane): Promise<string> {
+/** Writes a TokenRequest token of the webhook's own ServiceAccount to `tokenFile`. */
+async function writeServiceAccountToken(cluster: ControlPlane, tokenFile: string): Promise<void> {
   const answer = await cluster.request(
     "POST",
     `/api/v1/namespaces/${WEBHOOK_NAMESPACE}/serviceaccounts/${WEBHOOK_SERVICE_ACCOUNT}/token`,
@@ -195,15 +233,10 @@ async function serviceAccountKubeconfig(cluster: ControlPlane): Promise<string> 
       },
     },
   );
-  if (answer.status !== 201)
+  if (answer.status !== 201) {
     throw new Error(`TokenRequest: ${answer.status} ${JSON.stringify(answer.body)}`);
-  const dir = join(cluster.dir, "webhook");
-  mkdirSync(dir, { recursive: true });
-  const tokenFile = join(dir, "token");
+  }
   writeFileSync(tokenFile, answer.body.status.token);
-  const kubeconfig = join(dir, "kubeconfig");
-  writeFileSync(kubeconfig, kubeconfigYaml(cluster.url, cluster.ca.cert, { tokenFile }));
-  return kubeconfig;
 }
 
 /** Test-only RBAC: ORDINARY_USER and OPERATOR may write what the scenarios write. */
@@ -274,11 +307,32 @@ async function waitUntilWebhooksAnswer(
         { as: ORDINARY_USER, body: probeCocoonSet() },
       ),
   ];
+  // Allowed only once the webhook's own LIST works: its token is valid and its RBAC in place.
+  const readsWork = () =>
+    cluster.request(
+      "POST",
+      "/apis/cocoonset.cocoonstack.io/v1/namespaces/default/cocoonhibernations?dryRun=All",
+      {
+        as: ORDINARY_USER,
+        body: {
+          apiVersion: "cocoonset.cocoonstack.io/v1",
+          kind: "CocoonHibernation",
+          metadata: { name: "webhook-probe" },
+          spec: { desire: "Hibernate", podRef: { name: "webhook-probe" } },
+        },
+      },
+    );
   const deadline = Date.now() + 30_000;
-  for (const probe of probes) {
+  const refusedByUs = (answer: ApiAnswer) =>
+    answer.status === 403 && String(answer.body.message).includes("cocoon-webhook: ");
+  const checks = [
+    ...probes.map((probe) => ({ probe, answered: refusedByUs })),
+    { probe: readsWork, answered: (answer: ApiAnswer) => answer.status === 201 },
+  ];
+  for (const { probe, answered } of checks) {
     for (;;) {
       const answer = await probe();
-      if (answer.status === 403 && String(answer.body.message).includes("cocoon-webhook: ")) break;
+      if (answered(answer)) break;
       if (Date.now() > deadline) {
         throw new Error(
           `the webhook configurations did not take effect within 30 s: last answer ${answer.status} ` +
