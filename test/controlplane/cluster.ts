@@ -309,9 +309,18 @@ async function kubectl(
         ...(options.as.groups ?? []).map((group) => `--as-group=${group}`),
       ]
     : [];
-  const child = Bun.spawn([binary, ...connection, ...identity, ...args], {
-    env: CHILD_ENV,
-    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+  return runCommand([binary, ...connection, ...identity, ...args], CHILD_ENV, options.stdin);
+}
+
+/** Runs a command to its end with only `env`, and collects what it printed. */
+export async function runCommand(
+  command: readonly string[],
+  env: Record<string, string>,
+  stdin?: string,
+): Promise<CommandResult> {
+  const child = Bun.spawn([...command], {
+    env,
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
   });

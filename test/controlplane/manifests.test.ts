@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { ControlPlane } from "./cluster";
 import { parseYaml, renderDefault, yamlDocuments } from "./install";
+import type { KubeObject } from "./objects";
 import { controlPlaneTier } from "./setup";
 
 let cluster: ControlPlane;
@@ -52,6 +53,21 @@ beforeAll(async () => {
   expect(established.stderr).toBe("");
 });
 
+/** A server-side apply that stores nothing and refuses any field the apiserver does not know. */
+const strictDryRun = (objects: readonly KubeObject[]) =>
+  cluster.kubectl(
+    [
+      "apply",
+      "--dry-run=server",
+      "--validate=strict",
+      "--server-side",
+      "--force-conflicts",
+      "-f",
+      "-",
+    ],
+    { stdin: yamlDocuments(objects) },
+  );
+
 describe("manifests/default, validated by a real apiserver", () => {
   test("every object passes a strict server-side dry-run", async () => {
     const objects = await renderDefault(cluster);
@@ -70,18 +86,7 @@ describe("manifests/default, validated by a real apiserver", () => {
       "ServiceAccount",
       "ValidatingWebhookConfiguration",
     ]);
-    const result = await cluster.kubectl(
-      [
-        "apply",
-        "--dry-run=server",
-        "--validate=strict",
-        "--server-side",
-        "--force-conflicts",
-        "-f",
-        "-",
-      ],
-      { stdin: yamlDocuments(objects) },
-    );
+    const result = await strictDryRun(objects);
     expect(result.stderr).toBe("");
     expect(result.stdout.trim().split("\n")).toHaveLength(objects.length);
   });
@@ -95,18 +100,7 @@ describe("manifests/default, validated by a real apiserver", () => {
       String(object.kind).endsWith("WebhookConfiguration"),
     );
     expect(webhooks).toHaveLength(2);
-    const result = await cluster.kubectl(
-      [
-        "apply",
-        "--dry-run=server",
-        "--validate=strict",
-        "--server-side",
-        "--force-conflicts",
-        "-f",
-        "-",
-      ],
-      { stdin: yamlDocuments(webhooks) },
-    );
+    const result = await strictDryRun(webhooks);
     expect(result.stderr).toBe("");
   });
 });

@@ -1,5 +1,6 @@
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import type { ApiAnswer, ControlPlane } from "./cluster";
+import { OPERATOR } from "./install";
 import { controlPlaneTier } from "./setup";
 
 /** Objects the scenarios create, and the REST paths they live at. */
@@ -22,6 +23,19 @@ export async function createNamespace(cluster: ControlPlane, prefix: string): Pr
     }),
   );
   return name;
+}
+
+/** A CocoonSet the operator's identity stores in `namespace`, to own its pods. */
+export function createOwnerCocoonSet(
+  cluster: ControlPlane,
+  namespace: string,
+): Promise<KubeObject> {
+  return expectCreated(
+    cluster.request("POST", `${COCOON_API}/namespaces/${namespace}/cocoonsets`, {
+      as: OPERATOR,
+      body: cocoonSet(uniqueName("agents")),
+    }),
+  );
 }
 
 export async function expectCreated(answer: Promise<ApiAnswer>): Promise<KubeObject> {

@@ -7,6 +7,7 @@ import {
   COCOON_API,
   cocoonSet,
   createNamespace,
+  createOwnerCocoonSet,
   expectCreated,
   gatedPod,
   type KubeObject,
@@ -24,12 +25,7 @@ let owner: KubeObject;
 beforeAll(async () => {
   cluster = controlPlaneTier().cluster;
   namespace = await createNamespace(cluster, "outage");
-  owner = await expectCreated(
-    cluster.request("POST", `${COCOON_API}/namespaces/${namespace}/cocoonsets`, {
-      as: OPERATOR,
-      body: cocoonSet(uniqueName("agents")),
-    }),
-  );
+  owner = await createOwnerCocoonSet(cluster, namespace);
 });
 
 const createPod = (body: KubeObject, as = OPERATOR) =>

@@ -5,9 +5,8 @@ import type { ControlPlane } from "./cluster";
 import { OPERATOR, ORDINARY_USER, SCHEDULER } from "./install";
 import {
   admissionsDuring,
-  COCOON_API,
-  cocoonSet,
   createNamespace,
+  createOwnerCocoonSet,
   expectCreated,
   gatedPod,
   type KubeObject,
@@ -27,12 +26,7 @@ let plainNodeName: string;
 beforeAll(async () => {
   cluster = controlPlaneTier().cluster;
   namespace = await createNamespace(cluster, "pods");
-  owner = await expectCreated(
-    cluster.request("POST", `${COCOON_API}/namespaces/${namespace}/cocoonsets`, {
-      as: OPERATOR,
-      body: cocoonSet(uniqueName("agents")),
-    }),
-  );
+  owner = await createOwnerCocoonSet(cluster, namespace);
   vmNodeName = uniqueName("vm-node");
   plainNodeName = uniqueName("plain-node");
   await expectCreated(cluster.request("POST", "/api/v1/nodes", { body: vmNode(vmNodeName) }));
