@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type EndpointLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
+import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
 import type { CountCell } from "./deferred";
 import { cellTree, DeferredCounts, DeferredHistogram } from "./deferred";
@@ -154,10 +155,14 @@ export const tlsReloadsTotal = new Counter({
  * scrapers ask: concurrent scrapes share one render in flight, later ones
  * within the interval get the cached text.
  */
-export function cachedExposition(source: Registry, intervalMs: number) {
+export function cachedExposition(
+  source: Registry,
+  intervalMs: number,
+  clock: Pick<Clock, "now"> = systemClock,
+) {
   let rendered: { at: number; text: Promise<string> } | undefined;
   return (): Promise<string> => {
-    const now = performance.now();
+    const now = clock.now();
     if (rendered && now - rendered.at < intervalMs) return rendered.text;
     const text = source.metrics();
     rendered = { at: now, text };
