@@ -4,11 +4,11 @@ import { jsonError, methodNotAllowed } from "../errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
 import type { CollectedViolations } from "../rules/violation";
-import type { EndpointLabel } from "./endpoints";
-import { gateOperations, type Handler } from "./handler";
+import type { HandlerLabel } from "./endpoints";
+import { gateOperations } from "./operation-gate";
 import { encodeResponse } from "./response";
 import { type AdmissionRequest, admissionReviewSchema } from "./review";
-import { errored, type Verdict } from "./verdict";
+import { errored, type Handler, type Verdict } from "./verdict";
 
 const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
 
@@ -37,7 +37,7 @@ export interface AdmitOptions {
  * what it threw goes into the log line. A synchronous verdict is answered
  * without a detour through a promise.
  */
-export function admit<E extends EndpointLabel, V extends Env>(
+export function admit<E extends HandlerLabel, V extends Env>(
   endpoint: E,
   handler: Handler<E>,
   log: Logger,
@@ -139,7 +139,7 @@ function limitBody(maxBytes: number) {
 
 function logVerdict(
   log: Logger,
-  endpoint: EndpointLabel,
+  endpoint: HandlerLabel,
   request: AdmissionRequest,
   verdict: Verdict,
   thrown: unknown,

@@ -69,9 +69,9 @@ export const ENDPOINTS = {
 } as const satisfies Record<string, EndpointSpec>;
 
 /** An endpoint's key: also its `handler` metric label. */
-export type EndpointLabel = keyof typeof ENDPOINTS;
+export type HandlerLabel = keyof typeof ENDPOINTS;
 
-export const ENDPOINT_LABELS = Object.keys(ENDPOINTS) as EndpointLabel[];
+export const HANDLER_LABELS = Object.keys(ENDPOINTS) as HandlerLabel[];
 
 /** What a verdict says about the request; `result` label of the admission metric. */
 export const VERDICT_RESULTS = ["allow", "skipped", "deny", "error"] as const;
@@ -80,13 +80,13 @@ export type VerdictResult = (typeof VERDICT_RESULTS)[number];
 type ReasonKind = keyof EndpointSpec["reasons"];
 
 /** The reasons endpoint `E` can give with a verdict of kind `K`. */
-export type ReasonOf<E extends EndpointLabel, K extends ReasonKind> =
+export type ReasonOf<E extends HandlerLabel, K extends ReasonKind> =
   | (typeof ENDPOINTS)[E]["reasons"][K][number]
   | (typeof COMMON_REASONS)[K][number];
 
 /** Every (result, reason) pair endpoint `label` can record, the plain allow (reason "") included. */
 export function resultReasons(
-  label: EndpointLabel,
+  label: HandlerLabel,
 ): readonly { readonly result: VerdictResult; readonly reason: string }[] {
   const { reasons } = ENDPOINTS[label];
   const pairs: { result: VerdictResult; reason: string }[] = [{ result: "allow", reason: "" }];
@@ -98,11 +98,11 @@ export function resultReasons(
   return pairs;
 }
 
-const LABEL_BY_PATH: ReadonlyMap<string, EndpointLabel> = new Map(
-  ENDPOINT_LABELS.map((label) => [ENDPOINTS[label].path, label]),
+const LABEL_BY_PATH: ReadonlyMap<string, HandlerLabel> = new Map(
+  HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, label]),
 );
 
 /** The endpoint served at `path`, if any. */
-export function endpointAt(path: string): EndpointLabel | undefined {
+export function endpointAt(path: string): HandlerLabel | undefined {
   return LABEL_BY_PATH.get(path);
 }

@@ -1,5 +1,6 @@
 import type { CollectedViolations } from "../rules/violation";
-import type { EndpointLabel, ReasonOf } from "./endpoints";
+import type { HandlerLabel, ReasonOf } from "./endpoints";
+import type { AdmissionRequest } from "./review";
 
 /*
  * The outcome of a handler, independent of HTTP and of the AdmissionReview
@@ -41,7 +42,7 @@ export interface Errored<R extends string = string> {
 }
 
 /** A verdict of endpoint `E`: its reasons are exactly the ones the endpoint table lists for it. */
-export type Verdict<E extends EndpointLabel = EndpointLabel> =
+export type Verdict<E extends HandlerLabel = HandlerLabel> =
   | Allowed
   | Skipped<ReasonOf<E, "skipped">>
   | Denied<ReasonOf<E, "deny">>
@@ -75,3 +76,16 @@ export const errored = <R extends string>(reason: R, message: string): Errored<R
   reason,
   message,
 });
+
+/**
+ * The function behind one endpoint: one admission request in, one verdict
+ * out. Handlers are pure apart from the injected apiserver port: no HTTP,
+ * metrics or logging inside. A synchronous verdict is answered without a
+ * detour through a promise.
+ */
+export type Handler<E extends HandlerLabel = HandlerLabel> = (
+  request: AdmissionRequest,
+) => Verdict<E> | Promise<Verdict<E>>;
+
+/** One handler per endpoint of the table. */
+export type Handlers = { readonly [E in HandlerLabel]: Handler<E> };

@@ -1,9 +1,9 @@
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
 import { buildHandlers } from "../handlers";
-import { createKubeApi } from "../kube/api";
+import { createKubeApi } from "../kube/client";
 import { createLogger } from "../observability/logger";
-import { type RunningServer, startServer } from "../server/serve";
+import { type RunningServer, startServer } from "../server/start";
 
 const EXIT_SIGNAL_BASE = 128;
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;

@@ -1,7 +1,7 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, type Verdict } from "../admission/verdict";
 import { namespaceOf } from "../cocoon/namespace";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import { type KubeApi, KubeApiError } from "../kube/port";
 import { reasonOf } from "../rules/catalogue";
 import {
   conflictingHibernations,

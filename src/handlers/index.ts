@@ -1,5 +1,5 @@
-import type { Handlers } from "../admission/handler";
-import type { KubeApi } from "../kube/kube-api";
+import type { Handlers } from "../admission/verdict";
+import type { KubeApi } from "../kube/port";
 import { validateCocoonSet } from "./cocoonset";
 import { validateHibernation } from "./hibernation";
 import { podGate } from "./pod-gate";

@@ -12,7 +12,7 @@ import {
   requestedNodeName,
 } from "../cocoon/pod";
 import { COCOONSET_KIND } from "../cocoon/resources";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import { type KubeApi, KubeApiError } from "../kube/port";
 
 type PodGateVerdict = Verdict<"mutate">;
 

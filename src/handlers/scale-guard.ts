@@ -12,7 +12,7 @@ import {
   type WorkloadResource,
   workloadIsCocoon,
 } from "../cocoon/workload";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import { type KubeApi, KubeApiError } from "../kube/port";
 
 type ScaleGuardVerdict = Verdict<"validate">;
 

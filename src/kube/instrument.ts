@@ -2,9 +2,9 @@ import type { COCOONHIBERNATION_PLURAL } from "../cocoon/resources";
 import type { WorkloadResource } from "../cocoon/workload";
 import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
-import type { KubeLog } from "./config";
+import type { KubeLog } from "./cluster-access";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./kube-api";
+import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./port";
 
 export type ApiserverVerb = "get" | "list";
 export type ApiserverResource =

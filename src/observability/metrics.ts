@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { type EndpointLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
+import { type HandlerLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
 import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
 import type { CountCell } from "./deferred";
@@ -102,7 +102,7 @@ export const admissionTotal = new Counter({
  * series exists, and `increase()` sees its first decision, from the start.
  */
 export function admissionCells(
-  endpoint: EndpointLabel,
+  endpoint: HandlerLabel,
 ): (result: VerdictResult, reason: string) => CountCell {
   const cells = cellTree<string, string>(admissionCounts, (result, reason, by) =>
     admissionTotal.labels(endpoint, result, reason).inc(by),
@@ -114,7 +114,7 @@ export function admissionCells(
   return cells;
 }
 
-export const admissionDuration = new DeferredHistogram<EndpointLabel>(
+export const admissionDuration = new DeferredHistogram<HandlerLabel>(
   "cocoon_webhook_admission_duration_seconds",
   "Time from reading an AdmissionReview to encoding its response, by handler.",
   "handler",

@@ -1,8 +1,8 @@
 import type { SocketAddress } from "bun";
 import { Hono } from "hono";
 import { admit } from "../admission/admit";
-import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
-import type { Handler, Handlers } from "../admission/handler";
+import { ENDPOINTS, endpointAt, HANDLER_LABELS } from "../admission/endpoints";
+import type { Handler, Handlers } from "../admission/verdict";
 import { jsonError, methodNotAllowed, notFound, rejectionOf } from "../errors";
 import type { Logger } from "../observability/logger";
 import {
@@ -107,7 +107,7 @@ export function createAdmissionApp(
   options: AdmissionAppOptions,
 ): AdmissionApp {
   const app = withErrorHandling(new Hono<ListenerEnv>(), log);
-  for (const endpoint of ENDPOINT_LABELS) {
+  for (const endpoint of HANDLER_LABELS) {
     const handler: Handler = handlers[endpoint];
     app.all(ENDPOINTS[endpoint].path, admit(endpoint, handler, log, options));
   }

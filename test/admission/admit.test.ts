@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { admit } from "../../src/admission/admit";
 import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
-import type { Handler } from "../../src/admission/handler";
+import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { admissionTotal } from "../../src/observability/metrics";
 import { collectViolations, violation } from "../../src/rules/violation";

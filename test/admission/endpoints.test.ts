@@ -3,9 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   COMMON_REASONS,
-  ENDPOINT_LABELS,
   ENDPOINTS,
   endpointAt,
+  HANDLER_LABELS,
   resultReasons,
 } from "../../src/admission/endpoints";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
@@ -27,16 +27,16 @@ function reasonLiteralsInSource(dir = join(REPO, "src")): Set<string> {
 
 describe("the endpoint table", () => {
   test("paths and labels are unique, and each path maps back to its label", () => {
-    const paths = ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+    const paths = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
     expect(new Set(paths).size).toBe(paths.length);
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       expect(endpointAt(ENDPOINTS[endpoint].path)).toBe(endpoint);
     }
     expect(endpointAt("/other")).toBeUndefined();
   });
 
   test("an endpoint's reasons are unique within each result", () => {
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       const pairs = resultReasons(endpoint).map(({ result, reason }) => `${result}/${reason}`);
       expect(new Set(pairs).size, endpoint).toBe(pairs.length);
     }
@@ -45,7 +45,7 @@ describe("the endpoint table", () => {
   test("every listed reason is given somewhere: a literal in a handler, or a catalogue rule's", () => {
     const given = reasonLiteralsInSource();
     for (const rule of RULE_CATALOGUE) given.add(rule.reason);
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       for (const { reason } of resultReasons(endpoint)) {
         if (reason !== "") expect(given, `${endpoint}: ${reason}`).toContain(reason);
       }
@@ -74,7 +74,7 @@ describe("the endpoint table", () => {
     expect(rows.length).toBeGreaterThan(0);
     const firstRow = readme.match(/^\| admission \(HTTPS\) \| `(\/[^`]*)` \| POST \|/m)?.[1];
     expect([firstRow, ...rows].sort()).toEqual(
-      ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
+      HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
     );
   });
 });

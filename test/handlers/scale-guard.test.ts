@@ -4,7 +4,7 @@ import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { COCOONHIBERNATION_KIND } from "../../src/cocoon/resources";
-import { KubeApiError } from "../../src/kube/kube-api";
+import { KubeApiError } from "../../src/kube/port";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";

@@ -7,7 +7,7 @@ import {
   verifiedListPage,
   verifiedObject,
 } from "../../src/kube/answers";
-import { KubeApiError } from "../../src/kube/kube-api";
+import { KubeApiError } from "../../src/kube/port";
 
 const list = "LIST cocoonhibernations in default";
 const get = "GET deployments default/web";

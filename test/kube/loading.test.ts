@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LogLevel } from "../../src/config";
-import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/api";
+import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/client";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
 

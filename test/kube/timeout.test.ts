@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi } from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+import { createKubeApi } from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, symlinkSync } from "node:fs";
-import { createKubeApi } from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+import { createKubeApi } from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";
 

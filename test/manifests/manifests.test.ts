@@ -17,7 +17,7 @@ import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-model
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
-import { ENDPOINT_LABELS, ENDPOINTS } from "../../src/admission/endpoints";
+import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
 import {
   findObject,
   imageName,
@@ -359,9 +359,9 @@ describe("webhook configurations", () => {
 
   test("one webhook per endpoint of the table, registered for exactly the operations it examines", () => {
     expect([...byPath.keys()].sort()).toEqual(
-      ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
+      HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
     );
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       const { path, operations } = ENDPOINTS[endpoint];
       const registered = new Set(
         (byPath.get(path)?.rules ?? []).flatMap((rule) => rule.operations ?? []),

@@ -4,7 +4,7 @@ import {
   type WorkloadResource,
 } from "../../src/cocoon/workload";
 import { isJsonObject } from "../../src/json/read";
-import { type KubeApi, KubeApiError } from "../../src/kube/kube-api";
+import { type KubeApi, KubeApiError } from "../../src/kube/port";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";

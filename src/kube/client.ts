@@ -29,11 +29,11 @@ import {
   type ClusterAccessSource,
   type KubeLog,
   loadClusterAccess,
-} from "./config";
+} from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./kube-api";
+import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./port";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */

@@ -4,8 +4,8 @@ import {
   LIST_PAGE_LIMIT,
   MAX_LIST_PAGES,
   MAX_OBJECT_ANSWER_BYTES,
-} from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+} from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
 import {
   type FakeApiserver,
   startDecoyServer,

@@ -1,4 +1,4 @@
-import type { Handlers } from "../admission/handler";
+import type { Handlers } from "../admission/verdict";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import {
