@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { jsonError, methodNotAllowed } from "../errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
-import type { CollectedViolations } from "../rules/violation";
+import type { CollectedViolations } from "../violations";
 import type { HandlerLabel } from "./endpoints";
 import { gateOperations } from "./operation-gate";
 import { encodeResponse } from "./response";

@@ -1,5 +1,7 @@
-import type { Handlers } from "../admission/verdict";
+import type { HandlerLabel } from "../admission/endpoints";
+import type { Handler } from "../admission/verdict";
 import type { KubeApi } from "../kube/port";
+import type { RuleOf } from "../rules/catalogue";
 import { validateCocoonSet } from "./cocoonset";
 import { validateHibernation } from "./hibernation";
 import { podGate } from "./pod-gate";
@@ -12,8 +14,11 @@ export interface HandlerDeps {
   readonly kube: KubeApi;
 }
 
+/** One handler per endpoint of the table, whose denials list only that endpoint's rules. */
+type EndpointHandlers = { readonly [E in HandlerLabel]: Handler<E, RuleOf<E>> };
+
 /** Each endpoint's handler, bound to the dependencies it needs. */
-export function buildHandlers(deps: HandlerDeps): Handlers {
+export function buildHandlers(deps: HandlerDeps): EndpointHandlers {
   return {
     mutate: (request) => podGate(request, deps),
     validate: (request) => scaleGuard(request, deps),

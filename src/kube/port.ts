@@ -1,8 +1,6 @@
-import type { ParentWorkload, WorkloadResource } from "../cocoon/workload";
-
-/** Core resources the pod gate reads (cluster-scoped nodes, namespaced pods). */
-export const NODES_RESOURCE = "nodes";
-export const PODS_RESOURCE = "pods";
+import type { z } from "zod";
+import type { JsonObject } from "../json/read";
+import type { ApiResource } from "./resources";
 
 /**
  * Raised for every apiserver call that did not produce an answer the rules
@@ -20,22 +18,23 @@ export class KubeApiError extends Error {
   }
 }
 
+/** One object: its namespace (absent for a cluster-scoped kind) and name. */
+export interface ObjectRef {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
 /**
- * The apiserver as the rules see it: four reads, each bounded by
+ * The apiserver as the handlers see it: reads, each bounded by
  * APISERVER_TIMEOUT. Objects come back verified (the object asked for, the
- * fields read well-typed); the rules decode only the fields they need.
+ * resource's fields well-typed); the handlers decode only what they need.
  */
 export interface KubeApi {
-  /** GET apps/v1 `resource` `namespace/name`; `undefined` on a direct 404. Throws KubeApiError. */
-  getWorkload(
-    resource: WorkloadResource,
-    namespace: string,
-    name: string,
-  ): Promise<ParentWorkload | undefined>;
-  /** GET v1 node `name` (cluster-scoped); `undefined` on a direct 404. Throws KubeApiError. */
-  getNode(name: string): Promise<Record<string, unknown> | undefined>;
-  /** GET v1 pod `namespace/name`; `undefined` on a direct 404. Throws KubeApiError. */
-  getPod(namespace: string, name: string): Promise<Record<string, unknown> | undefined>;
-  /** LIST cocoonset.cocoonstack.io/v1 cocoonhibernations in `namespace`, every page; the `items`. Throws KubeApiError. */
-  listHibernations(namespace: string): Promise<readonly Record<string, unknown>[]>;
+  /** GET one object; `undefined` on the apiserver's own NotFound for it. Throws KubeApiError. */
+  get<Fields extends z.ZodType>(
+    resource: ApiResource<Fields>,
+    object: ObjectRef,
+  ): Promise<z.output<Fields> | undefined>;
+  /** LIST `resource` in `namespace`, every page: the items. Throws KubeApiError. */
+  list(resource: ApiResource, namespace: string): Promise<readonly JsonObject[]>;
 }

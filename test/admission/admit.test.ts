@@ -5,7 +5,7 @@ import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { admissionTotal } from "../../src/observability/metrics";
-import { collectViolations, violation } from "../../src/rules/violation";
+import { collectViolations, violation } from "../../src/violations";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 

@@ -238,7 +238,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
 
   test("an error that is not a KubeApiError is left to admit()", async () => {
     const kube = new FakeKube();
-    kube.getWorkload = () => Promise.reject(new TypeError("bug"));
+    kube.get = () => Promise.reject(new TypeError("bug"));
     await expect(examine("validate", down, { kube })).rejects.toThrow("bug");
   });
 });
