@@ -128,7 +128,6 @@ describe("AdmissionListener", () => {
     const listener = new AdmissionListener(
       {
         address: { hostname: "127.0.0.1", port: 0 },
-        maxRequestBodySize: 1024,
         fetch: () => new Response("ok"),
       },
       loadTlsPair(first.certFile, first.keyFile),
@@ -158,7 +157,6 @@ describe("AdmissionListener rotation", () => {
     const listener = new AdmissionListener(
       {
         address: { hostname: "127.0.0.1", port: 0 },
-        maxRequestBodySize: 1024,
         fetch: () => new Response("ok"),
         ...options,
       },
