@@ -33,7 +33,7 @@ PLATFORMS := linux/amd64,linux/arm64
 IMAGE_OUTPUT := --push
 
 .PHONY: help deps run test typecheck lint lint-workflows unused unit build e2e dist dist-test image \
-  bench chaos kind-e2e clean
+  bench chaos kind-e2e generate clean
 
 .DEFAULT_GOAL := help
 
@@ -134,6 +134,13 @@ image:
 ## walkthrough on a real kind cluster (needs kind and Docker)
 kind-e2e:
 	scripts/kind-e2e.sh
+
+# The webhook configurations, the RBAC role and the no-match-conditions component in
+# manifests/ follow from the endpoint table (src/admission/endpoints.ts); `make unit`
+# fails while a committed file differs from what this writes.
+## write the manifests that follow from the endpoint table (webhooks, RBAC role)
+generate: deps
+	$(BUN) scripts/generate.ts
 
 ## remove build output, dev certificates and the install stamp
 clean:

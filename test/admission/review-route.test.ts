@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
+import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
@@ -88,7 +88,7 @@ describe("the review routes", () => {
   });
 
   test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
-    expect(ENDPOINTS.validate_cocoonset.operations).not.toContain("DELETE");
+    expect(operationsOf("validate_cocoonset")).not.toContain("DELETE");
     let calls = 0;
     const app = appWith(() => {
       calls++;
