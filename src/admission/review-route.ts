@@ -2,7 +2,7 @@ import type { Context, Env, Hono, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { allowOnly } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { admissionDuration, admissionTotal } from "../observability/metrics";
+import { admissionDuration, admissionTotal, childrenOf } from "../observability/metrics";
 import { logVerdict } from "./decision-log";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
 import { gateOperations } from "./operation-gate";
@@ -96,28 +96,15 @@ function timeReview(endpoint: HandlerLabel): MiddlewareHandler {
   };
 }
 
-type DecisionCount = ReturnType<typeof admissionTotal.labels>;
-
 /**
  * Counts `endpoint`'s decisions by result and reason. Every (result, reason)
  * the endpoint table lists for it starts at 0, so each series exists, and
  * `increase()` sees its first decision, from the start.
  */
 function decisionCounter(endpoint: HandlerLabel): (verdict: Verdict) => void {
-  const counts = new Map<string, Map<string, DecisionCount>>();
-  const countOf = (result: string, reason: string): DecisionCount => {
-    let byReason = counts.get(result);
-    if (!byReason) {
-      byReason = new Map();
-      counts.set(result, byReason);
-    }
-    let count = byReason.get(reason);
-    if (!count) {
-      count = admissionTotal.labels(endpoint, result, reason);
-      byReason.set(reason, count);
-    }
-    return count;
-  };
+  const countOf = childrenOf((result: string, reason: string) =>
+    admissionTotal.labels(endpoint, result, reason),
+  );
   for (const { result, reason } of resultReasons(endpoint)) countOf(result, reason).inc(0);
   return (verdict) => countOf(verdict.result, verdict.reason).inc();
 }

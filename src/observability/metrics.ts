@@ -59,6 +59,27 @@ export const httpRequestsInFlight = new Gauge({
   registers: [registry],
 });
 
+/**
+ * `child(a, b)` made once per pair of label values and kept: prom-client's
+ * labels() builds a new child object on every call.
+ */
+export function childrenOf<A, B, Child>(child: (a: A, b: B) => Child): (a: A, b: B) => Child {
+  const rows = new Map<A, Map<B, Child>>();
+  return (a, b) => {
+    let row = rows.get(a);
+    if (!row) {
+      row = new Map();
+      rows.set(a, row);
+    }
+    let found = row.get(b);
+    if (found === undefined) {
+      found = child(a, b);
+      row.set(b, found);
+    }
+    return found;
+  };
+}
+
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
 const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,

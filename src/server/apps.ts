@@ -7,6 +7,7 @@ import { allowOnly, answerErrors, refuseUnknownPaths } from "../http/rejection";
 import type { Logger } from "../observability/logger";
 import {
   cachedExposition,
+  childrenOf,
   httpRequestsInFlight,
   httpResponsesTotal,
   registry,
@@ -18,25 +19,12 @@ function pathLabel(path: string): string {
   return endpointAt(path) === undefined ? "other" : path;
 }
 
-type ResponseCount = ReturnType<typeof httpResponsesTotal.labels>;
-
-/** Counts a response in the series of its path label and status code, each series looked up once. */
+/** Counts a response in the series of its path label and status code. */
 function responseCounter(): (path: string, status: number) => void {
-  const counts = new Map<string, Map<number, ResponseCount>>();
-  return (path, status) => {
-    const label = pathLabel(path);
-    let byStatus = counts.get(label);
-    if (!byStatus) {
-      byStatus = new Map();
-      counts.set(label, byStatus);
-    }
-    let count = byStatus.get(status);
-    if (!count) {
-      count = httpResponsesTotal.labels(label, String(status));
-      byStatus.set(status, count);
-    }
-    count.inc();
-  };
+  const countOf = childrenOf((label: string, status: number) =>
+    httpResponsesTotal.labels(label, String(status)),
+  );
+  return (path, status) => countOf(pathLabel(path), status).inc();
 }
 
 /**
