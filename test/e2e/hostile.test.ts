@@ -82,15 +82,18 @@ interface RawResult {
   readonly status: number | undefined;
   readonly closed: boolean;
   readonly ms: number;
+  /** Everything read from the connection. */
+  readonly text: string;
 }
 
 /**
  * Writes raw bytes on a fresh TLS connection and waits for a status line or
- * the close, at most `waitMs`. `halfClose` sends FIN after writing.
+ * the close, at most `waitMs`. `halfClose` sends FIN after writing;
+ * `untilClosed` reads on past the status line until the server closes.
  */
 function rawExchange(
   chunks: readonly (string | Uint8Array)[],
-  options: { halfClose?: boolean; waitMs?: number } = {},
+  options: { halfClose?: boolean; waitMs?: number; untilClosed?: boolean } = {},
 ): Promise<RawResult> {
   const { hostname, port } = new URL(webhook.admissionUrl);
   const t0 = performance.now();
@@ -102,7 +105,12 @@ function rawExchange(
       done = true;
       clearTimeout(timer);
       const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
-      resolve({ status: match ? Number(match[1]) : undefined, closed, ms: performance.now() - t0 });
+      resolve({
+        status: match ? Number(match[1]) : undefined,
+        closed,
+        ms: performance.now() - t0,
+        text,
+      });
       socket.destroy();
     };
     const socket = tls.connect(
@@ -115,7 +123,7 @@ function rawExchange(
     const timer = setTimeout(() => finish(false), options.waitMs ?? 5000);
     socket.on("data", (data) => {
       text += data.toString("latin1");
-      if (/^HTTP\/1\.1 \d{3}/.test(text)) finish(false);
+      if (!options.untilClosed && /^HTTP\/1\.1 \d{3}/.test(text)) finish(false);
     });
     socket.on("error", () => finish(true));
     socket.on("close", () => finish(true));
@@ -315,6 +323,33 @@ describe("hostile input over HTTPS", () => {
     );
     const big = await post("/mutate", "x".repeat(MAX_REQUEST_BYTES + 1));
     expect(big.status).toBe(413);
+  });
+
+  test("a body declared far over MAX_REQUEST_BYTES gets the app's JSON 413, counted and logged like any other", async () => {
+    const before = await webhook.metric("cocoon_webhook_http_responses_total", {
+      path: "/validate",
+      code: "413",
+    });
+    const declared = await rawExchange(
+      [
+        head("/validate", {
+          "Content-Type": "application/json",
+          "Content-Length": 20 * MAX_REQUEST_BYTES,
+        }),
+        "{",
+      ],
+      { waitMs: 5000, untilClosed: true },
+    );
+    expect(declared.status).toBe(413);
+    const body = declared.text.slice(declared.text.indexOf("\r\n\r\n") + 4);
+    expect(JSON.parse(body).error).toStartWith("request body is larger than MAX_REQUEST_BYTES");
+    expect(
+      await webhook.metric("cocoon_webhook_http_responses_total", {
+        path: "/validate",
+        code: "413",
+      }),
+    ).toBe(before + 1);
+    expect(await webhook.logLine('"method":"POST","path":"/validate","status":413')).toBeDefined();
   });
 
   test("truncated bodies: the connection is dropped or answered 4xx, and nothing else is hurt", async () => {
