@@ -1,9 +1,13 @@
-# syntax=docker/dockerfile:1
+# syntax=docker/dockerfile:1@sha256:ecfaec9ed6d810b56388c508f4121597bfbba70d41a6dfeee4d8cad5f295fc32
 # Multi-arch: `make image` (docker buildx, linux/amd64 and linux/arm64).
+# Reproducible: the frontend and both base images are pinned by digest
+# (.github/dependabot.yml proposes updates, tag and digest together), the
+# stamp comes from the commit, and `make image` sets SOURCE_DATE_EPOCH and
+# rewrite-timestamp so image and layer times are the commit's, not the build's.
 # The build stage runs once on the builder's own platform and cross-compiles
 # both release binaries with `make dist` (no emulation); each target
 # platform's final stage copies its own.
-FROM --platform=$BUILDPLATFORM node:22-bookworm AS build
+FROM --platform=$BUILDPLATFORM node:22-bookworm@sha256:363e1587494626837fa7f9a23bdb453d13b0ff3c67c705c2805cfc69c2d2fad7 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund && touch node_modules/.installed
@@ -22,7 +26,7 @@ RUN mkdir -p /out/amd64 /out/arm64 \
 
 # The binaries need only glibc (libc, libpthread, libdl, libm; no libstdc++),
 # so distroless/base is enough; static would lack glibc.
-FROM gcr.io/distroless/base-debian12:nonroot
+FROM gcr.io/distroless/base-debian12:nonroot@sha256:7f0c72cd138b442ae0deeb69c08b1acf5525439ba251a49ad93c320a061567e5
 ARG TARGETARCH
 ARG VERSION=""
 ARG REVISION=unknown

@@ -19,7 +19,17 @@ endif
 BUILD_TIME := $(if $(SOURCE_DATE_EPOCH),$(shell node -p \
   "new Date($(SOURCE_DATE_EPOCH) * 1000).toISOString().replace('.000Z', 'Z')"),unknown)
 DEV_CERTS := .dev/certs
-# Release binaries: Bun's target names; the image maps Docker's TARGETARCH onto them.
+# helm, kustomize and actionlint, built from the Go module in test/tools into a
+# cache outside the work tree (the first build takes minutes, later ones none).
+GO_TOOLS := scripts/go-build-cached.sh test/tools tools
+# Debian packages the checks need, each with a file it installs; installed
+# when missing (as root or with passwordless sudo), a failure otherwise.
+SHELLCHECK_PACKAGE := shellcheck=/usr/bin/shellcheck
+ARM64_PACKAGES := qemu-user=/usr/bin/qemu-aarch64 \
+  libc6-arm64-cross=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
+# Release binaries; the image maps Docker's TARGETARCH onto them. linux-x64 embeds
+# Bun's baseline runtime (no AVX2 needed); `make bench` also builds linux-x64-avx2,
+# the modern runtime, to compare (scripts/bun-runtime.ts).
 DIST_TARGETS := linux-x64 linux-arm64
 DIST_DIR := dist
 COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
@@ -29,11 +39,14 @@ COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --minify -
 IMAGE := ghcr.io/cocoonstack/cocoon-webhook
 IMAGE_TAG := $(VERSION)
 PLATFORMS := linux/amd64,linux/arm64
-# --push for a registry; --load puts a single-platform image into the local engine.
-IMAGE_OUTPUT := --push
+# A registry push (type=docker with one platform puts it into the local engine).
+# rewrite-timestamp sets every file in the layers to SOURCE_DATE_EPOCH.
+IMAGE_OUTPUT := --output type=registry,rewrite-timestamp=true
+# Where buildx writes the pushed image's digest (containerimage.digest).
+IMAGE_METADATA := dist/image-metadata.json
 
-.PHONY: help deps run test typecheck lint lint-workflows unused unit build e2e dist dist-test image \
-  bench chaos kind-e2e generate clean
+.PHONY: help deps tools run test typecheck lint lint-shell lint-workflows lint-chart chart unused \
+  unit build e2e controlplane dist dist-test image bench chaos kind-e2e generate clean
 
 .DEFAULT_GOAL := help
 
@@ -57,8 +70,13 @@ run: deps $(DEV_CERTS)/tls.crt
 $(DEV_CERTS)/tls.crt:
 	scripts/dev-cert.sh $(DEV_CERTS)
 
-## everything CI runs: typecheck, lint, workflows, unused exports, unit, build, e2e, dist-test
-test: deps typecheck lint lint-workflows unused unit build e2e dist-test
+## everything CI runs: checks, unit, build, e2e, the real control plane, dist-test
+test: deps typecheck lint lint-shell lint-workflows lint-chart unused unit build e2e controlplane \
+  dist-test
+
+## build helm, kustomize and actionlint from test/tools into the cache; print its folder
+tools:
+	@$(GO_TOOLS)
 
 ## tsc --noEmit, strict
 typecheck: deps
@@ -73,15 +91,31 @@ lint: deps
 unused: deps
 	$(BIN)/knip
 
-# The workflows against the GitHub Actions schema.
-## the GitHub workflows against the GitHub Actions schema
-lint-workflows: deps
-	for workflow in .github/workflows/*.yml; do $(BIN)/action-validator "$$workflow"; done
+## shellcheck on every shell script (installs Debian's shellcheck when missing)
+lint-shell:
+	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
+	shellcheck scripts/*.sh .ci/run
+
+# actionlint checks keys, permissions, expressions, action inputs and, through
+# shellcheck, every run: script.
+## the GitHub workflows with actionlint and shellcheck
+lint-workflows:
+	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
+	tools="$$($(GO_TOOLS))"; "$$tools/actionlint" -shellcheck "$$(command -v shellcheck)"
+
+## regenerate charts/cocoon-webhook from manifests/ (commit the result)
+chart: deps
+	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) scripts/generate-chart.ts
+
+## helm lint, and the chart against the manifests it is generated from
+lint-chart: deps
+	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) test --timeout 60000 test/chart
 
 ## unit and property tests (no binary needed)
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**' \
-	  --path-ignore-patterns='test/release/dist.test.ts'
+	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/release/dist.test.ts' \
+	  --path-ignore-patterns='test/controlplane/**'
 
 ## compile dist/cocoon-webhook for this machine
 build: deps
@@ -90,29 +124,55 @@ build: deps
 # Release binaries $(DIST_DIR)/cocoon-webhook-<target> and their sha256sum files.
 # The embedded runtimes are Bun's npm packages, pinned with their integrity
 # in package-lock.json (scripts/bun-runtime.ts), so only the npm registry is needed.
-## release binaries for linux-x64 and linux-arm64 with .sha256 files
+## release binaries for linux-x64 (no AVX2 needed) and linux-arm64 with .sha256 files
 dist: deps
 	for target in $(DIST_TARGETS); do \
 	  runtime="$$($(BUN) scripts/bun-runtime.ts "$$target")"; \
-	  $(COMPILE) --target="bun-$$target" --compile-executable-path="$$runtime" \
+	  bun_target="$$($(BUN) scripts/bun-runtime.ts "$$target" --bun-target)"; \
+	  $(COMPILE) --target="$$bun_target" --compile-executable-path="$$runtime" \
 	    --outfile "$(DIST_DIR)/cocoon-webhook-$$target"; \
 	  (cd "$(DIST_DIR)" && sha256sum "cocoon-webhook-$$target" > "cocoon-webhook-$$target.sha256"); \
 	done
 
-# The release binaries run (arm64 under qemu-aarch64 when installed, a visible
-# skip otherwise), carry the commit's stamp and rebuild to the same bytes.
-## run the release binaries (arm64 under qemu when installed) and check they rebuild to the same bytes
+# The release binaries run (arm64 under qemu-aarch64, installed when missing:
+# an architecture that was not run fails, it is never skipped), carry the
+# commit's stamp and rebuild to the same bytes.
+## run the release binaries (arm64 under qemu) and check they rebuild to the same bytes
 dist-test: dist
+	scripts/debian-packages.sh $(ARM64_PACKAGES)
 	$(BUN) test --timeout 120000 test/release/dist.test.ts
 
 ## end-to-end tests: the compiled binary over TLS against the fake apiserver
 e2e: build
 	$(BUN) test test/e2e
 
+# kube-apiserver, etcd and kubectl come from KUBEBUILDER_ASSETS or are built
+# from test/controlplane/go.mod into a cache outside the tree (a cold build
+# takes a while, later runs reuse it). Without Go and without
+# KUBEBUILDER_ASSETS the tier cannot run: it says so loudly, and fails when
+# REQUIRE_CONTROLPLANE is set (CI sets it, so CI never skips it).
+## the real-control-plane tier: our manifests in a real kube-apiserver, scenarios through it
+controlplane: build
+	@status=0; scripts/controlplane.sh >/dev/null || status=$$?; \
+	if [ "$$status" -eq 3 ]; then \
+	  echo "=================================================================="; \
+	  echo "THE REAL-CONTROL-PLANE TIER DID NOT RUN: no Go toolchain and no"; \
+	  echo "KUBEBUILDER_ASSETS. Install Go (1.26 or newer), or point"; \
+	  echo "KUBEBUILDER_ASSETS at a folder with kube-apiserver and etcd"; \
+	  echo "(setup-envtest), and run make controlplane."; \
+	  echo "=================================================================="; \
+	  if [ -n "$${REQUIRE_CONTROLPLANE:-}" ]; then exit 1; fi; \
+	  exit 0; \
+	fi; \
+	if [ "$$status" -ne 0 ]; then exit "$$status"; fi; \
+	$(BUN) test --preload ./test/controlplane/setup.ts --timeout 60000 test/controlplane
+
 # Not part of `make test`: timings are figures to read, never assertions.
-## benchmark against a floor and a peer server (about 4 minutes; figures, not assertions)
+## benchmark against a floor and a peer, then the two x64 runtimes (about 8 minutes; figures)
 bench: build
 	$(BUN) bench/run.ts
+	$(MAKE) --no-print-directory dist DIST_TARGETS="linux-x64 linux-x64-avx2"
+	$(BUN) bench/runtimes.ts
 
 ## the long reliability suite (about 14 minutes; CHAOS_SOAK_SECONDS=30 for a quick pass)
 chaos: build
@@ -120,10 +180,14 @@ chaos: build
 
 # The image for $(PLATFORMS) with docker buildx; needs a container engine
 # (not available on the development machines). The labels and the stamp
-# come from the same values as `make dist`.
+# come from the same values as `make dist`. buildx's own provenance and SBOM
+# attestations are off: they carry the build's time, so the same commit would
+# give another index digest; the release workflow attests instead.
 ## multi-arch container image with docker buildx (needs a container engine)
 image:
-	docker buildx build --platform "$(PLATFORMS)" $(IMAGE_OUTPUT) \
+	mkdir -p "$(dir $(IMAGE_METADATA))"
+	SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" docker buildx build --platform "$(PLATFORMS)" $(IMAGE_OUTPUT) \
+	  --provenance=false --sbom=false --metadata-file "$(IMAGE_METADATA)" \
 	  --build-arg VERSION="$(VERSION)" \
 	  --build-arg REVISION="$(REVISION)" \
 	  --build-arg SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" \

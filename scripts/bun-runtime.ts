@@ -10,7 +10,8 @@
  * lock file and unpacks bin/bun into node_modules/.cache. Only glibc runtimes:
  * the image's base (distroless/base) is glibc, not musl.
  *
- *   bun scripts/bun-runtime.ts linux-arm64
+ *   bun scripts/bun-runtime.ts linux-arm64                  the runtime's path
+ *   bun scripts/bun-runtime.ts linux-arm64 --bun-target     bun build's --target for it
  */
 import { createHash } from "node:crypto";
 import {
@@ -25,10 +26,25 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 
+/**
+ * Each release binary's runtime package. `linux-x64` embeds Bun's baseline
+ * build, which needs no AVX2 and so starts on every x86-64 server (the modern
+ * build dies with "Illegal instruction" on CPUs, or CPU models of virtual
+ * machines, without it); `linux-x64-avx2` embeds the modern build, for the
+ * bench's comparison (README, "Which x86-64 binary").
+ */
 export const RELEASE_TARGETS = {
-  "linux-x64": "@oven/bun-linux-x64",
+  "linux-x64": "@oven/bun-linux-x64-baseline",
+  "linux-x64-avx2": "@oven/bun-linux-x64",
   "linux-arm64": "@oven/bun-linux-aarch64",
 } as const;
+
+/** Bun's `--target` for each release binary: the runtime it embeds. */
+export const BUN_TARGETS: Record<ReleaseTarget, string> = {
+  "linux-x64": "bun-linux-x64-baseline",
+  "linux-x64-avx2": "bun-linux-x64-modern",
+  "linux-arm64": "bun-linux-arm64",
+};
 
 export type ReleaseTarget = keyof typeof RELEASE_TARGETS;
 
@@ -136,12 +152,16 @@ export function ensureRuntime(runtime: PinnedRuntime, cacheRoot: string): string
 }
 
 if (import.meta.main) {
-  const [target = ""] = process.argv.slice(2);
+  const [target = "", what = "runtime"] = process.argv.slice(2);
   if (!isReleaseTarget(target)) {
     process.stderr.write(
       `usage: bun scripts/bun-runtime.ts <${Object.keys(RELEASE_TARGETS).join(" | ")}>\n`,
     );
     process.exit(2);
+  }
+  if (what === "--bun-target") {
+    console.log(BUN_TARGETS[target]);
+    process.exit(0);
   }
   try {
     const lock: unknown = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8"));

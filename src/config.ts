@@ -67,6 +67,13 @@ const positiveInteger = z
   .transform(Number)
   .refine((bytes) => bytes > 0, "must be greater than zero");
 
+/** LIMIT of each LIST page the webhook asks for, as kubectl's --chunk-size; the apiserver's own cap is 500 per page here. */
+const listPageSize = z
+  .string()
+  .regex(/^\d+$/, "must be a whole number of objects")
+  .transform(Number)
+  .refine((size) => size >= 1 && size <= 500, "must be between 1 and 500");
+
 /** One entry per environment variable; docs/configuration.md describes each. */
 const environmentSchema = z.object({
   KUBECONFIG: z.string().optional(),
@@ -77,12 +84,16 @@ const environmentSchema = z.object({
   METRICS_ADDR: listenAddress.prefault(":9090"),
   POD_CREATORS: usernameList.prefault(OPERATOR_USERNAME),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
+  APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
   MAX_REQUEST_BYTES: positiveInteger.prefault("7340032"),
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
   METRICS_RENDER_INTERVAL: duration({ positive: false }).prefault("1s"),
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
 });
+
+/** Every variable the webhook reads, in the order docs/configuration.md lists them. */
+export const ENVIRONMENT_VARIABLES = Object.keys(environmentSchema.shape);
 
 /**
  * The configuration as the code reads it: named for what each value is, and
@@ -97,6 +108,7 @@ const configSchema = environmentSchema.transform((env) => ({
   metricsAddress: env.METRICS_ADDR,
   podCreators: env.POD_CREATORS,
   apiserverTimeoutMs: env.APISERVER_TIMEOUT,
+  apiserverListPageSize: env.APISERVER_LIST_PAGE_SIZE,
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
   maxRequestBytes: env.MAX_REQUEST_BYTES,
   drainDelayMs: env.DRAIN_DELAY,

@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       metricsAddress: { port: 9090 },
       podCreators: new Set(["system:serviceaccount:cocoon-system:cocoon-operator"]),
       apiserverTimeoutMs: 3000,
+      apiserverListPageSize: 500,
       shutdownTimeoutMs: 15_000,
       maxRequestBytes: 7_340_032,
       drainDelayMs: 5000,
@@ -68,5 +69,11 @@ describe("loadConfig", () => {
         expect(problems).toContain(variable);
       }
     }
+  });
+
+  test.each(["0", "501", "12.5", "many"])("APISERVER_LIST_PAGE_SIZE=%p is refused", (size) => {
+    expect(() => loadConfig({ APISERVER_LIST_PAGE_SIZE: size })).toThrow(
+      /APISERVER_LIST_PAGE_SIZE: must be (a whole number of objects|between 1 and 500)/,
+    );
   });
 });

@@ -44,6 +44,8 @@ export interface ServerEnvironment {
   readonly probeBodyFile: string;
   /** The peer bundled for Node (bench/run.ts builds it once). */
   readonly peerBundle: string;
+  /** The cocoon-webhook binary to run; dist/cocoon-webhook when unset. */
+  readonly cocoonBinary?: string;
 }
 
 const READY_DEADLINE_MS = 15_000;
@@ -59,7 +61,7 @@ export function freePort(): number {
 function command(id: ServerId, env: ServerEnvironment): string[] {
   switch (id) {
     case "cocoon":
-      return [join(env.repo, "dist/cocoon-webhook"), "serve"];
+      return [env.cocoonBinary ?? join(env.repo, "dist/cocoon-webhook"), "serve"];
     case "floor":
       return [env.bun, join(env.repo, "bench/floor.ts")];
     case "design":

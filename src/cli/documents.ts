@@ -10,9 +10,9 @@ import {
 import { errorText } from "../errors";
 import type { PathSegments } from "../json/path";
 import { absentIfMistyped, valueAt } from "../json/read";
-import { fastDocumentValues } from "./fast-yaml";
 import type { InputProblem, SourceText } from "./inputs";
 import { positionOf, type SourcePosition } from "./line-map";
+import { type DocumentText, documentTexts, documentValue } from "./yaml-stream";
 
 /** One Kubernetes object of the input: a document, or an item of a List document. */
 export interface SourceObject {
@@ -29,74 +29,77 @@ export type ParsedSource =
   | { readonly objects: SourceObject[]; readonly problem?: undefined }
   | { readonly problem: InputProblem };
 
-/** The `yaml` package's view of a text: nodes with source offsets, for line numbers. */
+/** The `yaml` package's view of one document, for line numbers. */
 interface SyntaxTree {
-  readonly documents: readonly Document.Parsed[];
+  readonly document: Document.Parsed | undefined;
   readonly lines: LineCounter;
+  /** Lines of the stream before the document's text. */
+  readonly lineOffset: number;
 }
 
 const LIST_KIND_SUFFIX = "List";
 
 /**
  * Every object in a YAML (or JSON: JSON is YAML) text; List documents are
- * expanded. Values come from Bun's native parser when it reads the text
- * unambiguously, and the `yaml` package's syntax tree, which is several
- * times slower, is built only when a line number is asked for or the text
- * does not parse (its errors carry positions).
+ * expanded. Values come from one parser, whatever the text starts with (see
+ * yaml-stream.ts); the `yaml` package's syntax tree, which is several times
+ * slower, is built only when a line number is asked for or a document does
+ * not parse (its errors carry positions).
  */
 export function parseSource({ file, text }: SourceText): ParsedSource {
-  const fastValues = fastDocumentValues(text);
-  if (fastValues) {
-    let tree: SyntaxTree | undefined;
-    const treeOf = () => {
-      tree ??= syntaxTreeOf(text);
-      return tree;
-    };
-    return { objects: fastValues.flatMap((value, index) => objectsOf(file, value, index, treeOf)) };
-  }
-  const tree = syntaxTreeOf(text);
   const objects: SourceObject[] = [];
-  for (const [index, document] of tree.documents.entries()) {
-    const [error] = document.errors;
-    if (error) {
-      const at = error.linePos?.[0];
-      return { problem: { file, line: at?.line, column: at?.col, message: plainMessage(error) } };
-    }
+  for (const document of documentTexts(text)) {
     let value: unknown;
     try {
-      value = document.toJS();
+      value = documentValue(document);
     } catch (error) {
-      // e.g. too many aliases: a YAML bomb is not a manifest
-      const message = errorText(error);
-      const start = isNode(document.contents) ? document.contents.range[0] : 0;
-      return { problem: { file, line: tree.lines.linePos(start).line, message } };
+      return { problem: syntaxProblem(file, document, error) };
     }
-    objects.push(...objectsOf(file, value, index, () => tree));
+    let tree: SyntaxTree | undefined;
+    const treeOf = () => {
+      tree ??= syntaxTreeOf(document);
+      return tree;
+    };
+    objects.push(...objectsOf(file, value, treeOf));
   }
   return { objects };
 }
 
-function syntaxTreeOf(text: string): SyntaxTree {
+function syntaxTreeOf({ text, firstLine }: DocumentText): SyntaxTree {
   const lines = new LineCounter();
-  // Bun's parser lets a repeated key's last value win; both paths must read a text alike.
-  const options = { lineCounter: lines, uniqueKeys: false };
-  return { documents: parseAllDocuments(text, options), lines };
+  // Bun's parser lets a repeated key's last value win: not an error here either.
+  const [document] = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false });
+  return { document, lines, lineOffset: firstLine - 1 };
 }
 
-function objectsOf(
-  file: string,
-  value: unknown,
-  documentIndex: number,
-  treeOf: () => SyntaxTree,
-): SourceObject[] {
+/** Where and why a document does not parse: the `yaml` package's first error, else Bun's. */
+function syntaxProblem(file: string, document: DocumentText, bunError: unknown): InputProblem {
+  const tree = syntaxTreeOf(document);
+  const [error] = tree.document?.errors ?? [];
+  if (error) {
+    const at = error.linePos?.[0];
+    return {
+      file,
+      line: at === undefined ? document.firstLine : at.line + tree.lineOffset,
+      column: at?.col,
+      message: plainMessage(error),
+    };
+  }
+  // e.g. too many aliases: a YAML bomb is not a manifest
+  const message = errorText(bunError).replace(/^YAML Parse error: /, "");
+  return { file, line: document.firstLine, message };
+}
+
+function objectsOf(file: string, value: unknown, treeOf: () => SyntaxTree): SourceObject[] {
   if (value === null || value === undefined) return [];
   const locate =
     (itemIndex?: number) =>
     (segments: PathSegments): SourcePosition => {
-      const { documents, lines } = treeOf();
-      const root = documents[documentIndex]?.contents;
-      if (!isNode(root)) return { line: 1, column: 1 };
-      return positionOf(itemNode(root, itemIndex) ?? root, segments, lines);
+      const { document, lines, lineOffset } = treeOf();
+      const root = document?.contents;
+      if (!isNode(root)) return { line: lineOffset + 1, column: 1 };
+      const { line, column } = positionOf(itemNode(root, itemIndex) ?? root, segments, lines);
+      return { line: line + lineOffset, column };
     };
   const apiVersion = fieldOf(value, "apiVersion");
   const kind = fieldOf(value, "kind");

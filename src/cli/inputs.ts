@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { errorText } from "../errors";
 
@@ -28,8 +28,11 @@ export interface ReadInputs {
 /**
  * The texts behind `paths`, in order: a file as named (whatever its
  * extension), a directory as its *.yaml, *.yml and *.json files at any depth
- * in name order, `-` as stdin. Hidden entries (`.git`, `.github`, …) are not
- * walked into: they hold tooling config, not manifests, unless named.
+ * in name order, a glob the shell left unexpanded (quoted, or matching
+ * nothing) as the files and directories it matches, `-` as stdin. Hidden
+ * entries (`.git`, `.github`, …) are not walked into: they hold tooling
+ * config, not manifests, unless named. A directory or glob that yields no
+ * file is a problem naming it: a mistyped path must not pass CI as "0 files".
  */
 export async function readInputs(
   paths: readonly string[],
@@ -56,19 +59,51 @@ export async function readInputs(
 }
 
 function filesUnder(path: string, problems: InputProblem[]): string[] {
+  if (!existsSync(path) && GLOB_CHARACTERS.test(path)) return globMatches(path, problems);
   try {
     if (!statSync(path).isDirectory()) return [path];
-    return manifestsIn(path);
   } catch (error) {
     problems.push({ file: path, message: `cannot read: ${describeFsError(error)}` });
     return [];
   }
+  const files = manifestsIn(path);
+  if (files.length === 0) {
+    problems.push({ file: path, message: `holds no manifest (no ${MANIFEST_NAMES} file)` });
+  }
+  return files;
+}
+
+const GLOB_CHARACTERS = /[*?[{]/;
+const MANIFEST_NAMES = "*.yaml, *.yml or *.json";
+
+/** What a glob matches, in name order; a directory it matches counts as that directory. */
+function globMatches(pattern: string, problems: InputProblem[]): string[] {
+  const segments = pattern.split("/");
+  const literal = segments.findIndex((segment) => GLOB_CHARACTERS.test(segment));
+  const base = segments.slice(0, literal).join("/");
+  const rest = segments.slice(literal).join("/");
+  const cwd = pattern.startsWith("/") ? base || "/" : base || ".";
+  const matches = existsSync(cwd)
+    ? [...new Bun.Glob(rest).scanSync({ cwd, onlyFiles: false })].sort(byName)
+    : [];
+  const files = matches.flatMap((match) => {
+    const path = base === "" ? match : join(base, match);
+    return statSync(path).isDirectory() ? manifestsIn(path) : [path];
+  });
+  if (files.length === 0) {
+    problems.push({ file: pattern, message: `matches no manifest (no ${MANIFEST_NAMES} file)` });
+  }
+  return files;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function manifestsIn(directory: string): string[] {
   const entries = readdirSync(directory, { withFileTypes: true })
     .filter((entry) => !entry.name.startsWith("."))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => byName(a.name, b.name));
   return entries.flatMap((entry) => {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) return manifestsIn(path);

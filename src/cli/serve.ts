@@ -33,6 +33,7 @@ export async function runServe(): Promise<number> {
   try {
     const kube = createKubeApi({
       timeoutMs: config.apiserverTimeoutMs,
+      listPageSize: config.apiserverListPageSize,
       kubeconfigPath: config.kubeconfigPath,
       log: (level, message, fields) => log[level](fields ?? {}, message),
     });

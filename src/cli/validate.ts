@@ -73,13 +73,26 @@ export interface ValidateIo {
   readonly stderr: (text: string) => Promise<unknown>;
 }
 
-// Bun.write resolves once every byte is written: the caller exits the process
-// right after, and a report larger than a pipe's buffer must not be cut short.
 const processIo: ValidateIo = {
   readStdin: () => Bun.stdin.text(),
-  stdout: (text) => Bun.write(Bun.stdout, text),
-  stderr: (text) => Bun.write(Bun.stderr, text),
+  stdout: (text) => writeAll(process.stdout, text),
+  stderr: (text) => writeAll(process.stderr, text),
 };
+
+/**
+ * Resolves once the stream has taken every byte: the caller exits the process
+ * right after, and a report larger than a pipe's buffer must not be cut short.
+ * Not Bun.write: on a regular file it truncates for an empty string and
+ * preallocates an empty file before writing, which with `> report 2>&1`
+ * (one file for both streams) erases the report or, with `>>`, leaves it
+ * behind a run of NUL bytes.
+ */
+function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  if (text === "") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    stream.write(text, (error) => (error ? reject(error) : resolve()));
+  });
+}
 
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {

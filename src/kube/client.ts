@@ -32,6 +32,8 @@ export interface KubeApiOptions {
   readonly kubeconfigPath?: string;
   /** Prefix for /var/run/secrets/kubernetes.io/serviceaccount (tests); default "". */
   readonly inClusterRoot?: string;
+  /** APISERVER_LIST_PAGE_SIZE: objects asked for per LIST page; default LIST_PAGE_LIMIT. */
+  readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
   readonly log?: KubeLog;
@@ -56,7 +58,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
   if (!access) {
     options.log?.("warn", `${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
-    return { api: kubeApiOver(undefined, options.log), source: "none" };
+    return { api: kubeApiOver(undefined, options), source: "none" };
   }
   warnAboutIgnoredSettings(access, options.log);
   const transport = createTransport({
@@ -71,7 +73,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     user: access.user.name,
   });
   return {
-    api: kubeApiOver(transport, options.log),
+    api: kubeApiOver(transport, options),
     source: access.source,
     server: transport.server,
   };
@@ -86,12 +88,15 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
  */
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
-/** Objects asked for per LIST page (`?limit=`). */
+/** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
 export const LIST_PAGE_LIMIT = 500;
-/** Pages followed before a LIST is refused: 100 × 500 hibernations in one namespace. */
-export const MAX_LIST_PAGES = 100;
+/** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
+export const MAX_LISTED_OBJECTS = 50_000;
 
-function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | undefined): KubeApi {
+function kubeApiOver(
+  transport: ApiserverTransport | undefined,
+  { log, listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "log" | "listPageSize">,
+): KubeApi {
   const connected = (operation: string): ApiserverTransport => {
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport;
@@ -144,6 +149,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
             collectionPath(resource, namespace),
             operation,
             expected,
+            listPageSize,
           );
         },
         () => "success",
@@ -155,19 +161,21 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
 
 /**
  * Every item of a LIST, following `metadata.continue` page by page, all
- * pages within one APISERVER_TIMEOUT budget and at most MAX_LIST_PAGES.
+ * pages within one APISERVER_TIMEOUT budget and at most MAX_LISTED_OBJECTS.
  */
 async function listAllPages(
   transport: ApiserverTransport,
   path: string,
   operation: string,
   expected: ExpectedList,
+  pageSize: number,
 ): Promise<readonly JsonObject[]> {
   const budget = transport.budget();
+  const maxPages = Math.ceil(MAX_LISTED_OBJECTS / pageSize);
   const items: JsonObject[] = [];
   let continueToken: string | undefined;
-  for (let page = 1; page <= MAX_LIST_PAGES; page++) {
-    const query = new URLSearchParams({ limit: String(LIST_PAGE_LIMIT) });
+  for (let page = 1; page <= maxPages; page++) {
+    const query = new URLSearchParams({ limit: String(pageSize) });
     if (continueToken) query.set("continue", continueToken);
     const answer = await transport.get(`${path}?${query}`, {
       operation,
@@ -180,7 +188,7 @@ async function listAllPages(
     continueToken = listed.continueToken;
   }
   throw new KubeApiError(
-    `${operation}: the list did not end after ${MAX_LIST_PAGES} pages of ${LIST_PAGE_LIMIT}; ` +
+    `${operation}: the list did not end after ${maxPages} pages of ${pageSize}; ` +
       "refusing to read more",
   );
 }

@@ -135,6 +135,31 @@ describe("--output sarif", () => {
     }
   });
 
+  test("rules have human names and whole descriptions", () => {
+    const rules: {
+      id: string;
+      name: string;
+      shortDescription: { text: string };
+      fullDescription: { text: string };
+    }[] = log.runs[0].tool.driver.rules;
+    expect(new Set(rules.map((rule) => rule.name)).size).toBe(rules.length);
+    for (const rule of rules) {
+      const text = ALL_RULES.find((each) => each.id === rule.id)?.text ?? "";
+      expect(rule.name).toMatch(/^[A-Z][A-Za-z]+$/);
+      expect(rule.fullDescription.text).toBe(text);
+      expect(text.startsWith(rule.shortDescription.text)).toBeTrue();
+      expect(rule.shortDescription.text).toEndWith(".");
+    }
+    const byId = new Map(rules.map((rule) => [rule.id, rule]));
+    expect(byId.get("agent.image-required")?.name).toBe("AgentImageRequired");
+    expect(byId.get("firecracker.oci-image")?.shortDescription.text).toBe(
+      "CocoonSet: firecracker needs an OCI image; an image starting with `http://` or `https://` (a cloud-image URL) is rejected.",
+    );
+    expect(byId.get("manifest.unknown-field")?.shortDescription.text).toBe(
+      "CocoonSet and CocoonHibernation: every field is one the operator's CRD defines; the apiserver drops or rejects any other, so a misspelt field never reaches the operator.",
+    );
+  });
+
   test("results carry ruleId, level and a relative location with line and column", () => {
     const results = log.runs[0].results;
     const rules = log.runs[0].tool.driver.rules;

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { OUTPUT_FORMATS } from "../../src/cli/output";
 import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
 import { waitUntil } from "../support/eventually";
 import { processCpuSeconds, processState } from "../support/procfs";
@@ -216,6 +219,56 @@ describe("cocoon-webhook validate", () => {
     expect(code).toBe(2);
     expect(stderr).toContain("no-such-dir/sets.yaml: cannot read: no such file or directory");
   });
+
+  test("a directory or glob with no manifest exits 2 naming it", () => {
+    const empty = mkdtempSync(join(tmpdir(), "cocoon-empty-"));
+    try {
+      const directory = validate(["-f", empty, "valid"]);
+      expect(directory.code).toBe(2);
+      expect(directory.stderr).toContain(
+        `cocoon-webhook validate: ${empty}: holds no manifest (no *.yaml, *.yml or *.json file)`,
+      );
+      const glob = validate(["valid/*.yml"]);
+      expect(glob.code).toBe(2);
+      expect(glob.stderr).toContain("valid/*.yml: matches no manifest");
+      const matching = validate(["hibernations/*.yaml"]);
+      expect(matching.code).toBe(1);
+      expect(matching.stdout).toContain("across 2 files");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  test.each(OUTPUT_FORMATS)(
+    "-o %s: the whole output survives > file 2>&1 and &> file",
+    (format) => {
+      const args = ["-o", format, "invalid", "hibernations", "broken.yaml.txt"];
+      const piped = validate(args);
+      expect(piped.code).toBe(2);
+      const directory = mkdtempSync(join(tmpdir(), "cocoon-redirect-"));
+      try {
+        for (const redirect of ['> "$1" 2>&1', '&> "$1"', '>> "$1" 2>&1']) {
+          const out = join(directory, "out");
+          rmSync(out, { force: true });
+          const command = `"$0" validate ${args.join(" ")} ${redirect}`;
+          const shell = Bun.spawnSync(["bash", "-c", command, BINARY, out], {
+            cwd: FIXTURES,
+            env: { PATH: process.env.PATH ?? "" },
+          });
+          expect(shell.exitCode).toBe(2);
+          const written = readFileSync(out, "utf8");
+          // One file for both streams: every byte of each, in some interleaving.
+          expect(written.length).toBe(piped.stdout.length + piped.stderr.length);
+          expect(written).not.toContain("\0");
+          for (const line of `${piped.stdout}${piped.stderr}`.split("\n")) {
+            expect(written).toContain(line);
+          }
+        }
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+  );
 
   test.each([
     [[]],

@@ -3,7 +3,7 @@ import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
 import {
   createKubeApi,
   LIST_PAGE_LIMIT,
-  MAX_LIST_PAGES,
+  MAX_LISTED_OBJECTS,
   MAX_OBJECT_ANSWER_BYTES,
 } from "../../src/kube/client";
 import type { KubeApi } from "../../src/kube/port";
@@ -279,11 +279,29 @@ describe("listHibernations", () => {
       },
     });
     const sent = apiserver.requests.length;
+    const pages = MAX_LISTED_OBJECTS / LIST_PAGE_LIMIT;
     const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
     expect(error.message).toBe(
-      `LIST cocoonhibernations in team-a: the list did not end after ${MAX_LIST_PAGES} pages of ${LIST_PAGE_LIMIT}; refusing to read more`,
+      `LIST cocoonhibernations in team-a: the list did not end after ${pages} pages of ${LIST_PAGE_LIMIT}; refusing to read more`,
     );
-    expect(apiserver.requests.length - sent).toBe(MAX_LIST_PAGES);
+    expect(apiserver.requests.length - sent).toBe(pages);
+  });
+
+  test("APISERVER_LIST_PAGE_SIZE sets the limit each page asks for", async () => {
+    const { api: small } = createKubeApi({
+      timeoutMs: 3000,
+      kubeconfigPath: apiserver.kubeconfigPath,
+      listPageSize: 2,
+    });
+    const items = Array.from({ length: 5 }, (_, index) => ({ metadata: { name: `vm-${index}` } }));
+    apiserver.setHibernations("small-pages", items);
+    const sent = apiserver.requests.length;
+    expect(await small.list(COCOONHIBERNATIONS, "small-pages")).toEqual(items);
+    expect(apiserver.requests.slice(sent).map((request) => request.path)).toEqual([
+      "/apis/cocoonset.cocoonstack.io/v1/namespaces/small-pages/cocoonhibernations?limit=2",
+      "/apis/cocoonset.cocoonstack.io/v1/namespaces/small-pages/cocoonhibernations?limit=2&continue=offset-2",
+      "/apis/cocoonset.cocoonstack.io/v1/namespaces/small-pages/cocoonhibernations?limit=2&continue=offset-4",
+    ]);
   });
 
   test("every page spends one shared APISERVER_TIMEOUT budget", async () => {

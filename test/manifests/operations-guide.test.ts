@@ -1,13 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import packageJson from "../../package.json";
 import { HANDLER_LABELS, resultReasons } from "../../src/admission/endpoints";
 import { headingAnchors } from "../support/markdown";
 import { isRecord, render } from "./kustomize";
 
 const REPO = join(import.meta.dir, "../..");
 const GUIDE = "docs/operations.md";
-const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/main/${GUIDE}#`;
+// The guide of the release the alerts were installed with, not whatever main says today.
+const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/v${packageJson.version}/${GUIDE}#`;
 const guide = readFileSync(join(REPO, GUIDE), "utf8");
 
 const anchors = headingAnchors(guide);

@@ -24,7 +24,26 @@ function label(key: string): string | undefined {
 describe("Dockerfile", () => {
   test("two stages: a build on the builder's platform and the runtime", () => {
     expect(stages).toHaveLength(2);
-    expect(buildStage).toMatch(/^FROM --platform=\$BUILDPLATFORM node:22-bookworm AS build\n/);
+    expect(buildStage).toMatch(
+      /^FROM --platform=\$BUILDPLATFORM node:22-bookworm@sha256:[0-9a-f]{64} AS build\n/,
+    );
+  });
+
+  test("the frontend and every base image are pinned by digest", () => {
+    expect(dockerfile).toMatch(/^# syntax=docker\/dockerfile:1@sha256:[0-9a-f]{64}\n/);
+    const images = [...dockerfile.matchAll(/^FROM (?:--platform=\S+ )?(\S+)/gm)].map(
+      (match) => match[1],
+    );
+    expect(images).toHaveLength(2);
+    for (const image of images) expect(image).toMatch(/^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/);
+  });
+
+  test("make image sets image and layer times from the commit, without buildx's timed attestations", () => {
+    const image = makefile.slice(makefile.indexOf("\nimage:"));
+    expect(image).toContain('SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" docker buildx build');
+    expect(image).toContain('--build-arg SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)"');
+    expect(image).toContain("--provenance=false --sbom=false");
+    expect(makefile).toMatch(/^IMAGE_OUTPUT := --output type=registry,rewrite-timestamp=true$/m);
   });
 
   test("the build installs from the lock file and runs make dist with the stamp passed in", () => {
@@ -56,7 +75,9 @@ describe("Dockerfile", () => {
   });
 
   test("the final stage is distroless, non-root as the Deployment expects, and runs serve", () => {
-    expect(finalStage).toMatch(/^FROM gcr\.io\/distroless\/base-debian12:nonroot\n/);
+    expect(finalStage).toMatch(
+      /^FROM gcr\.io\/distroless\/base-debian12:nonroot@sha256:[0-9a-f]{64}\n/,
+    );
     expect(finalStage).toContain("\nUSER 65532:65532\n");
     expect(securityContext?.runAsUser).toBe(65532);
     expect(securityContext?.runAsNonRoot).toBe(true);

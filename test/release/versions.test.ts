@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import packageJson from "../../package.json";
 import {
+  BUN_TARGETS,
   integrityOf,
   isReleaseTarget,
   pinnedRuntime,
@@ -44,7 +45,10 @@ describe("one version, from package.json", () => {
     const release = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
     expect(release).toContain(`"$\{GITHUB_REF_NAME}" != "v$\{version}"`);
     expect(release).toContain('version="$(node -p \'require("./package.json").version\')"');
-    expect(release).toContain(`IMAGE_TAG="$\{{ needs.check.outputs.version }}"`);
+    expect(release).toContain(`VERSION: $\{{ needs.check.outputs.version }}`);
+    expect(release).toContain(
+      `make image PLATFORMS=linux/amd64,linux/arm64 IMAGE_TAG="$\{VERSION}"`,
+    );
   });
 });
 
@@ -55,19 +59,44 @@ describe("release workflow", () => {
     expect(release.on).toEqual({ push: { tags: ["v*"] } });
   });
 
-  test("publishes every make dist binary with its checksum", () => {
+  test("publishes every make dist binary with its checksum, signature and SBOM", () => {
     const targets = /^DIST_TARGETS := (.+)$/m.exec(makefile)?.[1]?.split(" ") ?? [];
-    expect(targets.sort()).toEqual(Object.keys(RELEASE_TARGETS).sort());
-    const publish = JSON.stringify(release.jobs.release.steps);
+    expect(targets.sort()).toEqual(["linux-arm64", "linux-x64"]);
+    for (const target of targets) expect(Object.keys(RELEASE_TARGETS)).toContain(target);
+    const steps = JSON.stringify(release.jobs.release.steps);
     for (const target of targets) {
-      expect(publish).toContain(`dist/cocoon-webhook-${target} `);
-      expect(publish).toContain(`dist/cocoon-webhook-${target}.sha256`);
+      for (const suffix of ["", ".sha256", ".sigstore.json", ".spdx.json"]) {
+        expect(steps).toContain(` cocoon-webhook-${target}${suffix} `);
+      }
     }
+  });
+
+  test("signs the image and every published file keylessly, with provenance and SBOMs", () => {
+    const image = JSON.stringify(release.jobs.image.steps);
+    expect(image).toContain(`cosign sign --yes \\"$\{IMAGE}@$\{DIGEST}\\"`);
+    expect(image).toContain("actions/attest-build-provenance@");
+    const steps = JSON.stringify(release.jobs.release.steps);
+    expect(steps).toContain("cosign sign-blob --yes --bundle");
+    expect(steps).toContain("actions/attest-build-provenance@");
+    expect(steps).toContain("actions/attest-sbom@");
+    expect(steps).toContain("anchore/sbom-action@");
+    for (const job of [release.jobs.image, release.jobs.release]) {
+      expect(job.permissions["id-token"]).toBe("write");
+      expect(job.permissions.attestations).toBe("write");
+    }
+  });
+
+  test("records the image digest in the notes, the manifests and the chart", () => {
+    const text = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
+    expect(release.jobs.release.env.DIGEST).toBe(`$\{{ needs.image.outputs.digest }}`);
+    expect(text).toContain(`echo "- Image: \\\`$\{IMAGE}:$\{VERSION}@$\{DIGEST}\\\``);
+    expect(text).toContain(`\\n    digest: $\{DIGEST}/`);
+    expect(text).toContain(`/  digest: \\"$\{DIGEST}\\"/`);
   });
 
   test("builds the image for both architectures and may push packages", () => {
     const image = release.jobs.image;
-    expect(image.permissions).toEqual({ contents: "read", packages: "write" });
+    expect(image.permissions).toMatchObject({ contents: "read", packages: "write" });
     expect(JSON.stringify(image.steps)).toContain("PLATFORMS=linux/amd64,linux/arm64");
     expect(release.jobs.image.needs).toContain("kind");
     expect(release.jobs.release.needs).toContain("image");
@@ -75,23 +104,49 @@ describe("release workflow", () => {
 });
 
 describe("workflows", () => {
-  test("every action is pinned to a full version", () => {
+  test("every action is pinned to a full commit SHA, its release in a comment", () => {
     const uses = workflows.flatMap((workflow) =>
-      [...workflow.text.matchAll(/uses: (\S+)/g)].map((match) => match[1] ?? ""),
+      [...workflow.text.matchAll(/uses: (.+)$/gm)].map((match) => match[1] ?? ""),
     );
-    expect(uses.length).toBeGreaterThan(0);
-    for (const action of uses) expect(action).toMatch(/^[\w.-]+\/[\w.-]+@v\d+\.\d+\.\d+$/);
+    expect(uses.length).toBeGreaterThan(10);
+    const versions = new Map<string, string>();
+    for (const line of uses) {
+      const pin = /^([\w.-]+\/[\w./-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$/.exec(line);
+      expect(pin, line).not.toBeNull();
+      const [, action = "", sha = "", version = ""] = pin ?? [];
+      expect(versions.get(`${action}@${sha}`) ?? version, line).toBe(version);
+      versions.set(`${action}@${sha}`, version);
+    }
   });
 
-  test("CI runs make test with qemu required, and the kind e2e script", () => {
+  test("CI runs make test with the control plane required (it installs qemu for the arm64 checks), and the kind e2e script", () => {
     const ci = parse(workflows.find((workflow) => workflow.name === "ci.yml")?.text ?? "");
     const runs = Object.values(ci.jobs as Record<string, { steps: { run?: string }[] }>).flatMap(
       (job) => job.steps.map((step) => step.run ?? ""),
     );
-    expect(runs).toContain("make test");
-    expect(ci.jobs.test.steps.at(-1)).toEqual({ run: "make test", env: { REQUIRE_QEMU: "1" } });
-    expect(JSON.stringify(ci.jobs.test.steps)).toContain("qemu-user libc6-arm64-cross");
+    expect(ci.jobs.test.steps.at(-1)).toEqual({
+      run: "make test",
+      env: { REQUIRE_CONTROLPLANE: "1" },
+    });
     expect(runs).toContain("scripts/kind-e2e.sh");
+    expect(makefile).toMatch(
+      /^dist-test: dist\n\tscripts\/debian-packages\.sh \$\(ARM64_PACKAGES\)\n/m,
+    );
+    expect(makefile).toContain("qemu-user=/usr/bin/qemu-aarch64");
+  });
+
+  test("Dependabot watches npm, every Go module, the actions and the Dockerfile", () => {
+    const config = parse(readFileSync(repoPath(".github/dependabot.yml"), "utf8"));
+    const watched = (config.updates as { "package-ecosystem": string; directory: string }[]).map(
+      (update) => `${update["package-ecosystem"]} ${update.directory}`,
+    );
+    const goModules = Bun.spawnSync(["git", "ls-files", "--", "*go.mod"], { cwd: repoPath() })
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean)
+      .map((path) => `gomod /${path.replace(/\/?go\.mod$/, "")}`);
+    expect(goModules.length).toBeGreaterThan(0);
+    expect(watched.sort()).toEqual(["npm /", "github-actions /", "docker /", ...goModules].sort());
   });
 
   test("set up the Node.js version engines names", () => {
@@ -135,6 +190,13 @@ describe("Bun runtimes for make dist", () => {
     expect(RELEASE_TARGETS["linux-arm64"]).toBe("@oven/bun-linux-aarch64");
   });
 
+  test("the shipped x86-64 binary embeds the baseline runtime, which needs no AVX2", () => {
+    expect(RELEASE_TARGETS["linux-x64"]).toBe("@oven/bun-linux-x64-baseline");
+    expect(BUN_TARGETS["linux-x64"]).toBe("bun-linux-x64-baseline");
+    // The modern build is only for make bench's comparison.
+    expect(RELEASE_TARGETS["linux-x64-avx2"]).toBe("@oven/bun-linux-x64");
+  });
+
   test("refuse a lock file whose runtime and compiler versions differ", () => {
     const skewed = structuredClone(lock) as {
       packages: Record<string, { version: string }>;
@@ -146,7 +208,7 @@ describe("Bun runtimes for make dist", () => {
 
   test("refuse a musl build", () => {
     const musl = structuredClone(lock) as { packages: Record<string, { libc?: string[] }> };
-    const entry = musl.packages["node_modules/@oven/bun-linux-x64"];
+    const entry = musl.packages["node_modules/@oven/bun-linux-x64-baseline"];
     if (entry) entry.libc = ["musl"];
     expect(() => pinnedRuntime(musl, "linux-x64")).toThrow(/glibc/);
   });

@@ -12,6 +12,8 @@ export interface KeyPair {
 export interface IssueOptions {
   readonly days?: number;
   readonly commonName?: string;
+  /** The subject's O: Kubernetes reads it as the client certificate's group, e.g. system:masters. */
+  readonly organization?: string;
   /** An exact validity window instead of `days` from now (expired or not-yet-valid certificates). */
   readonly validity?: { readonly notBefore: Date; readonly notAfter: Date };
   /** prime256v1 by default; RSA to offer static-RSA key exchange suites. */
@@ -91,7 +93,7 @@ export function createTestCa(label = "cocoon-test-ca"): TestCa {
           "-out",
           `${name}.csr`,
           "-subj",
-          `/CN=${commonName}`,
+          `${options.organization ? `/O=${options.organization}` : ""}/CN=${commonName}`,
         ],
         dir,
       );

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stringify as toYaml } from "yaml";
 import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../../src/cocoon/resources";
 import { createTestCa, type TestCa } from "./certs";
+import { base64, kubeconfigYaml } from "./kubeconfig";
 
 /**
  * A real HTTPS Kubernetes apiserver stand-in for tests: its own private CA,
@@ -524,26 +524,4 @@ function stallBody(response: Response, delayMs: number): Response {
     },
   });
   return new Response(body, { status: response.status, headers: response.headers });
-}
-
-function base64(text: string): string {
-  return Buffer.from(text).toString("base64");
-}
-
-function kubeconfigYaml(server: string, caPem: string, user: Record<string, unknown>): string {
-  return toYaml({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [
-      {
-        name: "fake",
-        cluster: { server, "certificate-authority-data": base64(caPem) },
-      },
-    ],
-    users: [{ name: "fake-user", user }],
-    contexts: [
-      { name: "fake", context: { cluster: "fake", user: "fake-user", namespace: "default" } },
-    ],
-    "current-context": "fake",
-  });
 }

@@ -31,7 +31,7 @@ export function sarifReport(report: RunReport): string {
             informationUri: INFORMATION_URI,
             rules: ALL_RULES.map((rule) => ({
               id: rule.id,
-              name: rule.id,
+              name: ruleName(rule.id),
               shortDescription: { text: firstSentence(rule.text) },
               fullDescription: { text: rule.text },
               help: { text: `${rule.text} Fix the manifest at the reported field.` },
@@ -90,7 +90,16 @@ export function sarifReport(report: RunReport): string {
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
+/** The text up to its first full stop: a whole sentence, never cut at a `;`. */
 function firstSentence(text: string): string {
-  const end = text.search(/[.;](\s|$)/);
+  const end = text.search(/\.(\s|$)/);
   return end < 0 ? text : text.slice(0, end + 1);
+}
+
+/** SARIF's human-readable rule name: `agent.image-required` → `AgentImageRequired`. */
+function ruleName(id: string): string {
+  return id
+    .split(/[.-]/)
+    .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+    .join("");
 }

@@ -5,12 +5,8 @@ import { parse } from "yaml";
 import { runValidate } from "../../src/cli/validate";
 
 const ROOT = join(import.meta.dir, "../..");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const SECTION = README.slice(
-  README.indexOf("## Offline validation"),
-  README.indexOf("\n## ", README.indexOf("## Offline validation") + 1),
-);
-const yamlBlocks = [...SECTION.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) =>
+const GUIDE = readFileSync(join(ROOT, "docs/cli.md"), "utf8");
+const yamlBlocks = [...GUIDE.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) =>
   parse(match[1] ?? ""),
 );
 
@@ -31,7 +27,7 @@ async function exitCodeOf(args: string[]): Promise<{ code: number; stdout: strin
   return { code, stdout };
 }
 
-describe("README: offline validation in CI", () => {
+describe("docs/cli.md: offline validation in CI", () => {
   test("the pre-commit example uses the shipped hook id", () => {
     const [hook] = parse(readFileSync(join(ROOT, ".pre-commit-hooks.yaml"), "utf8"));
     const config = yamlBlocks.find((block) => "repos" in block);
@@ -42,9 +38,10 @@ describe("README: offline validation in CI", () => {
     const job = yamlBlocks.find((block) => "jobs" in block).jobs["cocoon-manifests"];
     const install = (job.steps as Step[]).find((step) => step.run?.includes("sha256sum -c"));
     const release = readFileSync(join(ROOT, ".github/workflows/release.yml"), "utf8");
+    const publish = release.slice(release.indexOf("gh release create"));
     for (const asset of ["cocoon-webhook-linux-x64", "cocoon-webhook-linux-x64.sha256"]) {
       expect(install?.run).toContain(`$base/${asset}`);
-      expect(release).toContain(`dist/${asset}`);
+      expect(publish).toContain(` ${asset} `);
     }
   });
 

@@ -1,0 +1,61 @@
+import { join, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+
+const REPO_ROOT = resolve(import.meta.dir, "..");
+
+/** Binaries built from the Go module in test/tools, in this order of names. */
+export type GoTool = "helm" | "kustomize" | "actionlint";
+
+let toolsDirectory: string | undefined;
+
+/**
+ * The path of a tool from test/tools: the folder `make tools` passes in
+ * COCOON_TOOLS_DIR, or else whatever scripts/go-build-cached.sh prints
+ * (building on first use). A machine without Go fails here, loudly.
+ */
+export function goTool(name: GoTool): string {
+  toolsDirectory ??= process.env.COCOON_TOOLS_DIR || buildTools();
+  return join(toolsDirectory, name);
+}
+
+function buildTools(): string {
+  const build = Bun.spawnSync(["scripts/go-build-cached.sh", "test/tools", "tools"], {
+    cwd: REPO_ROOT,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  if (build.exitCode !== 0) {
+    throw new Error(`scripts/go-build-cached.sh test/tools tools failed (exit ${build.exitCode})`);
+  }
+  return build.stdout.toString().trim();
+}
+
+/** Runs a tool from test/tools in the repository root; throws with its stderr when it fails. */
+export function runTool(name: GoTool, args: readonly string[]): string {
+  const result = Bun.spawnSync([goTool(name), ...args], {
+    cwd: REPO_ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (result.exitCode !== 0) {
+    throw new Error(`${name} ${args.join(" ")}: ${result.stderr.toString().trim()}`);
+  }
+  return result.stdout.toString();
+}
+
+/** Every non-empty document of a YAML stream, as plain values. */
+export function yamlObjects(text: string): Record<string, unknown>[] {
+  return parseAllDocuments(text)
+    .map((document) => {
+      if (document.errors.length > 0) throw new Error(document.errors[0]?.message);
+      return document.toJS() as unknown;
+    })
+    .filter(
+      (value): value is Record<string, unknown> => typeof value === "object" && value !== null,
+    );
+}
+
+/** `kustomize build` of a folder of the repository. */
+export function kustomize(directory: string): Record<string, unknown>[] {
+  return yamlObjects(runTool("kustomize", ["build", directory]));
+}

@@ -1,0 +1,177 @@
+/*
+ * charts/cocoon-webhook against the manifests it is generated from: the
+ * committed chart is the generator's output, `helm lint` passes, and with its
+ * default values `helm template` renders exactly what kustomize renders,
+ * object by object. Run by `make lint-chart` (helm and kustomize come from
+ * test/tools, built on first use).
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { CHART_DIR, generateChart } from "../../scripts/chart/generate";
+import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
+import { loadConfig } from "../../src/config";
+
+const REPO = join(import.meta.dir, "../..");
+const CHART = join(REPO, CHART_DIR);
+type Json = Record<string, unknown>;
+
+function helmTemplate(namespace: string, ...sets: string[]): Json[] {
+  const args = ["template", "cocoon-webhook", CHART_DIR, "--namespace", namespace];
+  return yamlObjects(runTool("helm", [...args, ...sets.flatMap((set) => ["--set", set])]));
+}
+
+function helmError(...sets: string[]): string {
+  try {
+    helmTemplate("cocoon-system", ...sets);
+  } catch (error) {
+    return String(error);
+  }
+  throw new Error(`helm template accepted ${sets.join(" ")}`);
+}
+
+const identity = (object: Json) => {
+  const metadata = object.metadata as Json;
+  return `${object.kind} ${metadata.namespace ?? ""}/${metadata.name}`;
+};
+
+/** Objects by kind, namespace and name, for a comparison that names what differs. */
+function byIdentity(objects: Json[]): Record<string, Json> {
+  return Object.fromEntries(objects.map((object) => [identity(object), object]));
+}
+
+function webhooksOf(objects: Json[]): Json[] {
+  return objects
+    .filter((object) => String(object.kind).endsWith("WebhookConfiguration"))
+    .flatMap((object) => object.webhooks as Json[]);
+}
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+describe("charts/cocoon-webhook", () => {
+  test("is what the generator makes of manifests/ (make chart)", () => {
+    const generated = generateChart(kustomize, REPO);
+    expect(filesUnder(CHART)).toEqual([...generated.keys()].sort());
+    for (const [path, text] of generated) {
+      expect(readFileSync(join(CHART, path), "utf8"), path).toBe(text);
+    }
+  });
+
+  test("passes helm lint --strict, with defaults and with every switch flipped", () => {
+    runTool("helm", ["lint", "--strict", CHART_DIR]);
+    runTool("helm", [
+      "lint",
+      "--strict",
+      CHART_DIR,
+      "--set",
+      "monitoring.serviceMonitor.enabled=true,monitoring.prometheusRule.enabled=true,monitoring.dashboard.enabled=true",
+      "--set",
+      "certificate.source=secret,webhook.caBundle=Q0E=,webhook.matchConditions=false,priorityClassName=",
+    ]);
+  });
+
+  test("renders manifests/default, object by object, with the default values", () => {
+    expect(byIdentity(helmTemplate("cocoon-system"))).toEqual(
+      byIdentity(kustomize("manifests/default")),
+    );
+  });
+
+  test("renders manifests/monitoring too with the monitoring switches on", () => {
+    const rendered = helmTemplate(
+      "cocoon-system",
+      "monitoring.serviceMonitor.enabled=true",
+      "monitoring.prometheusRule.enabled=true",
+      "monitoring.dashboard.enabled=true",
+    );
+    expect(byIdentity(rendered)).toEqual(
+      byIdentity([...kustomize("manifests/default"), ...kustomize("manifests/monitoring")]),
+    );
+  });
+
+  test("renders manifests/default-no-match-conditions with matchConditions off", () => {
+    expect(byIdentity(helmTemplate("cocoon-system", "webhook.matchConditions=false"))).toEqual(
+      byIdentity(kustomize("manifests/default-no-match-conditions")),
+    );
+  });
+
+  test("in another namespace, names it wherever the manifests name cocoon-system", () => {
+    const rendered = helmTemplate("platform", "monitoring.serviceMonitor.enabled=true");
+    const text = JSON.stringify(rendered);
+    const namespaces = rendered.map((object) => (object.metadata as Json).namespace);
+    expect(new Set(namespaces)).toEqual(new Set(["platform", undefined]));
+    expect(text).not.toContain("cocoon-system/");
+    expect(text).not.toContain(".cocoon-system.");
+    expect(text).toContain("cocoon-webhook.platform.svc");
+    expect(text).toContain('"cert-manager.io/inject-ca-from":"platform/cocoon-webhook-tls"');
+    const guarded = webhooksOf(rendered).filter((webhook) => webhook.namespaceSelector);
+    expect(guarded.length).toBe(2);
+    for (const webhook of guarded) {
+      const [excluded] = (webhook.namespaceSelector as { matchExpressions: Json[] })
+        .matchExpressions;
+      expect(excluded?.values).toContain("platform");
+      expect(excluded?.values).toContain("cocoon-system");
+    }
+    // The operator's identity is not the release's namespace.
+    expect(text).toContain("system:serviceaccount:cocoon-system:cocoon-operator");
+  });
+
+  test("a URL and CA bundle replace the Service and cert-manager (out-of-cluster development)", () => {
+    const rendered = helmTemplate(
+      "dev",
+      "webhook.url=https://192.0.2.1:8443/",
+      "webhook.caBundle=Q0E=",
+      "certificate.source=secret",
+      "certificate.secretName=my-tls",
+    );
+    expect(rendered.map((object) => object.kind)).not.toContain("Certificate");
+    expect(rendered.map((object) => object.kind)).not.toContain("Issuer");
+    const webhooks = webhooksOf(rendered);
+    expect(webhooks.map((webhook) => webhook.clientConfig)).toEqual(
+      ["/mutate", "/validate", "/validate-cocoonset", "/validate-cocoonhibernation"].map(
+        (path) => ({ url: `https://192.0.2.1:8443${path}`, caBundle: "Q0E=" }),
+      ),
+    );
+    expect(JSON.stringify(rendered)).not.toContain("inject-ca-from");
+    expect(JSON.stringify(rendered)).toContain('"secretName":"my-tls"');
+  });
+
+  test("refuses a provided certificate without a CA bundle, naming the value", () => {
+    expect(helmError("certificate.source=secret")).toContain("webhook.caBundle is required");
+  });
+
+  test("values.schema.json refuses misspelt and mistyped values, naming them", () => {
+    const refused = helmError("replicaCount=two", "env.POD_CREATOR=x", "image.digest=latest");
+    expect(refused).toContain("/replicaCount");
+    expect(refused).toContain("POD_CREATOR");
+    expect(refused).toContain("/image/digest");
+  });
+
+  test("env sets the webhook's variables, valid as the binary reads them; extraEnv appends", () => {
+    const values = yamlObjects(readFileSync(join(CHART, "values.yaml"), "utf8"))[0] as Json;
+    expect(() => loadConfig(values.env as Record<string, string>)).not.toThrow();
+    const deployment = helmTemplate(
+      "cocoon-system",
+      "env.MAX_REQUEST_BYTES=1048576",
+      "env.WEBHOOK_LOG_LEVEL=debug",
+      "extraEnv[0].name=EXTRA,extraEnv[0].value=on",
+      `image.digest=sha256:${"a".repeat(64)}`,
+    ).find((object) => object.kind === "Deployment");
+    if (!deployment) throw new Error("no Deployment rendered");
+    const pod = (deployment.spec as { template: { spec: { containers: Json[] } } }).template;
+    const [container = {}] = pod.spec.containers;
+    const entries = (container.env ?? []) as { name: string; value: string }[];
+    const env = Object.fromEntries(entries.map(({ name, value }) => [name, value]));
+    expect(env).toMatchObject({
+      MAX_REQUEST_BYTES: "1048576",
+      WEBHOOK_LOG_LEVEL: "debug",
+      EXTRA: "on",
+    });
+    expect(() => loadConfig(env)).not.toThrow();
+    expect(container.image).toBe(`ghcr.io/cocoonstack/cocoon-webhook@sha256:${"a".repeat(64)}`);
+  });
+});

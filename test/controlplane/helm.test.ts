@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { goTool } from "../../scripts/tools";
+import type { ControlPlane } from "./cluster";
+import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE } from "./install";
+import {
+  admissionsDuring,
+  COCOON_API,
+  cocoonSet,
+  createNamespace,
+  expectCreated,
+  gatedPod,
+  hibernation,
+  type KubeObject,
+  messageOf,
+  uniqueName,
+  workload,
+} from "./objects";
+import { controlPlaneTier } from "./setup";
+
+/*
+ * The Helm chart installed for real: the objects from manifests/default make
+ * way for `helm install` of charts/cocoon-webhook (local clientConfig URL and
+ * CA bundle, the serving certificate from a Secret instead of cert-manager),
+ * the webhook gets a token of the chart's ServiceAccount, and a smoke test
+ * of every endpoint runs against the chart's RBAC and webhook configurations.
+ * Afterwards the chart is uninstalled and manifests/default is back.
+ */
+
+const CHART = join(import.meta.dir, "../../charts/cocoon-webhook");
+const RELEASE = "cocoon-webhook";
+
+let cluster: ControlPlane;
+let namespace: string;
+
+async function helm(args: readonly string[]): Promise<string> {
+  const home = join(cluster.dir, "helm");
+  const child = Bun.spawn([goTool("helm"), `--kubeconfig=${cluster.adminKubeconfig}`, ...args], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      // The kube client inside helm keeps its discovery cache under $HOME/.kube.
+      HOME: home,
+      HELM_CACHE_HOME: join(home, "cache"),
+      HELM_CONFIG_HOME: join(home, "config"),
+      HELM_DATA_HOME: join(home, "data"),
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (exitCode !== 0) throw new Error(`helm ${args.join(" ")}: ${stderr}`);
+  return stdout;
+}
+
+beforeAll(async () => {
+  const { webhook } = controlPlaneTier();
+  cluster = controlPlaneTier().cluster;
+  await webhook.removeManifests();
+  await helm([
+    "install",
+    RELEASE,
+    CHART,
+    `--namespace=${WEBHOOK_NAMESPACE}`,
+    `--set=webhook.url=${webhook.localClientConfig.url}`,
+    `--set=webhook.caBundle=${webhook.localClientConfig.caBundle}`,
+    "--set=certificate.source=secret",
+  ]);
+  await webhook.reconnect();
+  namespace = await createNamespace(cluster, "helm");
+}, 120_000);
+
+afterAll(async () => {
+  await helm(["uninstall", RELEASE, `--namespace=${WEBHOOK_NAMESPACE}`, "--wait"]);
+  await controlPlaneTier().webhook.applyManifests();
+}, 120_000);
+
+describe("the Helm chart installed into a real apiserver", () => {
+  test("installs the same kinds of objects as manifests/default, without cert-manager", async () => {
+    const manifest = await helm(["get", "manifest", RELEASE, `--namespace=${WEBHOOK_NAMESPACE}`]);
+    const kinds = [...manifest.matchAll(/^kind: (\w+)$/gm)].map((match) => match[1]).sort();
+    expect(kinds).toEqual([
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Deployment",
+      "MutatingWebhookConfiguration",
+      "PodDisruptionBudget",
+      "ResourceQuota",
+      "Service",
+      "ServiceAccount",
+      "ValidatingWebhookConfiguration",
+    ]);
+  });
+
+  test("every endpoint answers through the chart's registrations and RBAC", async () => {
+    const owner = await expectCreated(
+      cluster.request("POST", `${COCOON_API}/namespaces/${namespace}/cocoonsets`, {
+        as: OPERATOR,
+        body: cocoonSet(uniqueName("agents")),
+      }),
+    );
+    const pods = `/api/v1/namespaces/${namespace}/pods`;
+    const handmade = await cluster.request("POST", pods, {
+      as: ORDINARY_USER,
+      body: gatedPod(uniqueName("handmade")),
+    });
+    expect(handmade.status).toBe(403);
+    expect(messageOf(handmade)).toContain("has no CocoonSet owner");
+    await expectCreated(
+      cluster.request("POST", pods, { as: OPERATOR, body: gatedPod(uniqueName("vm"), owner) }),
+    );
+
+    const deployment = uniqueName("agents");
+    await expectCreated(
+      cluster.request("POST", `/apis/apps/v1/namespaces/${namespace}/deployments`, {
+        as: ORDINARY_USER,
+        body: workload("Deployment", deployment, 3, { cocoon: true }),
+      }),
+    );
+    const counted = await admissionsDuring("validate", async () => {
+      const scale = await cluster.kubectl(
+        ["scale", "-n", namespace, `deployment/${deployment}`, "--replicas=1"],
+        { as: ORDINARY_USER },
+      );
+      expect(scale.stderr).toContain("is not allowed");
+    });
+    // The deny needed a GET of the parent with the chart's RBAC.
+    expect(counted).toEqual({ "deny/scale_down": 1 });
+
+    const hibernations = `${COCOON_API}/namespaces/${namespace}/cocoonhibernations`;
+    const podName = uniqueName("vm");
+    const create = (body: KubeObject) =>
+      cluster.request("POST", hibernations, { as: ORDINARY_USER, body });
+    await expectCreated(create(hibernation(podName)));
+    const duplicate = await create(hibernation(podName, "Wake"));
+    expect(duplicate.status).toBe(403);
+    expect(messageOf(duplicate)).toContain("spec.desire");
+  });
+});

@@ -1,0 +1,154 @@
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import type { ApiAnswer, ControlPlane } from "./cluster";
+import { controlPlaneTier } from "./setup";
+
+/** Objects the scenarios create, and the REST paths they live at. */
+
+// biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects as JSON
+export type KubeObject = Record<string, any>;
+
+export const COCOON_API = "/apis/cocoonset.cocoonstack.io/v1";
+export const COCOON_TOLERATION = { key: COCOON_TOLERATION_KEY, operator: "Exists" };
+
+/** A name no other test uses. */
+export const uniqueName = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+
+/** A fresh namespace outside the webhooks' exclusions, created by the admin. */
+export async function createNamespace(cluster: ControlPlane, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  await expectCreated(
+    cluster.request("POST", "/api/v1/namespaces", {
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name } },
+    }),
+  );
+  return name;
+}
+
+export async function expectCreated(answer: Promise<ApiAnswer>): Promise<KubeObject> {
+  const { status, body } = await answer;
+  if (status !== 201 && status !== 200) {
+    throw new Error(`expected the object to be stored, got ${status}: ${JSON.stringify(body)}`);
+  }
+  return body;
+}
+
+export function pod(
+  name: string,
+  extra: { spec?: KubeObject; metadata?: KubeObject } = {},
+): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, ...extra.metadata },
+    spec: { containers: [{ name: "main", image: "registry.example/agent:1" }], ...extra.spec },
+  };
+}
+
+/** A pod that enters the cocoon gate by both markers. */
+export function gatedPod(name: string, owner?: KubeObject): KubeObject {
+  return pod(name, {
+    metadata: {
+      annotations: { [VM_NAME_ANNOTATION]: `vk-${name}` },
+      ...(owner ? { ownerReferences: [ownerReferenceTo(owner)] } : {}),
+    },
+    spec: { tolerations: [COCOON_TOLERATION] },
+  });
+}
+
+export function ownerReferenceTo(object: KubeObject): KubeObject {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name,
+    uid: object.metadata.uid,
+    controller: true,
+  };
+}
+
+export function cocoonSet(name: string, spec: KubeObject = {}): KubeObject {
+  return {
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonSet",
+    metadata: { name },
+    spec: { agent: { image: "agent:1", replicas: 1 }, ...spec },
+  };
+}
+
+export function hibernation(podName: string, desire = "Hibernate"): KubeObject {
+  return {
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonHibernation",
+    metadata: { name: podName },
+    spec: { desire, podRef: { name: podName } },
+  };
+}
+
+/** A Node tainted like the ones vk-cocoon registers. */
+export function vmNode(name: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name },
+    spec: { taints: [{ key: COCOON_TOLERATION_KEY, value: "cocoon", effect: "NoSchedule" }] },
+  };
+}
+
+export function workload(
+  kind: "Deployment" | "StatefulSet",
+  name: string,
+  replicas: number,
+  options: { cocoon: boolean },
+): KubeObject {
+  const labels = { app: name };
+  return {
+    apiVersion: "apps/v1",
+    kind,
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      ...(kind === "StatefulSet" ? { serviceName: name } : {}),
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [{ name: "main", image: "registry.example/agent:1" }],
+          ...(options.cocoon ? { tolerations: [COCOON_TOLERATION] } : {}),
+        },
+      },
+    },
+  };
+}
+
+/** The Status message of a refused request, as `kubectl` prints it after "Error from server". */
+export const messageOf = (answer: ApiAnswer): string => String(answer.body?.message ?? "");
+
+/**
+ * How often each (result, reason) of `handler` was counted while `action`
+ * ran, from the webhook's own /metrics: `{}` when the apiserver never called it.
+ */
+export async function admissionsDuring(
+  handler: string,
+  action: () => Promise<unknown>,
+): Promise<Record<string, number>> {
+  const before = await admissionSamples(handler);
+  await action();
+  const after = await admissionSamples(handler);
+  const deltas: Record<string, number> = {};
+  for (const [key, value] of after) {
+    const delta = value - (before.get(key) ?? 0);
+    if (delta !== 0) deltas[key] = delta;
+  }
+  return deltas;
+}
+
+async function admissionSamples(handler: string): Promise<Map<string, number>> {
+  const text = await controlPlaneTier().webhook.process().metrics();
+  const samples = new Map<string, number>();
+  const pattern = /^cocoon_webhook_admission_total\{([^}]*)\} (\S+)$/gm;
+  for (const [, labels = "", value] of text.matchAll(pattern)) {
+    const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1] ?? "";
+    if (label("handler") !== handler) continue;
+    samples.set(`${label("result")}/${label("reason")}`, Number(value));
+  }
+  return samples;
+}
