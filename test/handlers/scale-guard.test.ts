@@ -236,7 +236,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
     expect(kube.calls).toEqual([]);
   });
 
-  test("an error that is not a KubeApiError is left to admit()", async () => {
+  test("an error that is not a KubeApiError is left to the review, as an internal error", async () => {
     const kube = new FakeKube();
     kube.get = () => Promise.reject(new TypeError("bug"));
     await expect(examine("validate", down, { kube })).rejects.toThrow("bug");

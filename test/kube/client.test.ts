@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => apiserver.stop());
 afterEach(() => apiserver.clearFailures());
 
-describe("getWorkload", () => {
+describe("get: a Deployment or StatefulSet", () => {
   test("returns the parsed object, sent with the bearer token and Accept: application/json", async () => {
     const deployment = { kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } };
     apiserver.setWorkload("deployments", "default", "web", deployment);
@@ -232,7 +232,7 @@ describe("getWorkload", () => {
   });
 });
 
-describe("listHibernations", () => {
+describe("list: CocoonHibernations, page by page", () => {
   test("returns the items of the namespace's list", async () => {
     const items = [{ metadata: { name: "vm-0" }, spec: { desire: "Hibernate" } }];
     apiserver.setHibernations("team-a", items);
@@ -372,7 +372,7 @@ describe("listHibernations", () => {
   });
 });
 
-describe("getNode and getPod", () => {
+describe("get: a Node or a Pod", () => {
   const node = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" }, spec: { taints: [] } };
   const pod = {
     apiVersion: "v1",
