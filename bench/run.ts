@@ -1,7 +1,9 @@
 /**
- * `make bench`: cocoon-webhook side by side with a floor (bare Bun.serve TLS
- * server that only JSON.parses) and a peer (the same webhook written the
- * usual way on Node: Hono + @hono/node-server + full zod schemas), under one
+ * `make bench`: cocoon-webhook side by side with two floors — the bare floor
+ * (a Bun.serve TLS server that only JSON.parses) and the design floor (a Hono
+ * app running exactly the review routes' middleware, then a fixed allow) —
+ * and a peer (the same webhook written the usual way on Node: Hono +
+ * @hono/node-server + full zod schemas), under one
  * load client (wrk, one thread), the same payloads and the same connection
  * count. Figures to read, never assertions: see bench/README.md.
  *
@@ -64,7 +66,9 @@ import {
 
 const REPO = join(import.meta.dir, "..");
 const RESULTS_DIR = join(import.meta.dir, "results");
-const SERVERS: readonly ServerId[] = ["floor", "cocoon", "peer"];
+const SERVERS: readonly ServerId[] = ["floor", "design", "cocoon", "peer"];
+/** The floors answer every review with a fixed allow. */
+const FLOORS: ReadonlySet<ServerId> = new Set(["floor", "design"]);
 /** Upper bound on each half of the memory phase. */
 const MEMORY_PHASE_BOUND_SECONDS = 120;
 
@@ -267,7 +271,7 @@ async function main(): Promise<void> {
 
   try {
     // Start-to-ready: one server at a time, so they do not compete for the CPU.
-    const starts: Record<ServerId, number[]> = { cocoon: [], floor: [], peer: [] };
+    const starts: Record<ServerId, number[]> = { cocoon: [], floor: [], design: [], peer: [] };
     const firstAnswers: number[] = [];
     for (let round = 0; round < settings.starts; round++) {
       for (const id of SERVERS) {
@@ -313,7 +317,7 @@ async function main(): Promise<void> {
         if (rssAfterWarmup[id] === undefined) rssAfterWarmup[id] = rssBytes(server.pid);
       }
       // Servers take turns, round after round, so a burst of load from elsewhere on the
-      // machine hurts all three alike; each server's best round is reported (interference
+      // machine hurts them all alike; each server's best round is reported (interference
       // only ever lowers throughput), with the spread of all rounds beside it.
       const rounds = new Map<ServerId, ScenarioResult[]>();
       for (let round = 0; round < settings.rounds; round++) {
@@ -327,7 +331,7 @@ async function main(): Promise<void> {
             bodyBytes: scenario.body.length,
             server: id,
             verdict: verdicts[scenario.id]?.[id] ?? "not checked",
-            expectAllowed: id === "floor" ? true : scenario.expectAllowed,
+            expectAllowed: FLOORS.has(id) ? true : scenario.expectAllowed,
             ...measured,
             roundsRequestsPerSecond: [],
           };

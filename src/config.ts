@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { OPERATOR_USERNAME } from "./cocoon/identities";
-
-const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { LOG_LEVELS } from "./observability/logger";
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 

@@ -126,25 +126,30 @@ export function evaluateGoals(results: Results): Goal[] {
   const goals: Goal[] = [];
   const cocoon = find(results, COMMON, "cocoon");
   const floor = find(results, COMMON, "floor");
+  const design = find(results, COMMON, "design");
   const peer = find(results, COMMON, "peer");
-  if (cocoon && floor && peer) {
-    const toFloor = cocoon.wrk.requestsPerSecond / floor.wrk.requestsPerSecond;
-    const toPeer = cocoon.wrk.requestsPerSecond / peer.wrk.requestsPerSecond;
+  if (cocoon && design) {
+    const toDesign = cocoon.wrk.requestsPerSecond / design.wrk.requestsPerSecond;
     goals.push({
-      goal: "common-case throughput ≥ 0.85× floor",
-      met: toFloor >= 0.85,
-      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${floor.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toFloor)}`,
+      goal: "common-case throughput ≥ 0.85× design floor (what we add on top of the framework)",
+      met: toDesign >= 0.85,
+      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${design.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toDesign)}`,
     });
-    goals.push({
-      goal: "common-case throughput ≥ 2× peer",
-      met: toPeer >= 2,
-      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${peer.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toPeer)}`,
-    });
+  }
+  if (cocoon && floor) {
     const p99 = cocoon.wrk.p99Us / floor.wrk.p99Us;
     goals.push({
       goal: `common-case p99 ≤ 1.3× floor p99 (same ${results.settings.connections} connections, closed loop)`,
       met: p99 <= 1.3,
       figures: `${ms(cocoon.wrk.p99Us)} vs ${ms(floor.wrk.p99Us)} ms = ${ratio(p99)}`,
+    });
+  }
+  if (cocoon && peer) {
+    const toPeer = cocoon.wrk.requestsPerSecond / peer.wrk.requestsPerSecond;
+    goals.push({
+      goal: "common-case throughput ≥ 2× peer",
+      met: toPeer >= 2,
+      figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${peer.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toPeer)}`,
     });
   }
   const atRate = (server: ServerId) =>
@@ -156,8 +161,8 @@ export function evaluateGoals(results: Results): Goal[] {
   if (tailCocoon && tailFloor) {
     const gap = tailCocoon.wrk.p999Us - tailFloor.wrk.p999Us;
     goals.push({
-      goal: "p99.9 at a fixed 2 000 req/s within 1 ms of the floor's",
-      met: gap <= 1000,
+      goal: "p99.9 at a fixed 2 000 req/s within 0.5 ms of the bare floor's",
+      met: gap <= 500,
       figures: `${ms(tailCocoon.wrk.p999Us)} vs ${ms(tailFloor.wrk.p999Us)} ms (${gap >= 0 ? "+" : ""}${ms(gap)} ms)`,
     });
   }
@@ -203,7 +208,7 @@ function verdictCell(result: ScenarioResult): string {
 export function renderReport(results: Results): string {
   const lines: string[] = [];
   const { machine, settings } = results;
-  const servers: ServerId[] = ["cocoon", "floor", "peer"];
+  const servers: ServerId[] = ["cocoon", "design", "floor", "peer"];
   lines.push(
     `### cocoon-webhook benchmark (${results.generatedAt})`,
     "",
@@ -240,23 +245,25 @@ export function renderReport(results: Results): string {
 
   lines.push(
     "",
-    "cocoon-webhook relative to the floor and the peer (req/s: higher is better; p99 and CPU/req: lower is better):",
+    "cocoon-webhook relative to the design floor, the bare floor and the peer (req/s: higher is " +
+      "better; p99 and CPU/req: lower is better):",
     "",
-    "| scenario | req/s ÷ floor | req/s ÷ peer | p99 ÷ floor | p99 ÷ peer | CPU/req ÷ floor | CPU/req ÷ peer |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| scenario | req/s ÷ design | req/s ÷ floor | req/s ÷ peer | p99 ÷ design | p99 ÷ floor | p99 ÷ peer | CPU/req ÷ design | CPU/req ÷ floor | CPU/req ÷ peer |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   );
   const scenarioIds = [...new Set(results.scenarios.map((each) => each.scenario))];
   for (const id of scenarioIds) {
     const cocoon = find(results, id, "cocoon");
-    const floor = find(results, id, "floor");
-    const peer = find(results, id, "peer");
-    if (!cocoon || !floor || !peer) continue;
+    if (!cocoon) continue;
+    const against = (server: ServerId, of: (result: ScenarioResult) => number) => {
+      const other = find(results, id, server);
+      return other ? ratio(of(cocoon) / of(other)) : "–";
+    };
+    const columns = (of: (result: ScenarioResult) => number) =>
+      (["design", "floor", "peer"] as const).map((server) => against(server, of)).join(" | ");
     lines.push(
-      `| ${cocoon.title} | ${ratio(cocoon.wrk.requestsPerSecond / floor.wrk.requestsPerSecond)} | ` +
-        `${ratio(cocoon.wrk.requestsPerSecond / peer.wrk.requestsPerSecond)} | ` +
-        `${ratio(cocoon.wrk.p99Us / floor.wrk.p99Us)} | ${ratio(cocoon.wrk.p99Us / peer.wrk.p99Us)} | ` +
-        `${ratio(cocoon.serverCpuMsPerRequest / floor.serverCpuMsPerRequest)} | ` +
-        `${ratio(cocoon.serverCpuMsPerRequest / peer.serverCpuMsPerRequest)} |`,
+      `| ${cocoon.title} | ${columns((each) => each.wrk.requestsPerSecond)} | ` +
+        `${columns((each) => each.wrk.p99Us)} | ${columns((each) => each.serverCpuMsPerRequest)} |`,
     );
   }
 
@@ -282,7 +289,7 @@ export function renderReport(results: Results): string {
   lines.push(
     "",
     "cocoon-webhook's start → ready is spawn to `/readyz` 200 on the ops listener, started as in a " +
-      "cluster (no KUBECONFIG: client-node is loaded only for one); the floor's and the peer's are " +
+      "cluster (no KUBECONFIG: client-node is loaded only for one); the floors' and the peer's are " +
       "spawn to the first successful review answer over TLS (polled every 2 ms). cocoon-webhook's " +
       "RSS columns are from the process that served the scenarios, with a KUBECONFIG; its memory " +
       "phase below runs without one.",

@@ -1,5 +1,5 @@
 /**
- * The three servers under test, each started as its own process on
+ * The four servers under test, each started as its own process on
  * 127.0.0.1 with the same serving certificate, and timed from spawn to ready.
  */
 import { realpathSync, statSync } from "node:fs";
@@ -7,11 +7,12 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { KeyPair, TestCa } from "../../test/support/certs";
 
-export type ServerId = "cocoon" | "floor" | "peer";
+export type ServerId = "cocoon" | "floor" | "design" | "peer";
 
 export const SERVER_LABELS: Record<ServerId, string> = {
   cocoon: "cocoon-webhook",
   floor: "floor (bare Bun.serve)",
+  design: "design floor (Hono + the review routes' middleware)",
   peer: "peer (Node + Hono + zod)",
 };
 
@@ -63,6 +64,8 @@ function command(id: ServerId, env: ServerEnvironment): string[] {
       return [env.cocoonBinary ?? join(env.repo, "dist/cocoon-webhook"), "serve"];
     case "floor":
       return [env.bun, join(env.repo, "bench/floor.ts")];
+    case "design":
+      return [env.bun, join(env.repo, "bench/design-floor.ts")];
     case "peer":
       return ["node", env.peerBundle];
   }
@@ -81,6 +84,11 @@ export function artefactBytes(
       return {
         bytes: size(env.bun) + size(join(env.repo, "bench/floor.ts")),
         what: "bun runtime + floor.ts",
+      };
+    case "design":
+      return {
+        bytes: size(env.bun) + size(join(env.repo, "bench/design-floor.ts")),
+        what: "bun runtime + design-floor.ts and its imports",
       };
     case "peer": {
       const node = Bun.which("node") ?? "node";

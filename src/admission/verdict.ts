@@ -1,5 +1,6 @@
-import type { CollectedViolations } from "../rules/violation";
-import type { EndpointLabel, ReasonOf } from "./endpoints";
+import { type CollectedViolations, NO_VIOLATIONS } from "../violations";
+import type { HandlerLabel, ReasonOf } from "./endpoints";
+import type { AdmissionRequest } from "./review";
 
 /*
  * The outcome of a handler, independent of HTTP and of the AdmissionReview
@@ -22,14 +23,14 @@ export interface Skipped<R extends string = string> {
 }
 
 /** The request breaks a rule. */
-export interface Denied<R extends string = string> {
+export interface Denied<R extends string = string, Rule extends string = string> {
   readonly allowed: false;
   readonly result: "deny";
   readonly reason: R;
   /** What is wrong and what to do instead, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
-  /** The catalogue rules broken, with their JSON paths; empty for a denial no catalogue rule names. */
-  readonly violations: CollectedViolations;
+  /** The rules broken (ids `Rule`), with their JSON paths; empty for a denial that names none. */
+  readonly violations: CollectedViolations<Rule>;
 }
 
 /** The handler could not reach a decision and fails closed. */
@@ -40,20 +41,17 @@ export interface Errored<R extends string = string> {
   readonly message: string;
 }
 
-/** A verdict of endpoint `E`: its reasons are exactly the ones the endpoint table lists for it. */
-export type Verdict<E extends EndpointLabel = EndpointLabel> =
+/**
+ * A verdict of endpoint `E`: its reasons are exactly the ones the endpoint
+ * table lists for it, and a denial lists violations of rules `Rule` only.
+ */
+export type Verdict<E extends HandlerLabel = HandlerLabel, Rule extends string = string> =
   | Allowed
   | Skipped<ReasonOf<E, "skipped">>
-  | Denied<ReasonOf<E, "deny">>
+  | Denied<ReasonOf<E, "deny">, Rule>
   | Errored<ReasonOf<E, "error">>;
 
 const ALLOWED: Allowed = Object.freeze({ allowed: true, result: "allow", reason: "" });
-
-export const NO_VIOLATIONS: CollectedViolations = Object.freeze({
-  listed: Object.freeze([]),
-  unlistedByRule: new Map(),
-  total: 0,
-});
 
 export const allowed = (): Allowed => ALLOWED;
 
@@ -63,11 +61,11 @@ export const skipped = <R extends string>(reason: R): Skipped<R> => ({
   reason,
 });
 
-export const denied = <R extends string>(
+export const denied = <R extends string, Rule extends string = never>(
   reason: R,
   message: string,
-  violations: CollectedViolations = NO_VIOLATIONS,
-): Denied<R> => ({ allowed: false, result: "deny", reason, message, violations });
+  violations: CollectedViolations<Rule> = NO_VIOLATIONS,
+): Denied<R, Rule> => ({ allowed: false, result: "deny", reason, message, violations });
 
 export const errored = <R extends string>(reason: R, message: string): Errored<R> => ({
   allowed: false,
@@ -75,3 +73,16 @@ export const errored = <R extends string>(reason: R, message: string): Errored<R
   reason,
   message,
 });
+
+/**
+ * The function behind one endpoint: one admission request in, one verdict
+ * out. Handlers are pure apart from the injected apiserver port: no HTTP,
+ * metrics or logging inside. A synchronous verdict is answered without a
+ * detour through a promise.
+ */
+export type Handler<E extends HandlerLabel = HandlerLabel, Rule extends string = string> = (
+  request: AdmissionRequest,
+) => Verdict<E, Rule> | Promise<Verdict<E, Rule>>;
+
+/** One handler per endpoint of the table. */
+export type Handlers = { readonly [E in HandlerLabel]: Handler<E> };

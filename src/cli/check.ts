@@ -6,12 +6,13 @@ import {
   COCOONHIBERNATION_KIND,
   COCOONSET_KIND,
 } from "../cocoon/resources";
+import { formatPath, type PathSegments } from "../json/path";
 import { type JsonPath, stringAt } from "../json/read";
 import type { RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
-import { conflictingHibernations, hibernationViolations } from "../rules/hibernation";
+import { checkNoOtherHibernation, hibernationViolations } from "../rules/hibernation";
 import { quote } from "../rules/json-values";
-import { formatPath, type PathSegments, type Violation } from "../rules/violation";
+import type { Violation } from "../rules/violation";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
@@ -221,12 +222,13 @@ function hibernationViolationsAcrossInput(
   const key = `${namespace}/${podName}`;
   const earlier = hibernationsByPod.get(key) ?? [];
   hibernationsByPod.set(key, earlier);
-  const conflicts = earlier.flatMap(({ value, where }) =>
-    conflictingHibernations(podName, [value]).map((conflict) => ({
-      ...conflict,
-      message: `${conflict.message} (it is at ${where})`,
-    })),
-  );
+  const conflicts: Violation[] = [];
+  for (const { value, where } of earlier) {
+    checkNoOtherHibernation(podName, [value], (_rule, build) => {
+      const conflict = build();
+      conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${where})` });
+    });
+  }
   const where = `${object.file}:${object.positionOf(["metadata", "name"]).line}`;
   earlier.push({ value: object.value, where });
   return [...own, ...conflicts];

@@ -8,8 +8,8 @@ import {
   parseAllDocuments,
 } from "yaml";
 import { errorText } from "../errors";
+import type { PathSegments } from "../json/path";
 import { absentIfMistyped, valueAt } from "../json/read";
-import type { PathSegments } from "../rules/violation";
 import type { InputProblem, SourceText } from "./inputs";
 import { positionOf, type SourcePosition } from "./line-map";
 import { type DocumentText, documentTexts, documentValue } from "./yaml-stream";

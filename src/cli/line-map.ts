@@ -1,5 +1,5 @@
 import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from "yaml";
-import type { PathSegments } from "../rules/violation";
+import type { PathSegments } from "../json/path";
 
 /**
  * The source offset of the node `segments` lead to from `root`: a map entry

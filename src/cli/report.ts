@@ -1,12 +1,7 @@
+/** What one run of `cocoon-webhook validate` found, and the lines every output format shares. */
 import { isAbsolute, relative, sep } from "node:path";
 import type { CheckSummary, Finding } from "./check";
-import { githubAnnotations } from "./formats/github";
-import { junitReport } from "./formats/junit";
-import { sarifReport } from "./formats/sarif";
 import type { InputProblem } from "./inputs";
-
-export const OUTPUT_FORMATS = ["text", "json", "junit", "sarif", "github"] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Everything one run found: what the formats render. */
 export interface RunReport {
@@ -57,48 +52,10 @@ export function problemLine({ file, line, column, message }: InputProblem): stri
   return `${file}${position}: ${message}`;
 }
 
-/**
- * The report for stdout, and what goes to stderr. In text the input problems
- * go to stderr and the rest to stdout; in json stdout stays one JSON value; in
- * junit and sarif stdout is one document holding everything.
- */
-export function render(
-  format: OutputFormat,
-  report: RunReport,
-): { stdout: string; stderr: string } {
-  const summary = summaryLine(report);
-  const notes = notesOf(report).map((note) => `note: ${note}`);
-  const problems = report.problems.map(
-    (problem) => `cocoon-webhook validate: ${problemLine(problem)}`,
-  );
-  switch (format) {
-    case "json":
-      return {
-        stdout: `${JSON.stringify(report.summary.findings, null, 2)}\n`,
-        stderr: lines([...problems, ...notes, summary]),
-      };
-    case "junit":
-      return { stdout: junitReport(report), stderr: lines([...problems, summary]) };
-    case "sarif":
-      return { stdout: sarifReport(report), stderr: lines([...problems, summary]) };
-    case "github":
-      return { stdout: githubAnnotations(report), stderr: "" };
-    case "text":
-      return {
-        stdout: lines([...report.summary.findings.map(findingLine), ...notes, summary]),
-        stderr: lines(problems),
-      };
-  }
-}
-
 /** A path as a repository-relative, slash-separated path (CI annotations and SARIF want that). */
 export function repositoryPath(file: string, cwd = process.cwd()): string {
   const path = isAbsolute(file) ? relative(cwd, file) : file;
   return path.split(sep).join("/");
-}
-
-function lines(texts: readonly string[]): string {
-  return texts.map((text) => `${text}\n`).join("");
 }
 
 export function count(amount: number, noun: string): string {

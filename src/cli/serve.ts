@@ -1,15 +1,16 @@
+import { WEBHOOK_TIMEOUT_SECONDS } from "../admission/endpoints";
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
 import { buildHandlers } from "../handlers";
-import { createKubeApi } from "../kube/api";
+import { createKubeApi } from "../kube/client";
 import { createLogger } from "../observability/logger";
-import { type RunningServer, startServer } from "../server/serve";
+import { type RunningServer, startServer } from "../server/start";
 
 const EXIT_SIGNAL_BASE = 128;
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
-/** timeoutSeconds of every webhook registration in manifests/. */
-const WEBHOOK_TIMEOUT_MS = 5000;
+/** The longest timeoutSeconds of the webhook registrations. */
+const WEBHOOK_TIMEOUT_MS = WEBHOOK_TIMEOUT_SECONDS * 1000;
 
 /** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
 export async function runServe(): Promise<number> {

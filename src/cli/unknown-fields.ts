@@ -1,6 +1,6 @@
 import type { FieldNode } from "../cocoon/crd-fields";
+import type { PathSegment, PathSegments } from "../json/path";
 import { isJsonObject } from "../json/read";
-import type { PathSegment, PathSegments } from "../rules/violation";
 import { closestMatch } from "./did-you-mean";
 
 /** A key the CRD does not define, and the defined sibling it most likely meant. */

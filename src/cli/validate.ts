@@ -5,7 +5,8 @@ import { type FlagSpec, parseArgs } from "./args";
 import { checkObjects } from "./check";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs } from "./inputs";
-import { errorCount, OUTPUT_FORMATS, render } from "./report";
+import { OUTPUT_FORMATS, render } from "./output";
+import { errorCount } from "./report";
 
 export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
 

@@ -1,35 +1,14 @@
-/**
- * DNS name grammar, and the names the operator derives from a CocoonSet (the
- * derived name budget): one pod and one VM per agent slot
- * (0 … spec.agent.replicas) and per toolbox. The VM name is also the snapshot
- * repository in the registry and the guest hostname, so it shares the DNS
- * label limit with the pod name.
+import { DNS_LABEL_MAX_LENGTH } from "../kube/names";
+
+/*
+ * The names the operator derives from a CocoonSet (the derived name budget):
+ * one pod and one VM per agent slot (0 … spec.agent.replicas) and per
+ * toolbox. The VM name is also the snapshot repository in the registry and
+ * the guest hostname, so it shares the DNS label limit with the pod name.
  */
 
-/** A DNS label (RFC 1123): the limit of every derived name, and of a toolbox name. */
-export const DNS_LABEL_MAX_LENGTH = 63;
+/** Every derived name is a DNS label, as pod names, VM names and hostnames must be. */
 export const DERIVED_NAME_LIMIT = DNS_LABEL_MAX_LENGTH;
-
-/** A DNS subdomain (RFC 1123): names of most Kubernetes objects, Deployments and StatefulSets among them. */
-export const DNS_SUBDOMAIN_MAX_LENGTH = 253;
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** An RFC 1123 label, as Kubernetes requires of a namespace: `a-z0-9` and inner `-`, at most 63 characters. */
-export function isDnsLabel(name: unknown): name is string {
-  return typeof name === "string" && name.length <= DNS_LABEL_MAX_LENGTH && DNS_LABEL.test(name);
-}
-
-/**
- * An RFC 1123 subdomain: labels joined by `.`, at most 253 characters. `.`,
- * `..`, `a/b` and `%2e` are not, so such a name can never become another URL path.
- */
-export function isDnsSubdomain(name: unknown): name is string {
-  return (
-    typeof name === "string" && name.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(name)
-  );
-}
 
 /** The apiserver appends this many random characters to `metadata.generateName`. */
 export const GENERATED_NAME_SUFFIX_LENGTH = 5;

@@ -1,27 +1,23 @@
-import { z } from "zod";
-import { type JsonPath, jsonObjectList, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import { DEPLOYMENTS, STATEFULSETS } from "../kube/resources";
 import { hasCocoonToleration } from "./tolerations";
 
-/** The workloads the scale guard protects: apps/v1 resource → kind. */
-export const WORKLOAD_KINDS = {
-  deployments: "Deployment",
-  statefulsets: "StatefulSet",
-} as const;
+/**
+ * The workloads the scale guard protects, by their resource as
+ * `request.resource.resource` names it on a `/scale` request.
+ */
+export const WORKLOADS = { deployments: DEPLOYMENTS, statefulsets: STATEFULSETS } as const;
 
-/** The apiVersion of both workload kinds. */
-export const WORKLOAD_API_VERSION = "apps/v1";
+export type WorkloadResource = keyof typeof WORKLOADS;
 
-/** The parent's resource as `request.resource.resource` names it on a `/scale` request. */
-export type WorkloadResource = keyof typeof WORKLOAD_KINDS;
-
-export type WorkloadKind = (typeof WORKLOAD_KINDS)[WorkloadResource];
+export type WorkloadKind = (typeof WORKLOADS)[WorkloadResource]["kind"];
 
 export function isWorkloadResource(resource: string | undefined): resource is WorkloadResource {
-  return resource !== undefined && Object.hasOwn(WORKLOAD_KINDS, resource);
+  return resource !== undefined && Object.hasOwn(WORKLOADS, resource);
 }
 
 export function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
-  return Object.values(WORKLOAD_KINDS).some((workloadKind) => workloadKind === kind);
+  return Object.values(WORKLOADS).some((workload) => workload.kind === kind);
 }
 
 /** apps/v1 defaults an omitted `spec.replicas` of a Deployment or StatefulSet to 1. */
@@ -58,23 +54,3 @@ export function workloadIsCocoon(workload: unknown): boolean {
   const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
   return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }
-
-/**
- * What the scale guard reads of a parent workload fetched from the apiserver,
- * typed strictly: a mistyped field there means the answer is not a real
- * workload, which must fail closed rather than read as "not cocoon".
- */
-export const parentWorkloadFields = z.looseObject({
-  spec: z
-    .looseObject({
-      replicas: z.int().nullish(),
-      template: z
-        .looseObject({
-          spec: z.looseObject({ tolerations: jsonObjectList.nullish() }).nullish(),
-        })
-        .nullish(),
-    })
-    .nullish(),
-});
-
-export type ParentWorkload = z.output<typeof parentWorkloadFields>;

@@ -1,10 +1,13 @@
 import type { AdmissionRequest } from "../admission/review";
-import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { allowed, errored, skipped, type Verdict } from "../admission/verdict";
 import { namespaceOf } from "../cocoon/namespace";
+import { COCOONSET_KIND } from "../cocoon/resources";
 import { specsSemanticallyEqual } from "../cocoon/spec-equality";
 import { isJsonObject } from "../json/read";
-import { collectCocoonSetViolations } from "../rules/cocoonset";
-import { describeCollected, LISTED_VIOLATIONS_LIMIT } from "../rules/violation";
+import type { CocoonSetRuleId } from "../rules/catalogue";
+import { checkCocoonSet } from "../rules/cocoonset";
+import { collected, LISTED_VIOLATIONS_LIMIT } from "../violations";
+import { ruleDenial } from "./rule-denial";
 
 /**
  * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
@@ -12,7 +15,9 @@ import { describeCollected, LISTED_VIOLATIONS_LIMIT } from "../rules/violation";
  * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
  * rest per rule, so answer, log line and work stay bounded.
  */
-export function validateCocoonSet(request: AdmissionRequest): Verdict<"validate_cocoonset"> {
+export function validateCocoonSet(
+  request: AdmissionRequest,
+): Verdict<"validate_cocoonset", CocoonSetRuleId> {
   const { object, oldObject } = request;
   if (!isJsonObject(object)) {
     return errored(
@@ -23,11 +28,10 @@ export function validateCocoonSet(request: AdmissionRequest): Verdict<"validate_
   if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }
-  const found = collectCocoonSetViolations(
-    object,
-    namespaceOf(object, request.namespace),
+  const namespace = namespaceOf(object, request.namespace);
+  const found = collected<CocoonSetRuleId>(
+    (report) => checkCocoonSet(object, namespace, report),
     LISTED_VIOLATIONS_LIMIT,
   );
-  if (!found || found.total === 0) return allowed();
-  return denied("invalid_spec", `invalid CocoonSet: ${describeCollected(found)}`, found);
+  return ruleDenial(COCOONSET_KIND, found) ?? allowed();
 }

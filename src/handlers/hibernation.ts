@@ -1,23 +1,25 @@
 import type { AdmissionRequest } from "../admission/review";
-import { allowed, denied, errored, type Verdict } from "../admission/verdict";
+import { allowed, errored, type Verdict } from "../admission/verdict";
 import { namespaceOf } from "../cocoon/namespace";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
-import { reasonOf } from "../rules/catalogue";
+import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/resources";
+import type { KubeApi } from "../kube/port";
+import type { HibernationRuleId } from "../rules/catalogue";
 import {
-  conflictingHibernations,
-  type HibernationViolation,
+  checkHibernation,
+  checkNoOtherHibernation,
   podNameOf,
   readHibernation,
-  violationsOf,
 } from "../rules/hibernation";
 import { quote } from "../rules/json-values";
-import { collectViolations, describeCollected, LISTED_VIOLATIONS_LIMIT } from "../rules/violation";
+import { collected, LISTED_VIOLATIONS_LIMIT } from "../violations";
+import { readApiserver, retryOnceReachable } from "./apiserver-read";
+import { ruleDenial } from "./rule-denial";
 
 export interface HibernationDeps {
   readonly kube: KubeApi;
 }
 
-type HibernationVerdict = Verdict<"validate_cocoonhibernation">;
+type HibernationVerdict = Verdict<"validate_cocoonhibernation", HibernationRuleId>;
 
 /**
  * `/validate-cocoonhibernation`: CREATE only. The LIST fails
@@ -34,49 +36,31 @@ export async function validateHibernation(
       "the request's object is not a JSON object, so it cannot be a CocoonHibernation",
     );
   }
-  const violations = violationsOf(hibernation);
-  const [broken] = violations;
-  if (broken) return deny(broken, violations);
+  const broken = ruleDenial(
+    COCOONHIBERNATION_KIND,
+    collected<HibernationRuleId>(
+      (report) => checkHibernation(hibernation, report),
+      LISTED_VIOLATIONS_LIMIT,
+    ),
+  );
+  if (broken) return broken;
 
   const podName = podNameOf(hibernation) ?? "";
   const namespace = namespaceOf(request.object, request.namespace);
+  const cannotVerify = `cannot verify that pod ${quote(podName)} has no other CocoonHibernation`;
   // An empty namespace would LIST every namespace and match pods elsewhere.
-  if (!namespace) {
+  if (!namespace) return errored("list", `${cannotVerify}: the request names no namespace`);
+  const listed = await readApiserver(() => deps.kube.list(COCOONHIBERNATIONS, namespace));
+  if (!listed.ok) {
     return errored(
       "list",
-      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: the request names no namespace`,
+      `${cannotVerify}: listing CocoonHibernations in namespace ${quote(namespace)} failed: ` +
+        `${listed.failure}; ${retryOnceReachable("list", COCOONHIBERNATIONS.plural)}`,
     );
   }
-  let items: readonly unknown[];
-  try {
-    items = await deps.kube.listHibernations(namespace);
-  } catch (error) {
-    // Anything but an apiserver failure is a bug, left to admit() to report as an internal error.
-    if (!(error instanceof KubeApiError)) throw error;
-    return errored(
-      "list",
-      `cannot verify that pod ${quote(podName)} has no other CocoonHibernation: listing ` +
-        `CocoonHibernations in namespace ${quote(namespace)} failed: ${error.message}; retry once ` +
-        "the webhook can reach the Kubernetes API (check its network path, its RBAC to list " +
-        "cocoonhibernations, and APISERVER_TIMEOUT)",
-    );
-  }
-  const conflicts = conflictingHibernations(podName, items);
-  const [conflict] = conflicts;
-  return conflict ? deny(conflict, conflicts) : allowed();
-}
-
-/** One denial listing the violations up to the cap; the `first` one's rule gives the reason. */
-function deny(
-  first: HibernationViolation,
-  violations: readonly HibernationViolation[],
-): HibernationVerdict {
-  const collector = collectViolations(LISTED_VIOLATIONS_LIMIT);
-  for (const each of violations) collector.report(each.rule, () => each);
-  const found = collector.collected();
-  return denied(
-    reasonOf(first.rule),
-    `invalid CocoonHibernation: ${describeCollected(found)}`,
-    found,
+  const conflicts = collected<HibernationRuleId>(
+    (report) => checkNoOtherHibernation(podName, listed.answer, report),
+    LISTED_VIOLATIONS_LIMIT,
   );
+  return ruleDenial(COCOONHIBERNATION_KIND, conflicts) ?? allowed();
 }

@@ -1,6 +1,9 @@
-import type { Handlers } from "../admission/handler";
-import type { KubeApi } from "../kube/kube-api";
+import type { HandlerLabel } from "../admission/endpoints";
+import type { Handler } from "../admission/verdict";
+import type { KubeApi } from "../kube/port";
+import type { RuleOf } from "../rules/catalogue";
 import { validateCocoonSet } from "./cocoonset";
+import { readsOf } from "./endpoint-reads";
 import { validateHibernation } from "./hibernation";
 import { podGate } from "./pod-gate";
 import { scaleGuard } from "./scale-guard";
@@ -12,12 +15,21 @@ export interface HandlerDeps {
   readonly kube: KubeApi;
 }
 
-/** Each endpoint's handler, bound to the dependencies it needs. */
-export function buildHandlers(deps: HandlerDeps): Handlers {
+/** One handler per endpoint of the table, whose denials list only that endpoint's rules. */
+type EndpointHandlers = { readonly [E in HandlerLabel]: Handler<E, RuleOf<E>> };
+
+/**
+ * Each endpoint's handler, bound to the dependencies it needs; the apiserver
+ * only as far as the endpoint's entry in the table says it reads it.
+ */
+export function buildHandlers({ podCreators, kube }: HandlerDeps): EndpointHandlers {
+  const podGateDeps = { podCreators, kube: readsOf("mutate", kube) };
+  const scaleGuardDeps = { kube: readsOf("validate", kube) };
+  const hibernationDeps = { kube: readsOf("validate_cocoonhibernation", kube) };
   return {
-    mutate: (request) => podGate(request, deps),
-    validate: (request) => scaleGuard(request, deps),
+    mutate: (request) => podGate(request, podGateDeps),
+    validate: (request) => scaleGuard(request, scaleGuardDeps),
     validate_cocoonset: validateCocoonSet,
-    validate_cocoonhibernation: (request) => validateHibernation(request, deps),
+    validate_cocoonhibernation: (request) => validateHibernation(request, hibernationDeps),
   };
 }

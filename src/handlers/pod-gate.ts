@@ -3,7 +3,6 @@ import { allowed, denied, errored, skipped, type Verdict } from "../admission/ve
 import { bindingTargetNode } from "../cocoon/binding";
 import { SCHEDULER_USERNAME } from "../cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
-import { isDnsLabel, isDnsSubdomain } from "../cocoon/names";
 import { readNodeKind } from "../cocoon/node";
 import {
   podEntersCocoonGate,
@@ -12,9 +11,13 @@ import {
   requestedNodeName,
 } from "../cocoon/pod";
 import { COCOONSET_KIND } from "../cocoon/resources";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import { isDnsLabel, isDnsSubdomain } from "../kube/names";
+import type { KubeApi } from "../kube/port";
+import { NODES, PODS } from "../kube/resources";
+import type { RuleOf } from "../rules/catalogue";
+import { type ApiserverRead, readApiserver, retryOnceReachable } from "./apiserver-read";
 
-type PodGateVerdict = Verdict<"mutate">;
+type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
 
 export interface PodGateDeps {
   /** Usernames allowed to create gated pods (POD_CREATORS). */
@@ -91,14 +94,14 @@ async function podBoundByNameGate(
       invalidNodeNameMessage(describePod(request), "spec.nodeName", nodeName),
     );
   }
-  const node = await fetchNode(deps.kube, nodeName);
+  const node = await readNode(deps.kube, nodeName);
   if (!node.ok) {
     return errored(
       "node_fetch",
       nodeFetchMessage(describePod(request), "spec.nodeName", nodeName, node.failure),
     );
   }
-  if (node.kind === "not_vm") return skipped("not_cocoon");
+  if (node.answer === "not_vm") return skipped("not_cocoon");
   const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
   return markedPodChecks(request, request.object, deps, {
     notOwned: () =>
@@ -140,35 +143,35 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
 
-  const node = await fetchNode(deps.kube, nodeName);
+  const node = await readNode(deps.kube, nodeName);
   if (!node.ok) {
     return errored(
       "node_fetch",
       nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
     );
   }
-  if (node.kind === "not_vm") return skipped("not_cocoon");
+  if (node.answer === "not_vm") return skipped("not_cocoon");
 
-  const bound = await fetchBoundPod(deps.kube, namespace, podName);
+  const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
   if (!bound.ok) {
     return errored(
       "pod_fetch",
       `cannot verify ${pod}, which a Binding places on "${nodeName}", ${VM_NODE}, so the Binding is ` +
-        `refused (fail-closed): ${bound.failure}; ${RETRY_HINT} (check its network path, its RBAC to ` +
-        `get pods, and APISERVER_TIMEOUT)`,
+        `refused (fail-closed): ${bound.failure}; ${retryOnceReachable("get", PODS.plural)}`,
     );
   }
+  const boundPod = bound.answer;
   const binding = `user "${username}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
-  if (bound.pod === undefined || readPodMarkers(bound.pod) !== "gated") {
+  if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
-      bound.pod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
+      boundPod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
     return denied(
       "unmarked_binding",
       `${binding}: the pod ${state}, and only VM-backed pods made by the cocoon operator may run on ` +
         `VM nodes; bind it to another node or let the scheduler place it`,
     );
   }
-  return markedPodChecks(request, bound.pod, deps, {
+  return markedPodChecks(request, boundPod, deps, {
     notOwned: () =>
       `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
       `no ${COCOONSET_KIND} owner; VM-backed pods must be managed by a ${COCOONSET_KIND}`,
@@ -178,42 +181,19 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   });
 }
 
-type NodeFetch =
-  | { readonly ok: true; readonly kind: "vm" | "not_vm" }
-  | { readonly ok: false; readonly failure: string };
+type NodeRead = ApiserverRead<"vm" | "not_vm">;
 
 /** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
-async function fetchNode(kube: KubeApi, name: string): Promise<NodeFetch> {
-  let node: unknown;
-  try {
-    node = await kube.getNode(name);
-  } catch (error) {
-    // Anything else is a bug, left to admit() to report as an internal error.
-    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
-    throw error;
-  }
-  if (node === undefined) return { ok: true, kind: "not_vm" };
-  const kind = readNodeKind(node);
+async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {
+  const read = await readApiserver(() => kube.get(NODES, { name }));
+  if (!read.ok) return read;
+  if (read.answer === undefined) return { ok: true, answer: "not_vm" };
+  const kind = readNodeKind(read.answer);
   if (kind === "unreadable") {
     return { ok: false, failure: `node "${name}" has a spec.taints that cannot be read` };
   }
-  return { ok: true, kind };
+  return { ok: true, answer: kind };
 }
-
-type PodFetch =
-  | { readonly ok: true; readonly pod: unknown }
-  | { readonly ok: false; readonly failure: string };
-
-async function fetchBoundPod(kube: KubeApi, namespace: string, name: string): Promise<PodFetch> {
-  try {
-    return { ok: true, pod: await kube.getPod(namespace, name) };
-  } catch (error) {
-    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
-    throw error;
-  }
-}
-
-const RETRY_HINT = "retry once the webhook can reach the Kubernetes API";
 
 function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
   return (
@@ -232,7 +212,7 @@ function nodeFetchMessage(
   return (
     `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
     `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
-    `${RETRY_HINT} (check its network path, its RBAC to get nodes, and APISERVER_TIMEOUT)`
+    retryOnceReachable("get", NODES.plural)
   );
 }
 

@@ -7,14 +7,17 @@ import {
   isWorkloadResource,
   readScaleReplicas,
   readWorkloadReplicas,
-  WORKLOAD_KINDS,
+  WORKLOADS,
   type WorkloadKind,
   type WorkloadResource,
   workloadIsCocoon,
 } from "../cocoon/workload";
-import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import type { KubeApi } from "../kube/port";
+import type { WorkloadFields } from "../kube/resources";
+import type { RuleOf } from "../rules/catalogue";
+import { type ApiserverRead, readApiserver, retryOnceReachable } from "./apiserver-read";
 
-type ScaleGuardVerdict = Verdict<"validate">;
+type ScaleGuardVerdict = Verdict<"validate", RuleOf<"validate">>;
 
 export interface ScaleGuardDeps {
   readonly kube: KubeApi;
@@ -54,39 +57,29 @@ async function guardScaleSubresource(
   if (newReplicas >= oldReplicas) return allowed();
 
   const scaleDown: ScaleDown = {
-    kind: WORKLOAD_KINDS[resource],
+    kind: WORKLOADS[resource].kind,
     namespace: request.namespace ?? "",
     name: request.name ?? "",
     oldReplicas,
     newReplicas,
   };
-  const parent = await fetchParent(kube, resource, scaleDown);
+  const parent = await readParent(kube, resource, scaleDown);
   if (!parent.ok) {
     return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
   }
-  if (parent.workload === undefined) return skipped("no_parent");
-  if (!workloadIsCocoon(parent.workload)) return skipped("not_cocoon");
+  if (parent.answer === undefined) return skipped("no_parent");
+  if (!workloadIsCocoon(parent.answer)) return skipped("not_cocoon");
   return denied("scale_down", scaleDownMessage(scaleDown));
 }
 
-/** `workload` is `undefined` when the parent does not exist (404). */
-type ParentFetch =
-  | { readonly ok: true; readonly workload: unknown }
-  | { readonly ok: false; readonly failure: string };
-
-async function fetchParent(
+/** The parent workload; `undefined` when it does not exist (404). */
+async function readParent(
   kube: KubeApi,
   resource: WorkloadResource,
   { namespace, name }: ScaleDown,
-): Promise<ParentFetch> {
+): Promise<ApiserverRead<WorkloadFields | undefined>> {
   if (!namespace || !name) return { ok: false, failure: "the request names no namespace/name" };
-  try {
-    return { ok: true, workload: await kube.getWorkload(resource, namespace, name) };
-  } catch (error) {
-    // Anything else is a bug, left to admit() to report as an internal error.
-    if (error instanceof KubeApiError) return { ok: false, failure: error.message };
-    throw error;
-  }
+  return readApiserver(() => kube.get(WORKLOADS[resource], { namespace, name }));
 }
 
 /** Direct UPDATE: the old object's template decides, so dropping the toleration while scaling down does not slip through. */
@@ -131,7 +124,6 @@ function parentFetchMessage(
   return (
     `cannot verify parent workload ${scaleDown.kind} ${scaleDown.namespace}/${scaleDown.name}, ` +
     `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
-    `refused (fail-closed): ${failure}; retry once the webhook can reach the Kubernetes API ` +
-    `(check its network path, its RBAC to get ${resource}, and APISERVER_TIMEOUT)`
+    `refused (fail-closed): ${failure}; ${retryOnceReachable("get", resource)}`
   );
 }

@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import { isJsonObject, jsonObjectList } from "../json/read";
 import type { RawAnswer } from "./http";
-import { KubeApiError } from "./kube-api";
+import { KubeApiError } from "./port";
 
 const EXCERPT_CHARS = 200;
 

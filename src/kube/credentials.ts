@@ -1,8 +1,8 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
 import { errorText } from "../errors";
-import type { ClusterAccess, KubeLog } from "./config";
-import { KubeApiError } from "./kube-api";
+import type { ClusterAccess, KubeLog } from "./cluster-access";
+import { KubeApiError } from "./port";
 import { type WatchedFile, watchFile } from "./watched-file";
 
 /** How often rotated token, CA and client-certificate files are looked at, at most. */

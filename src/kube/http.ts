@@ -1,6 +1,6 @@
 import { errorText } from "../errors";
 import type { ApiserverCredentials } from "./credentials";
-import { KubeApiError } from "./kube-api";
+import { KubeApiError } from "./port";
 
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
 export class KubeApiTimeoutError extends KubeApiError {}

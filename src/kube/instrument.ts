@@ -1,22 +1,16 @@
-import type { COCOONHIBERNATION_PLURAL } from "../cocoon/resources";
-import type { WorkloadResource } from "../cocoon/workload";
 import { errorText } from "../errors";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
-import type { KubeLog } from "./config";
+import type { KubeLog } from "./cluster-access";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError, type NODES_RESOURCE, type PODS_RESOURCE } from "./kube-api";
+import { KubeApiError } from "./port";
 
 export type ApiserverVerb = "get" | "list";
-export type ApiserverResource =
-  | WorkloadResource
-  | typeof COCOONHIBERNATION_PLURAL
-  | typeof NODES_RESOURCE
-  | typeof PODS_RESOURCE;
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
 
 export interface CallLabels {
   readonly verb: ApiserverVerb;
-  readonly resource: ApiserverResource;
+  /** The resource's plural: `deployments`, `cocoonhibernations`. */
+  readonly resource: string;
   /** `GET deployments default/web`: the prefix of every error message. */
   readonly operation: string;
 }

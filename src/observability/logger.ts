@@ -1,5 +1,7 @@
 import pino from "pino";
-import type { LogLevel } from "../config";
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Logger = pino.Logger;
 

@@ -1,8 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { type EndpointLabel, resultReasons, type VerdictResult } from "../admission/endpoints";
+import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
-import type { CountCell } from "./deferred";
-import { cellTree, DeferredCounts, DeferredHistogram } from "./deferred";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
 export const registry = new Registry();
@@ -48,78 +46,59 @@ export const buildInfo = new Gauge({
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
 
-const httpResponseCounts = new DeferredCounts();
-
 export const httpResponsesTotal = new Counter({
   name: "cocoon_webhook_http_responses_total",
-  help: "Responses of the admission listener, by path (the four review routes, or other) and HTTP status code.",
+  help: "Responses of the admission listener, by path (one of the review routes, or other) and HTTP status code.",
   labelNames: ["path", "code"] as const,
   registers: [registry],
-  collect() {
-    httpResponseCounts.flush();
-  },
 });
 
-/** The cell counting responses on `path` (already reduced to a label value) with `status`. */
-export const httpResponseCell = cellTree<string, number>(httpResponseCounts, (path, status, by) =>
-  httpResponsesTotal.labels(path, String(status)).inc(by),
-);
-
-/** Requests the admission listener is working on; read into the gauge when it is collected. */
-export const requestsInFlight = { count: 0 };
-
-// Registered for its side effect: the gauge reads requestsInFlight when scraped.
-new Gauge({
+export const httpRequestsInFlight = new Gauge({
   name: "cocoon_webhook_http_requests_in_flight",
   help: "Requests the admission listener is working on right now.",
   registers: [registry],
-  collect() {
-    this.set(requestsInFlight.count);
-  },
 });
+
+/**
+ * `child(a, b)` made once per pair of label values and kept: prom-client's
+ * labels() builds a new child object on every call.
+ */
+export function childrenOf<A, B, Child>(child: (a: A, b: B) => Child): (a: A, b: B) => Child {
+  const rows = new Map<A, Map<B, Child>>();
+  return (a, b) => {
+    let row = rows.get(a);
+    if (!row) {
+      row = new Map();
+      rows.set(a, row);
+    }
+    let found = row.get(b);
+    if (found === undefined) {
+      found = child(a, b);
+      row.set(b, found);
+    }
+    return found;
+  };
+}
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
 const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
-const admissionCounts = new DeferredCounts();
-
 export const admissionTotal = new Counter({
   name: "cocoon_webhook_admission_total",
   help: "Admission requests decided, by handler, result (allow, deny, error, skipped) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
   registers: [registry],
-  collect() {
-    admissionCounts.flush();
-  },
 });
 
-/**
- * The cell counting `endpoint`'s decisions, by result and reason. Every
- * (result, reason) the endpoint table lists for it starts at 0, so each
- * series exists, and `increase()` sees its first decision, from the start.
- */
-export function admissionCells(
-  endpoint: EndpointLabel,
-): (result: VerdictResult, reason: string) => CountCell {
-  const cells = cellTree<string, string>(admissionCounts, (result, reason, by) =>
-    admissionTotal.labels(endpoint, result, reason).inc(by),
-  );
-  for (const { result, reason } of resultReasons(endpoint)) {
-    admissionTotal.labels(endpoint, result, reason).inc(0);
-    cells(result, reason);
-  }
-  return cells;
-}
-
-export const admissionDuration = new DeferredHistogram<EndpointLabel>(
-  "cocoon_webhook_admission_duration_seconds",
-  "Time from reading an AdmissionReview to encoding its response, by handler.",
-  "handler",
-  LATENCY_BUCKETS,
-  [registry],
-);
+export const admissionDuration = new Histogram({
+  name: "cocoon_webhook_admission_duration_seconds",
+  help: "Time from reading an AdmissionReview to encoding its response, by handler.",
+  labelNames: ["handler"] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
 
 export const apiserverRequestsTotal = new Counter({
   name: "cocoon_webhook_apiserver_requests_total",
@@ -154,10 +133,14 @@ export const tlsReloadsTotal = new Counter({
  * scrapers ask: concurrent scrapes share one render in flight, later ones
  * within the interval get the cached text.
  */
-export function cachedExposition(source: Registry, intervalMs: number) {
+export function cachedExposition(
+  source: Registry,
+  intervalMs: number,
+  clock: Pick<Clock, "now"> = systemClock,
+) {
   let rendered: { at: number; text: Promise<string> } | undefined;
   return (): Promise<string> => {
-    const now = performance.now();
+    const now = clock.now();
     if (rendered && now - rendered.at < intervalMs) return rendered.text;
     const text = source.metrics();
     rendered = { at: now, text };

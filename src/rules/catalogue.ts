@@ -1,8 +1,11 @@
+import type { HandlerLabel, ReasonOf } from "../admission/endpoints";
+
 /**
  * Every rule `/validate-cocoonset` and `/validate-cocoonhibernation` enforce,
  * one plain-words line each. README.md lists exactly these lines, each
  * violation names the rule it breaks by `id`, and `reason` is the verdict's
  * metric label — so the code, the README and the tests cannot drift apart.
+ * A rule belongs to the endpoint whose denial reasons include its `reason`.
  */
 interface CatalogueEntry {
   readonly id: string;
@@ -150,8 +153,14 @@ type CatalogueRule = (typeof RULE_CATALOGUE)[number];
 /** The verdict reason (metric label) a denial for breaking rule `R` carries. */
 export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
 
-/** The CocoonHibernation rules: their ids start with `hibernation.`. */
-export type HibernationRuleId = Extract<RuleId, `hibernation.${string}`>;
+/** The rules a denial of endpoint `E` can list: those whose reason is one of E's. */
+export type RuleOf<E extends HandlerLabel> = Extract<
+  CatalogueRule,
+  { reason: ReasonOf<E, "deny"> }
+>["id"];
+
+export type CocoonSetRuleId = RuleOf<"validate_cocoonset">;
+export type HibernationRuleId = RuleOf<"validate_cocoonhibernation">;
 
 const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
 

@@ -7,9 +7,12 @@ import {
   overlongSlotNames,
   overlongToolboxNames,
 } from "../cocoon/names";
+import type { PathSegments } from "../json/path";
+import { violation } from "../violations";
+import type { CocoonSetRuleId } from "./catalogue";
 import type { DecodedCocoonSet } from "./cocoonset-shape";
 import { quote } from "./json-values";
-import { isUnset, type PathSegments, type ReportViolation, violation } from "./violation";
+import { isUnset, type ReportViolation } from "./violation";
 
 /**
  * The derived name budget. Slot names are reported at the set's name field
@@ -18,7 +21,7 @@ import { isUnset, type PathSegments, type ReportViolation, violation } from "./v
 export function nameBudgetViolations(
   set: DecodedCocoonSet,
   namespace: string,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const setName = derivedSetName(set.metadata);
   if (setName === undefined) return;

@@ -1,6 +1,8 @@
-import { type Fields, mistypedField, readFields } from "../json/fields";
+import type { PathSegments } from "../json/path";
 import { MISTYPED, readList } from "../json/read";
-import type { PathSegments, ReportViolation } from "./violation";
+import type { CocoonSetRuleId } from "./catalogue";
+import { type Fields, mistypedField, readFields } from "./fields";
+import type { ReportViolation } from "./violation";
 
 /*
  * The CocoonSet fields the rules read; everything else is never read. The
@@ -52,7 +54,7 @@ export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
 export function decodeCocoonSet(
   root: Record<string, unknown>,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): DecodedCocoonSet {
   // Unreadable metadata derives no names, so the name budget is skipped.
   const metadata =
@@ -80,7 +82,7 @@ class ToolboxEntry implements DecodedToolbox {
   }
 }
 
-function decodeToolboxes(raw: unknown, report: ReportViolation): DecodedToolbox[] {
+function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolbox[] {
   const items = readList(raw);
   if (items === undefined) return [];
   if (items === MISTYPED) {

@@ -1,18 +1,12 @@
 import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/crd-enums";
-import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../cocoon/names";
+import { formatPath, type PathSegments } from "../json/path";
+import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../kube/names";
+import { reportFound, violation } from "../violations";
+import type { CocoonSetRuleId } from "./catalogue";
 import type { DecodedToolbox } from "./cocoonset-shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
 import { quote } from "./json-values";
-import {
-  enumViolation,
-  formatPath,
-  isUnset,
-  type PathSegments,
-  type ReportViolation,
-  reportFound,
-  resolveEnum,
-  violation,
-} from "./violation";
+import { enumViolation, isUnset, type ReportViolation, resolveEnum } from "./violation";
 
 const PURELY_NUMERIC = /^[0-9]+$/;
 
@@ -20,7 +14,7 @@ const PURELY_NUMERIC = /^[0-9]+$/;
 export function toolboxViolations(
   toolboxes: readonly DecodedToolbox[],
   agentBackend: VmBackend | undefined,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const firstWithName = new Map<string, PathSegments>();
   for (const toolbox of toolboxes) {
@@ -32,7 +26,7 @@ export function toolboxViolations(
 function nameViolations(
   { at, fields: { name } }: DecodedToolbox,
   earlier: Map<string, PathSegments>,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const nameAt = (): PathSegments => [...at, "name"];
   if (isUnset(name)) {
@@ -77,7 +71,7 @@ function nameViolations(
 function modeViolations(
   toolbox: DecodedToolbox,
   agentBackend: VmBackend | undefined,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const { at, fields } = toolbox;
   const invalidMode = enumViolation(
@@ -100,7 +94,10 @@ function modeViolations(
 }
 
 /** A static toolbox attaches to an external VM: it needs its address, not an image. */
-function staticToolboxViolations({ at, fields }: DecodedToolbox, report: ReportViolation): void {
+function staticToolboxViolations(
+  { at, fields }: DecodedToolbox,
+  report: ReportViolation<CocoonSetRuleId>,
+): void {
   const missing = [
     ["staticIP", fields.staticIP, "the IP address of the external VM"],
     ["staticVMID", fields.staticVMID, "the ID of the external VM"],
@@ -123,7 +120,7 @@ function managedToolboxViolations(
   { at, fields }: DecodedToolbox,
   mode: "run" | "clone",
   agentBackend: VmBackend | undefined,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   if (isUnset(fields.image)) {
     report("toolbox.image-required", () =>

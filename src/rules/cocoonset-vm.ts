@@ -7,17 +7,17 @@ import {
   vmBackend,
 } from "../cocoon/crd-enums";
 import { cloneImageProblem, isCloudImageUrl } from "../cocoon/image";
+import type { PathSegments } from "../json/path";
+import { reportFound, violation } from "../violations";
+import type { CocoonSetRuleId } from "./catalogue";
 import type { VmOptionFields } from "./cocoonset-shape";
 import { quote } from "./json-values";
 import {
   enumViolation,
   isUnset,
-  type PathSegments,
   type ReportViolation,
-  reportFound,
   resolveEnum,
   type Violation,
-  violation,
 } from "./violation";
 
 /** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */
@@ -36,7 +36,7 @@ export function resolvedBackend(fields: VmOptionFields): VmBackend | undefined {
 }
 
 /** VM options, firecracker limits and the clone-image grammar for one VM. */
-export function vmViolations(vm: ManagedVm, report: ReportViolation): void {
+export function vmViolations(vm: ManagedVm, report: ReportViolation<CocoonSetRuleId>): void {
   const { at, fields } = vm;
   reportFound(report, enumViolation("vm.os", at, "os", fields.os, guestOs, DEFAULT_GUEST_OS));
   reportFound(
@@ -50,7 +50,10 @@ export function vmViolations(vm: ManagedVm, report: ReportViolation): void {
   reportFound(report, cloneImageViolation(vm));
 }
 
-export function connTypeViolation(at: PathSegments, value: unknown): Violation | undefined {
+export function connTypeViolation(
+  at: PathSegments,
+  value: unknown,
+): Violation<CocoonSetRuleId> | undefined {
   return enumViolation("vm.conn-type", at, "connType", value, connType);
 }
 
@@ -62,7 +65,7 @@ function firecrackerViolations({
   fields,
   mode,
   modeDefaulted,
-}: ManagedVm): (Violation | undefined)[] {
+}: ManagedVm): (Violation<CocoonSetRuleId> | undefined)[] {
   const os = resolveEnum(guestOs, fields.os, DEFAULT_GUEST_OS);
   return [
     os === "windows"
@@ -89,7 +92,11 @@ function firecrackerViolations({
   ];
 }
 
-function cloneImageViolation({ at, fields, mode }: ManagedVm): Violation | undefined {
+function cloneImageViolation({
+  at,
+  fields,
+  mode,
+}: ManagedVm): Violation<CocoonSetRuleId> | undefined {
   if (mode !== "clone" || isUnset(fields.image)) return undefined;
   const problem = cloneImageProblem(fields.image);
   if (!problem) return undefined;

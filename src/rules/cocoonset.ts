@@ -4,56 +4,31 @@ import {
   hibernatePolicy,
   snapshotPolicy,
 } from "../cocoon/crd-enums";
-import { isJsonObject } from "../json/read";
+import { isJsonObject, type JsonObject } from "../json/read";
+import { collected, reportFound, violation } from "../violations";
+import type { CocoonSetRuleId } from "./catalogue";
 import { nameBudgetViolations } from "./cocoonset-names";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";
 import { toolboxViolations } from "./cocoonset-toolboxes";
 import { resolvedBackend, vmViolations } from "./cocoonset-vm";
 import {
-  type CollectedViolations,
-  collectViolations,
   enumViolation,
   isUnset,
   type ReportViolation,
-  reportFound,
   resolveEnum,
   type Violation,
-  violation,
 } from "./violation";
 
-export type { Violation } from "./violation";
-
 /**
- * Every rule the object breaks, in document order of the checks;
- * empty when it is valid. Undefined when `object` is not a JSON object at
- * all: anything object-shaped is checked field by field, so a mistyped field
- * is reported at its path instead of hiding the rest. `namespace` is where
- * the set lives (it is part of every VM name).
+ * Every rule the object breaks, in document order of the checks, reported
+ * through `report`. Anything object-shaped is checked field by field, so a
+ * mistyped field is reported at its path instead of hiding the rest.
+ * `namespace` is where the set lives (it is part of every VM name).
  */
-export function cocoonSetViolations(object: unknown, namespace: string): Violation[] | undefined {
-  return collectCocoonSetViolations(object, namespace)?.listed.slice();
-}
-
-/**
- * Like cocoonSetViolations, but only the first `limit` violations are kept
- * in full; the rest are counted per rule. Undefined when `object` is not a
- * JSON object.
- */
-export function collectCocoonSetViolations(
-  object: unknown,
+export function checkCocoonSet(
+  object: JsonObject,
   namespace: string,
-  limit?: number,
-): CollectedViolations | undefined {
-  if (!isJsonObject(object)) return undefined;
-  const collector = collectViolations(limit);
-  checkCocoonSet(object, namespace, collector.report);
-  return collector.collected();
-}
-
-function checkCocoonSet(
-  object: Record<string, unknown>,
-  namespace: string,
-  report: ReportViolation,
+  report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const set = decodeCocoonSet(object, report);
   if (set.agent) agentViolations(set.agent, report);
@@ -79,7 +54,18 @@ function checkCocoonSet(
   nameBudgetViolations(set, namespace, report);
 }
 
-function agentViolations(agent: AgentFields, report: ReportViolation): void {
+/** Every violation checkCocoonSet reports, none left out; undefined when `object` is not a JSON object. */
+export function cocoonSetViolations(
+  object: unknown,
+  namespace: string,
+): Violation<CocoonSetRuleId>[] | undefined {
+  if (!isJsonObject(object)) return undefined;
+  return collected<CocoonSetRuleId>((report) =>
+    checkCocoonSet(object, namespace, report),
+  ).listed.slice();
+}
+
+function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRuleId>): void {
   if (isUnset(agent.image)) {
     report("agent.image-required", () =>
       violation(

@@ -1,11 +1,12 @@
 import { hibernationDesire } from "../cocoon/crd-enums";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
+import { collected, reportFound, violation } from "../violations";
 import type { HibernationRuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";
-import { isUnset, type Violation, violation } from "./violation";
+import { isUnset, type ReportViolation, type Violation } from "./violation";
 
-/** A violation of one of the CocoonHibernation rules. */
-export type HibernationViolation = Violation<HibernationRuleId>;
+type HibernationViolation = Violation<HibernationRuleId>;
+type ReportHibernationViolation = ReportViolation<HibernationRuleId>;
 
 /**
  * The fields of a new CocoonHibernation the rules read, as sent: a part
@@ -39,25 +40,29 @@ export function readHibernation(object: unknown): HibernationFields | undefined 
 }
 
 /**
- * The rules that need only the object itself: a valid `spec.desire`,
- * and `metadata.name` equal to `spec.podRef.name`. Undefined when `object`
- * is not a JSON object.
+ * The rules that need only the object itself: a valid `spec.desire`, and
+ * `metadata.name` equal to `spec.podRef.name`.
  */
+export function checkHibernation(
+  hibernation: HibernationFields,
+  report: ReportHibernationViolation,
+): void {
+  reportFound(report, desireViolation(hibernation));
+  reportFound(report, nameViolation(hibernation));
+}
+
+/** Every violation checkHibernation reports; undefined when `object` is not a JSON object. */
 export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
   const hibernation = readHibernation(object);
-  return hibernation && violationsOf(hibernation);
+  if (!hibernation) return undefined;
+  return collected<HibernationRuleId>((report) =>
+    checkHibernation(hibernation, report),
+  ).listed.slice();
 }
 
 /** `spec.podRef.name`, when it is a non-empty string. */
 export function podNameOf({ podName }: HibernationFields): string | undefined {
   return typeof podName === "string" && podName !== "" ? podName : undefined;
-}
-
-/** The rules that need only the object itself. */
-export function violationsOf(hibernation: HibernationFields): HibernationViolation[] {
-  return [desireViolation(hibernation), nameViolation(hibernation)].filter(
-    (found): found is HibernationViolation => found !== undefined,
-  );
 }
 
 function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
@@ -90,13 +95,14 @@ function nameViolation(hibernation: HibernationFields): HibernationViolation | u
 }
 
 /**
- * Existing CocoonHibernations (from a LIST of the namespace) that already
- * target `podName`, whatever their own names; live ones first.
+ * Reports each existing CocoonHibernation (from a LIST of the namespace)
+ * that already targets `podName`, whatever its own name; live ones first.
  */
-export function conflictingHibernations(
+export function checkNoOtherHibernation(
   podName: string,
   items: readonly unknown[],
-): HibernationViolation[] {
+  report: ReportHibernationViolation,
+): void {
   const targeting = items.flatMap((item) => {
     // An item that does not decode names no pod we could compare. The CRD
     // schema makes that a foreign or broken object, and refusing every
@@ -106,10 +112,12 @@ export function conflictingHibernations(
     const existing = readExisting(item);
     return existing && existing.podName === podName ? [existing] : [];
   });
-  return [
+  for (const existing of [
     ...targeting.filter((each) => !each.terminating),
     ...targeting.filter((each) => each.terminating),
-  ].map((existing) => conflictViolation(podName, existing));
+  ]) {
+    reportFound(report, conflictViolation(podName, existing));
+  }
 }
 
 /** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */

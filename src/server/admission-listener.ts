@@ -42,7 +42,6 @@ const NO_STEERING_INDEX = 0xffffffff;
 
 export interface AdmissionListenerOptions {
   readonly address: ListenAddress;
-  readonly maxRequestBodySize: number;
   readonly fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
   /** Binds the socket calls steering needs; throws SteeringUnavailable when it cannot. */
   readonly socketCalls?: () => SocketCalls;
@@ -293,7 +292,10 @@ export class AdmissionListener {
       port: this.#port,
       reusePort: true,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      maxRequestBodySize: this.#options.maxRequestBodySize,
+      // The app holds MAX_REQUEST_BYTES (admission/validation.ts), so that a 413 is
+      // its JSON answer, counted and logged; Bun's own limit would answer first,
+      // with an empty body, and the app would never see the request.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       tls: servingTlsOptions(pair),
       fetch: (request, server) => this.#respond(request, server),
     });

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock";
 import type { Logger } from "../observability/logger";
 import type { Readiness } from "./probes";
 import { type TlsPair, validityProblem } from "./tls-pair";
@@ -13,10 +14,11 @@ export function watchServedCertificate(
   readiness: Readiness,
   log: Logger,
   intervalMs: number,
+  clock: Clock = systemClock,
 ): () => void {
   const check = () => {
     const pair = served();
-    const problem = validityProblem(pair);
+    const problem = validityProblem(pair, undefined, new Date(clock.now()));
     if (problem === readiness.certificateProblem) return;
     if (problem) {
       log.error(
@@ -29,7 +31,5 @@ export function watchServedCertificate(
     readiness.certificateProblem = problem;
   };
   check();
-  const timer = setInterval(check, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return clock.every(intervalMs, check);
 }

@@ -1,5 +1,5 @@
 import type { Env, Hono } from "hono";
-import { methodNotAllowed } from "../errors";
+import { allowOnly } from "../http/rejection";
 
 /** What the probes report. */
 export interface Readiness {
@@ -25,7 +25,5 @@ export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): 
     }
     return c.text("ready");
   });
-  for (const path of ["/healthz", "/readyz"]) {
-    app.all(path, (c) => methodNotAllowed(c, PROBE_METHODS));
-  }
+  for (const path of ["/healthz", "/readyz"]) allowOnly(app, path, PROBE_METHODS);
 }

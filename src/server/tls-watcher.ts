@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock";
 import { fileFingerprint } from "../safe-file";
 
 /** What the certificate and key files are right now; taken before loading them. */
@@ -34,13 +35,14 @@ export function watchTlsFiles(
   loaded: string,
   timing: WatchTiming,
   onChange: () => void,
+  clock: Clock = systemClock,
 ): () => void {
   let applied = loaded;
   let seen = loaded;
   let seenSince = 0;
   let pendingSince: number | undefined;
-  const timer = setInterval(() => {
-    const now = Date.now();
+  return clock.every(timing.intervalMs, () => {
+    const now = clock.now();
     const current = tlsFilesFingerprint(paths);
     if (current !== seen) {
       seen = current;
@@ -57,7 +59,5 @@ export function watchTlsFiles(
     applied = current;
     pendingSince = undefined;
     onChange();
-  }, timing.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  });
 }

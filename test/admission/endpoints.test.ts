@@ -3,9 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   COMMON_REASONS,
-  ENDPOINT_LABELS,
   ENDPOINTS,
   endpointAt,
+  HANDLER_LABELS,
   resultReasons,
 } from "../../src/admission/endpoints";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
@@ -27,16 +27,16 @@ function reasonLiteralsInSource(dir = join(REPO, "src")): Set<string> {
 
 describe("the endpoint table", () => {
   test("paths and labels are unique, and each path maps back to its label", () => {
-    const paths = ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+    const paths = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
     expect(new Set(paths).size).toBe(paths.length);
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       expect(endpointAt(ENDPOINTS[endpoint].path)).toBe(endpoint);
     }
     expect(endpointAt("/other")).toBeUndefined();
   });
 
   test("an endpoint's reasons are unique within each result", () => {
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       const pairs = resultReasons(endpoint).map(({ result, reason }) => `${result}/${reason}`);
       expect(new Set(pairs).size, endpoint).toBe(pairs.length);
     }
@@ -45,36 +45,76 @@ describe("the endpoint table", () => {
   test("every listed reason is given somewhere: a literal in a handler, or a catalogue rule's", () => {
     const given = reasonLiteralsInSource();
     for (const rule of RULE_CATALOGUE) given.add(rule.reason);
-    for (const endpoint of ENDPOINT_LABELS) {
+    for (const endpoint of HANDLER_LABELS) {
       for (const { reason } of resultReasons(endpoint)) {
         if (reason !== "") expect(given, `${endpoint}: ${reason}`).toContain(reason);
       }
     }
   });
 
-  test("the CocoonSet and CocoonHibernation denials are exactly their catalogue rules' reasons", () => {
-    const reasonsOf = (hibernation: boolean): Set<string> =>
-      new Set(
-        RULE_CATALOGUE.filter((rule) => rule.id.startsWith("hibernation.") === hibernation).map(
-          (rule) => rule.reason,
-        ),
+  test("every catalogue rule belongs to exactly one endpoint, whose denials are its rules' reasons", () => {
+    const owners = (reason: string) =>
+      HANDLER_LABELS.filter((endpoint) =>
+        (ENDPOINTS[endpoint].reasons.deny as readonly string[]).includes(reason),
       );
-    expect(new Set<string>(ENDPOINTS.validate_cocoonset.reasons.deny)).toEqual(reasonsOf(false));
-    expect(new Set<string>(ENDPOINTS.validate_cocoonhibernation.reasons.deny)).toEqual(
-      reasonsOf(true),
-    );
+    for (const rule of RULE_CATALOGUE) expect(owners(rule.reason), rule.id).toHaveLength(1);
+    for (const endpoint of ["validate_cocoonset", "validate_cocoonhibernation"] as const) {
+      const ruleReasons = RULE_CATALOGUE.filter((rule) => owners(rule.reason)[0] === endpoint).map(
+        (rule) => rule.reason,
+      );
+      expect(new Set<string>(ENDPOINTS[endpoint].reasons.deny)).toEqual(new Set(ruleReasons));
+    }
     expect(COMMON_REASONS.deny).toEqual([]);
   });
+});
 
-  test("README's endpoint list names exactly the table's admission paths", () => {
-    const readme = readFileSync(join(REPO, "README.md"), "utf8");
-    const rows = [...readme.matchAll(/^\| admission \| `(\/[^`]*)` \| POST \|/gm)].map(
-      ([, path]) => path,
+const README = readFileSync(join(REPO, "README.md"), "utf8");
+const BEHAVIOUR = readFileSync(join(REPO, "docs/behaviour.md"), "utf8");
+const METRICS = readFileSync(join(REPO, "docs/metrics.md"), "utf8");
+const PATHS = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+
+/** The admission paths of a listeners table: rows `| admission… | `/path` | POST |`. */
+function admissionRows(markdown: string): string[] {
+  return [...markdown.matchAll(/^\| admission[^|]* \| `(\/[^`]*)` \| POST \|/gm)].map(
+    ([, path = ""]) => path,
+  );
+}
+
+describe("the documentation follows the endpoint table", () => {
+  test("README's and the behaviour page's listener tables name exactly the table's paths", () => {
+    for (const markdown of [README, BEHAVIOUR]) {
+      expect(admissionRows(markdown).sort()).toEqual([...PATHS].sort());
+    }
+  });
+
+  test("the handler labels are listed as the table has them, on the metrics and the behaviour pages", () => {
+    const inMetrics = /`handler` ∈ ([a-z_, ]+);/.exec(METRICS)?.[1]?.split(", ");
+    expect(inMetrics).toEqual(HANDLER_LABELS);
+    const sentence = /The `handler` label is ([^.]+), one\s+per admission path/.exec(
+      BEHAVIOUR,
+    )?.[1];
+    expect([...(sentence ?? "").matchAll(/`([a-z_]+)`/g)].map(([, label]) => label)).toEqual(
+      HANDLER_LABELS,
     );
-    expect(rows.length).toBeGreaterThan(0);
-    const firstRow = readme.match(/^\| admission \(HTTPS\) \| `(\/[^`]*)` \| POST \|/m)?.[1];
-    expect([firstRow, ...rows].sort()).toEqual(
-      ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
-    );
+  });
+
+  test("each endpoint's section of the behaviour page tells every result and reason it can give", () => {
+    for (const endpoint of HANDLER_LABELS) {
+      const { path } = ENDPOINTS[endpoint];
+      const start = BEHAVIOUR.search(new RegExp(`^## .*\\(\`${path}\`\\)$`, "m"));
+      expect(start, `a section for ${path}`).toBeGreaterThan(-1);
+      const rest = BEHAVIOUR.slice(start + 3);
+      const section = rest.slice(0, rest.search(/^## /m) === -1 ? undefined : rest.search(/^## /m));
+      const told = new Set(
+        [...section.matchAll(/\| (allow|skipped|deny|error) \/ ([a-z_]+|\(empty\)) \|/g)].map(
+          ([, result, reason]) => `${result} / ${reason}`,
+        ),
+      );
+      const expected = resultReasons(endpoint)
+        // A handler that throws is told once, for every endpoint, under "Results and reasons".
+        .filter(({ result, reason }) => !(result === "error" && reason === "internal"))
+        .map(({ result, reason }) => `${result} / ${reason || "(empty)"}`);
+      expect([...told].sort(), path).toEqual(expected.sort());
+    }
   });
 });

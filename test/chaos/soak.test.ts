@@ -21,7 +21,7 @@ const WARMUP_SECONDS = Math.min(30, Math.max(5, SOAK_SECONDS / 10));
 /** At most this many requests outstanding; beyond it a tick's sends are counted as skipped. */
 const MAX_OUTSTANDING = 200;
 
-/** [path, body, expected `allowed`] — the mix cycles through all four handlers. */
+/** [path, body, expected `allowed`] — the mix cycles through every handler. */
 const MIX: readonly (() => [string, AdmissionReviewBody, boolean])[] = [
   () => ["/mutate", gatedPodReview(), true],
   () => ["/mutate", handMadeGatedPodReview(), false],

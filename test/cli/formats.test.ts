@@ -6,7 +6,8 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { checkObjects } from "../../src/cli/check";
 import { parseSource } from "../../src/cli/documents";
 import { ALL_RULES } from "../../src/cli/manifest-rules";
-import { DUPLICATES_NOTE, type RunReport, render } from "../../src/cli/report";
+import { render } from "../../src/cli/output";
+import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
 
 /** Findings of every kind: a rule violation, warnings, a hibernation, hostile text. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { lineOf } from "../../src/cli/line-map";
-import type { PathSegments } from "../../src/rules/violation";
+import type { PathSegments } from "../../src/json/path";
 
 function lineIn(text: string, segments: PathSegments): number {
   const lines = new LineCounter();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import fc from "fast-check";
-import { ENDPOINT_LABELS } from "../../src/admission/endpoints";
+import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
@@ -12,7 +12,7 @@ import {
   HIBERNATION_KIND,
   SCALE_KIND,
 } from "../support/admission-review";
-import { waitUntil } from "../support/eventually";
+import { eventually, waitUntil } from "../support/eventually";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
 
 /**
@@ -22,7 +22,7 @@ import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
  * checks fail closed at once, which keeps this file fast.
  */
 
-const PATHS = ["/mutate", "/validate", "/validate-cocoonset", "/validate-cocoonhibernation"];
+const PATHS = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
 const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
 
 let webhook: WebhookProcess;
@@ -82,15 +82,18 @@ interface RawResult {
   readonly status: number | undefined;
   readonly closed: boolean;
   readonly ms: number;
+  /** Everything read from the connection. */
+  readonly text: string;
 }
 
 /**
  * Writes raw bytes on a fresh TLS connection and waits for a status line or
- * the close, at most `waitMs`. `halfClose` sends FIN after writing.
+ * the close, at most `waitMs`. `halfClose` sends FIN after writing;
+ * `untilClosed` reads on past the status line until the server closes.
  */
 function rawExchange(
   chunks: readonly (string | Uint8Array)[],
-  options: { halfClose?: boolean; waitMs?: number } = {},
+  options: { halfClose?: boolean; waitMs?: number; untilClosed?: boolean } = {},
 ): Promise<RawResult> {
   const { hostname, port } = new URL(webhook.admissionUrl);
   const t0 = performance.now();
@@ -102,7 +105,12 @@ function rawExchange(
       done = true;
       clearTimeout(timer);
       const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
-      resolve({ status: match ? Number(match[1]) : undefined, closed, ms: performance.now() - t0 });
+      resolve({
+        status: match ? Number(match[1]) : undefined,
+        closed,
+        ms: performance.now() - t0,
+        text,
+      });
       socket.destroy();
     };
     const socket = tls.connect(
@@ -115,7 +123,7 @@ function rawExchange(
     const timer = setTimeout(() => finish(false), options.waitMs ?? 5000);
     socket.on("data", (data) => {
       text += data.toString("latin1");
-      if (/^HTTP\/1\.1 \d{3}/.test(text)) finish(false);
+      if (!options.untilClosed && /^HTTP\/1\.1 \d{3}/.test(text)) finish(false);
     });
     socket.on("error", () => finish(true));
     socket.on("close", () => finish(true));
@@ -268,13 +276,16 @@ describe("hostile input over HTTPS", () => {
     const text = JSON.stringify(body);
     expect(text.length).toBeLessThan(MAX_REQUEST_BYTES);
     const small = JSON.stringify(admissionReview({ object: { spec: {} } }));
-    const [huge, ...others] = await Promise.all([
-      post("/mutate", text),
-      ...Array.from({ length: 5 }, async (_, i) => {
-        await Bun.sleep(20 * i); // deliberate: staggered while the huge review is being judged
-        return post("/mutate", small);
-      }),
-    ]);
+    let hugeAnswered = false;
+    const hugeAnswer = post("/mutate", text).finally(() => {
+      hugeAnswered = true;
+    });
+    // Small reviews one after another while the huge one is in flight (at least five).
+    const inFlight = () => webhook.metric("cocoon_webhook_http_requests_in_flight");
+    await eventually(inFlight, (count) => count > 0 || hugeAnswered);
+    const others: Answer[] = [];
+    while (others.length < 5 || !hugeAnswered) others.push(await post("/mutate", small));
+    const huge = await hugeAnswer;
     expect(huge.status).toBe(200);
     expect(huge.ms).toBeLessThan(5000);
     expect(huge.allowed).toBeFalse(); // the marker sits after half a million empty tolerations
@@ -312,6 +323,33 @@ describe("hostile input over HTTPS", () => {
     );
     const big = await post("/mutate", "x".repeat(MAX_REQUEST_BYTES + 1));
     expect(big.status).toBe(413);
+  });
+
+  test("a body declared far over MAX_REQUEST_BYTES gets the app's JSON 413, counted and logged like any other", async () => {
+    const before = await webhook.metric("cocoon_webhook_http_responses_total", {
+      path: "/validate",
+      code: "413",
+    });
+    const declared = await rawExchange(
+      [
+        head("/validate", {
+          "Content-Type": "application/json",
+          "Content-Length": 20 * MAX_REQUEST_BYTES,
+        }),
+        "{",
+      ],
+      { waitMs: 5000, untilClosed: true },
+    );
+    expect(declared.status).toBe(413);
+    const body = declared.text.slice(declared.text.indexOf("\r\n\r\n") + 4);
+    expect(JSON.parse(body).error).toStartWith("request body is larger than MAX_REQUEST_BYTES");
+    expect(
+      await webhook.metric("cocoon_webhook_http_responses_total", {
+        path: "/validate",
+        code: "413",
+      }),
+    ).toBe(before + 1);
+    expect(await webhook.logLine('"method":"POST","path":"/validate","status":413')).toBeDefined();
   });
 
   test("truncated bodies: the connection is dropped or answered 4xx, and nothing else is hurt", async () => {
@@ -416,7 +454,7 @@ describe("hostile input over HTTPS", () => {
     expect(exchanges.fiveHundreds).toBe(0);
     expect(exchanges.total).toBeGreaterThan(500);
     const metrics = await webhook.metrics();
-    for (const handler of ENDPOINT_LABELS) {
+    for (const handler of HANDLER_LABELS) {
       expect(
         sampleValue(metrics, "cocoon_webhook_admission_total", {
           handler,

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OUTPUT_FORMATS } from "../../src/cli/report";
+import type { Subprocess } from "bun";
+import { OUTPUT_FORMATS } from "../../src/cli/output";
 import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
+import { waitUntil } from "../support/eventually";
+import { processCpuSeconds, processState } from "../support/procfs";
 import { BINARY, readReview, startWebhook, type WebhookProcess } from "./harness";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/validate");
@@ -30,6 +33,24 @@ function validate(args: string[], stdin?: string) {
       .filter((line) => /^\S+:\d+:\d+: /.test(line))
       .map((line) => line.split(": ").slice(0, 4).join(": ")),
   };
+}
+
+/**
+ * Until `child` has exited, or sleeps with its CPU time unchanged over five
+ * polls in a row: it has done all it can do without a reader.
+ */
+async function untilExitedOrIdle(child: Subprocess): Promise<void> {
+  let cpuSeconds = -1;
+  let idlePolls = 0;
+  await waitUntil(() => {
+    if (child.exitCode !== null) return true;
+    const state = processState(child.pid);
+    if (state === "Z") return true;
+    const used = processCpuSeconds(child.pid);
+    idlePolls = state === "S" && used === cpuSeconds ? idlePolls + 1 : 0;
+    cpuSeconds = used;
+    return idlePolls >= 5;
+  }, 10_000);
 }
 
 interface JsonFinding {
@@ -333,8 +354,9 @@ describe("cocoon-webhook validate", () => {
       stderr: "ignore",
       env: { PATH: process.env.PATH ?? "" },
     });
-    // Deliberate: the slow reader reads only after the CLI has had ample time to write and exit.
-    await Bun.sleep(1_000);
+    // The slow reader reads only once the CLI has written all the pipe takes and, were it to
+    // exit without waiting for its reader, would have exited.
+    await untilExitedOrIdle(child);
     const stdout = await new Response(child.stdout).text();
     expect(await child.exited).toBe(0);
     expect(stdout.length).toBeGreaterThan(256 * 1024);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type EndpointLabel, resultReasons } from "../../src/admission/endpoints";
+import { type HandlerLabel, resultReasons } from "../../src/admission/endpoints";
 import { encodeResponse, MESSAGE_PREFIX } from "../../src/admission/response";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
 import { denied, type Verdict } from "../../src/admission/verdict";
@@ -18,7 +18,7 @@ import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbit
  */
 
 /** A verdict the endpoint table allows `endpoint` to give, consistent in itself. */
-function expectVerdict(endpoint: EndpointLabel, verdict: Verdict): void {
+function expectVerdict(endpoint: HandlerLabel, verdict: Verdict): void {
   expect(resultReasons(endpoint)).toContainEqual({
     result: verdict.result,
     reason: verdict.reason,
@@ -44,7 +44,7 @@ const failingKube = () => new FakeKube().failing();
 /** Examines a request at one endpoint and checks its verdict. */
 type RuleUnderTest = (request: AdmissionRequest) => Promise<void>;
 
-function checked(endpoint: EndpointLabel, deps: Partial<HandlerDeps> = {}): RuleUnderTest {
+function checked(endpoint: HandlerLabel, deps: Partial<HandlerDeps> = {}): RuleUnderTest {
   return async (request) => expectVerdict(endpoint, await examine(endpoint, request, deps));
 }
 

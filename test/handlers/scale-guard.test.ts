@@ -4,7 +4,7 @@ import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { COCOONHIBERNATION_KIND } from "../../src/cocoon/resources";
-import { KubeApiError } from "../../src/kube/kube-api";
+import { KubeApiError } from "../../src/kube/port";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
@@ -236,9 +236,9 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
     expect(kube.calls).toEqual([]);
   });
 
-  test("an error that is not a KubeApiError is left to admit()", async () => {
+  test("an error that is not a KubeApiError is left to the review, as an internal error", async () => {
     const kube = new FakeKube();
-    kube.getWorkload = () => Promise.reject(new TypeError("bug"));
+    kube.get = () => Promise.reject(new TypeError("bug"));
     await expect(examine("validate", down, { kube })).rejects.toThrow("bug");
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { parentWorkloadFields } from "../../src/cocoon/workload";
 import {
   type ExpectedObject,
   isVerifiedNotFound,
@@ -7,7 +6,8 @@ import {
   verifiedListPage,
   verifiedObject,
 } from "../../src/kube/answers";
-import { KubeApiError } from "../../src/kube/kube-api";
+import { KubeApiError } from "../../src/kube/port";
+import { workloadFields } from "../../src/kube/resources";
 
 const list = "LIST cocoonhibernations in default";
 const get = "GET deployments default/web";
@@ -40,7 +40,7 @@ const hibernationList = (extra: Record<string, unknown> = {}) => ({
 describe("verifiedObject", () => {
   test("the object asked for, with its fields typed", () => {
     const deployment = web({ spec: { replicas: 3, template: { spec: { tolerations: [{}] } } } });
-    expect(verifiedObject(get, answer(deployment), WEB, parentWorkloadFields)).toEqual(deployment);
+    expect(verifiedObject(get, answer(deployment), WEB, workloadFields)).toEqual(deployment);
   });
 
   test.each<[string, unknown, string]>([
@@ -94,7 +94,7 @@ describe("verifiedObject", () => {
   ])("%s is not trusted", (_name, body, expected) => {
     const error = (() => {
       try {
-        verifiedObject(get, answer(body), WEB, parentWorkloadFields);
+        verifiedObject(get, answer(body), WEB, workloadFields);
       } catch (thrown) {
         return thrown;
       }
@@ -113,24 +113,22 @@ describe("verifiedObject", () => {
       name: "vk-1",
     };
     const body = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" } };
-    expect(verifiedObject("GET nodes vk-1", answer(body), node, parentWorkloadFields)).toEqual(
-      body,
-    );
+    expect(verifiedObject("GET nodes vk-1", answer(body), node, workloadFields)).toEqual(body);
     const namespaced = { ...body, metadata: { name: "vk-1", namespace: "default" } };
     expect(() =>
-      verifiedObject("GET nodes vk-1", answer(namespaced), node, parentWorkloadFields),
+      verifiedObject("GET nodes vk-1", answer(namespaced), node, workloadFields),
     ).toThrow("v1 Node default/vk-1 instead of the v1 Node vk-1 asked for");
   });
 
   test("a non-2xx status is a status error, whatever the body", () => {
-    expect(() => verifiedObject(get, answer(web(), 500), WEB, parentWorkloadFields)).toThrow(
+    expect(() => verifiedObject(get, answer(web(), 500), WEB, workloadFields)).toThrow(
       `${get}: apiserver answered 500 Internal Server Error`,
     );
   });
 
   test("a body that is not JSON is an error quoting its start", () => {
     expect(() =>
-      verifiedObject(get, answer("<html>proxy error</html>"), WEB, parentWorkloadFields),
+      verifiedObject(get, answer("<html>proxy error</html>"), WEB, workloadFields),
     ).toThrow(
       `${get}: apiserver answered 200 with a body that is not JSON: <html>proxy error</html>`,
     );

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi } from "../../src/kube/api";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { createKubeApi } from "../../src/kube/client";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom } from "./helpers";
 
@@ -20,13 +21,13 @@ afterAll(async () => {
 describe("kubeconfig users", () => {
   test("a client certificate from client-certificate-data is presented", async () => {
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
-    expect(await api.listHibernations("default")).toEqual([]);
+    expect(await api.list(COCOONHIBERNATIONS, "default")).toEqual([]);
   });
 
   test("without the client certificate the handshake fails", async () => {
     const kubeconfigPath = apiserver.writeKubeconfig({ clientCertificate: false });
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath });
-    const error = await kubeApiErrorFrom(api.listHibernations("default"));
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "default"));
     expect(error.message).toStartWith(
       `LIST cocoonhibernations in default: cannot reach the apiserver ${apiserver.url}: EPROTO: The TLS handshake failed`,
     );
@@ -50,7 +51,7 @@ describe("kubeconfig users", () => {
       },
     });
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath });
-    expect(await api.listHibernations("default")).toEqual([]);
+    expect(await api.list(COCOONHIBERNATIONS, "default")).toEqual([]);
     expect(plainApiserver.requests.at(-1)?.authorization).toBe(`Bearer ${plainApiserver.token}`);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadClusterAccess } from "../../src/kube/config";
+import { loadClusterAccess } from "../../src/kube/cluster-access";
 import { createCredentials } from "../../src/kube/credentials";
 import { createTestCa } from "../support/certs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";

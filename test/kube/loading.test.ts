@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LogLevel } from "../../src/config";
-import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/api";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/client";
+import { DEPLOYMENTS, STATEFULSETS } from "../../src/kube/resources";
+import type { LogLevel } from "../../src/observability/logger";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
 
@@ -27,7 +29,7 @@ describe("choosing the cluster configuration", () => {
     const handle = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
     expect(handle.source).toBe("kubeconfig");
     expect(handle.server).toBe(apiserver.url);
-    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toMatchObject({
+    expect(await handle.api.get(STATEFULSETS, { namespace: "db", name: "pg" })).toMatchObject({
       kind: "StatefulSet",
       metadata: { name: "pg", namespace: "db" },
     });
@@ -80,7 +82,7 @@ describe("choosing the cluster configuration", () => {
     );
     expect(handle.source).toBe("in-cluster");
     expect(handle.server).toBe(apiserver.url);
-    expect(await handle.api.getWorkload("statefulsets", "db", "pg")).toMatchObject({
+    expect(await handle.api.get(STATEFULSETS, { namespace: "db", name: "pg" })).toMatchObject({
       kind: "StatefulSet",
       metadata: { name: "pg", namespace: "db" },
     });
@@ -113,11 +115,13 @@ describe("without any cluster configuration", () => {
     expect(handle.server).toBeUndefined();
 
     const getDeltas = await metricDeltas("get", "deployments", async () => {
-      const error = await kubeApiErrorFrom(handle.api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        handle.api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toBe(`GET deployments default/web: ${NO_KUBE_API_MESSAGE}`);
     });
     const listDeltas = await metricDeltas("list", "cocoonhibernations", async () => {
-      const error = await kubeApiErrorFrom(handle.api.listHibernations("default"));
+      const error = await kubeApiErrorFrom(handle.api.list(COCOONHIBERNATIONS, "default"));
       expect(error.message).toContain(
         "no Kubernetes API is configured: set KUBECONFIG or run in-cluster",
       );

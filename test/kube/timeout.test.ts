@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi } from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { createKubeApi } from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
+import { DEPLOYMENTS } from "../../src/kube/resources";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 
@@ -30,7 +32,7 @@ describe("every call is bounded by the timeout", () => {
     let elapsed = 0;
     const deltas = await metricDeltas("get", "deployments", async () => {
       const { error, elapsedMs } = await timedFailure(() =>
-        api.getWorkload("deployments", "default", "web"),
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
       );
       elapsed = elapsedMs;
       expect(error.message).toBe(
@@ -45,7 +47,9 @@ describe("every call is bounded by the timeout", () => {
   test("a body that stalls after the headers also times out", async () => {
     apiserver.failNext({ kind: "stall-body", delayMs: 2000 });
     const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
-      const { error, elapsedMs } = await timedFailure(() => api.listHibernations("default"));
+      const { error, elapsedMs } = await timedFailure(() =>
+        api.list(COCOONHIBERNATIONS, "default"),
+      );
       expect(error.message).toContain(`timed out after ${TIMEOUT_MS}ms`);
       expect(elapsedMs).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
     });
@@ -54,7 +58,7 @@ describe("every call is bounded by the timeout", () => {
 
   test("a slow answer inside the timeout succeeds", async () => {
     apiserver.failNext({ kind: "slow", delayMs: 50 });
-    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+    expect(await api.get(DEPLOYMENTS, { namespace: "default", name: "web" })).toMatchObject({
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
@@ -66,7 +70,9 @@ describe("connection failures", () => {
   test("a connection closed without an answer is an error naming the apiserver", async () => {
     apiserver.failAlways({ kind: "reset" });
     const deltas = await metricDeltas("get", "deployments", async () => {
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toStartWith(
         `GET deployments default/web: cannot reach the apiserver ${apiserver.url}: ECONNRESET`,
       );
@@ -76,10 +82,10 @@ describe("connection failures", () => {
   });
 
   test("one reset on a pooled connection is retried by Bun's fetch and goes unnoticed", async () => {
-    await api.getWorkload("deployments", "default", "web");
+    await api.get(DEPLOYMENTS, { namespace: "default", name: "web" });
     const requestsBefore = apiserver.requests.length;
     apiserver.failNext({ kind: "reset" });
-    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+    expect(await api.get(DEPLOYMENTS, { namespace: "default", name: "web" })).toMatchObject({
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
@@ -92,7 +98,7 @@ describe("connection failures", () => {
     const { api: orphan } = createKubeApi({ timeoutMs: 2000, kubeconfigPath: gone.kubeconfigPath });
     const url = gone.url;
     await gone.stop();
-    const error = await kubeApiErrorFrom(orphan.listHibernations("default"));
+    const error = await kubeApiErrorFrom(orphan.list(COCOONHIBERNATIONS, "default"));
     expect(error.message).toStartWith(
       `LIST cocoonhibernations in default: cannot reach the apiserver ${url}`,
     );

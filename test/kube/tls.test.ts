@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi } from "../../src/kube/api";
+import { createKubeApi } from "../../src/kube/client";
+import { DEPLOYMENTS } from "../../src/kube/resources";
 import { createTestCa } from "../support/certs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
@@ -15,7 +16,7 @@ afterAll(() => apiserver.stop());
 describe("apiserver certificate verification under Bun", () => {
   test("the cluster CA from the kubeconfig verifies the apiserver", async () => {
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath: apiserver.kubeconfigPath });
-    expect(await api.getWorkload("deployments", "default", "web")).toMatchObject({
+    expect(await api.get(DEPLOYMENTS, { namespace: "default", name: "web" })).toMatchObject({
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
       spec: { replicas: 1 },
@@ -28,7 +29,9 @@ describe("apiserver certificate verification under Bun", () => {
     const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath });
 
     const deltas = await metricDeltas("get", "deployments", async () => {
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toStartWith(
         `GET deployments default/web: TLS: unable to verify the certificate of the apiserver ${apiserver.url}`,
       );
@@ -44,7 +47,9 @@ describe("apiserver certificate verification under Bun", () => {
     const kubeconfigPath = apiserver.writeKubeconfig({ caPem: createTestCa("unrelated-ca").cert });
     await withEnvironment({ NODE_TLS_REJECT_UNAUTHORIZED: "0" }, async () => {
       const { api } = createKubeApi({ timeoutMs: 3000, kubeconfigPath });
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toContain("TLS: unable to verify the certificate");
     });
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, symlinkSync } from "node:fs";
-import { createKubeApi } from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { createKubeApi } from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";
 
@@ -21,10 +22,10 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
       fileRecheckMs: 0,
     });
     const first = apiserver.token;
-    await api.listHibernations("default");
+    await api.list(COCOONHIBERNATIONS, "default");
 
     const second = apiserver.rotateToken();
-    expect(await api.listHibernations("default")).toHaveLength(1);
+    expect(await api.list(COCOONHIBERNATIONS, "default")).toHaveLength(1);
 
     expect(apiserver.requests.slice(-2).map((request) => request.authorization)).toEqual([
       `Bearer ${first}`,
@@ -38,13 +39,13 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
       { KUBERNETES_SERVICE_HOST: account.host, KUBERNETES_SERVICE_PORT: account.port },
       () => createKubeApi({ timeoutMs: 3000, inClusterRoot: account.root, fileRecheckMs: 60_000 }),
     );
-    await api.listHibernations("default");
+    await api.list(COCOONHIBERNATIONS, "default");
 
     const rotated = apiserver.rotateToken();
-    const stale = await kubeApiErrorFrom(api.listHibernations("default"));
+    const stale = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "default"));
     expect(stale.status).toBe(401);
 
-    expect(await api.listHibernations("default")).toHaveLength(1);
+    expect(await api.list(COCOONHIBERNATIONS, "default")).toHaveLength(1);
     expect(apiserver.requests.at(-1)?.authorization).toBe(`Bearer ${rotated}`);
   });
 
@@ -57,7 +58,7 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
       kubeconfigPath: apiserver.kubeconfigPath,
       fileRecheckMs: 0,
     });
-    await api.listHibernations("default");
+    await api.list(COCOONHIBERNATIONS, "default");
     const tokenFilePath = apiserver.tokenFilePath ?? "";
     renameSync(tokenFilePath, `${tokenFilePath}.moved`);
     try {
@@ -70,17 +71,17 @@ describe("a rotated bearer-token file is picked up without a restart", () => {
 
   test("a token file that disappears keeps the last good token", async () => {
     await withTokenFileMoved(async (api) => {
-      expect(await api.listHibernations("default")).toHaveLength(1);
+      expect(await api.list(COCOONHIBERNATIONS, "default")).toHaveLength(1);
     });
   });
 
   test("a token file swapped for a FIFO or a device keeps the last good token, without blocking", async () => {
     await withTokenFileMoved(async (api, tokenFilePath) => {
       Bun.spawnSync(["mkfifo", tokenFilePath]);
-      expect(await api.listHibernations("default")).toHaveLength(1);
+      expect(await api.list(COCOONHIBERNATIONS, "default")).toHaveLength(1);
       rmSync(tokenFilePath);
       symlinkSync("/dev/zero", tokenFilePath);
-      expect(await api.listHibernations("default")).toHaveLength(1);
+      expect(await api.list(COCOONHIBERNATIONS, "default")).toHaveLength(1);
     });
   });
 });

@@ -17,7 +17,7 @@ import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-model
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
-import { ENDPOINT_LABELS, ENDPOINTS } from "../../src/admission/endpoints";
+import { ENDPOINTS, HANDLER_LABELS, operationsOf } from "../../src/admission/endpoints";
 import {
   findObject,
   imageName,
@@ -359,10 +359,11 @@ describe("webhook configurations", () => {
 
   test("one webhook per endpoint of the table, registered for exactly the operations it examines", () => {
     expect([...byPath.keys()].sort()).toEqual(
-      ENDPOINT_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
+      HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
     );
-    for (const endpoint of ENDPOINT_LABELS) {
-      const { path, operations } = ENDPOINTS[endpoint];
+    for (const endpoint of HANDLER_LABELS) {
+      const { path } = ENDPOINTS[endpoint];
+      const operations = operationsOf(endpoint);
       const registered = new Set(
         (byPath.get(path)?.rules ?? []).flatMap((rule) => rule.operations ?? []),
       );
@@ -370,13 +371,17 @@ describe("webhook configurations", () => {
     }
   });
 
-  test("exactly the four admission paths", () => {
-    expect((mutating.webhooks ?? []).map((webhook) => webhook.clientConfig.service?.path)).toEqual([
-      "/mutate",
-    ]);
+  test("each admission path in the configuration of its kind, in the table's order", () => {
+    const pathsOf = (kind: "mutating" | "validating") =>
+      HANDLER_LABELS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind).map(
+        (endpoint) => ENDPOINTS[endpoint].path,
+      );
+    expect((mutating.webhooks ?? []).map((webhook) => webhook.clientConfig.service?.path)).toEqual(
+      pathsOf("mutating"),
+    );
     expect(
       (validating.webhooks ?? []).map((webhook) => webhook.clientConfig.service?.path),
-    ).toEqual(["/validate", "/validate-cocoonset", "/validate-cocoonhibernation"]);
+    ).toEqual(pathsOf("validating"));
     expect(new Set(webhooks.map((webhook) => webhook.name)).size).toBe(webhooks.length);
   });
 

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
+import { ENDPOINTS, type HandlerLabel, type Registration } from "../../src/admission/endpoints";
+import type { MatchCondition } from "../../src/admission/match-conditions";
 import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { podEntersCocoonGate, podNamesNode } from "../../src/cocoon/pod";
@@ -22,14 +24,15 @@ import {
 } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { compileCondition, NULL_READINGS } from "./cel-readings";
-import { isRecord, type Json, type KubeObject, render } from "./kustomize";
+import type { Json } from "./kustomize";
 
 /*
  * The apiserver skips the webhook when a matchCondition is false, so the CEL
  * must agree exactly with the predicates the webhook itself applies. These
- * properties evaluate the rendered expressions with @bufbuild/cel against
- * generated objects shaped like the apiserver's (typed fields, omitted empty
- * fields, plus null and empty sections for robustness).
+ * properties evaluate the endpoint table's expressions (what `make generate`
+ * writes into the manifests) with @bufbuild/cel against generated objects
+ * shaped like the apiserver's (typed fields, omitted empty fields, plus null
+ * and empty sections for robustness).
  *
  * One difference to keep in mind: @bufbuild/cel treats a null-valued map key
  * as absent for has() and `in`, where cel-go (the apiserver) reports it as
@@ -41,37 +44,17 @@ import { isRecord, type Json, type KubeObject, render } from "./kustomize";
 type Bindings = { object: Json; oldObject: Json; request: Json };
 type Condition = { name: string; evaluate: (bindings: Bindings) => boolean };
 
-const objects = render("manifests/default");
-
-function webhook(kind: string, name: string): { [key: string]: Json } {
-  const configuration = objects.find(
-    (object: KubeObject) =>
-      object.kind === kind &&
-      isRecord(object.metadata) &&
-      object.metadata.name === "cocoon-webhook",
-  );
-  const webhooks = configuration?.webhooks;
-  const found = Array.isArray(webhooks)
-    ? webhooks.find((entry) => isRecord(entry) && entry.name === name)
-    : undefined;
-  if (!isRecord(found)) throw new Error(`no webhook ${name} in ${kind}`);
-  return found;
+/** The matchConditions the endpoint table registers `endpoint` with (and `make generate` writes). */
+function conditionsOf(endpoint: HandlerLabel): readonly MatchCondition[] {
+  const registration: Registration = ENDPOINTS[endpoint].registration;
+  const conditions = registration.matchConditions?.conditions ?? [];
+  if (conditions.length === 0) throw new Error(`${endpoint} has no matchConditions`);
+  return conditions;
 }
 
-function compile(kind: string, name: string): Condition[] {
-  const conditions = webhook(kind, name).matchConditions;
-  if (!Array.isArray(conditions) || conditions.length === 0)
-    throw new Error(`${name} has no matchConditions`);
+function compile(endpoint: HandlerLabel): Condition[] {
   const env = celEnv();
-  return conditions.map((condition) => {
-    if (
-      !isRecord(condition) ||
-      typeof condition.expression !== "string" ||
-      typeof condition.name !== "string"
-    ) {
-      throw new Error(`${name}: malformed matchCondition`);
-    }
-    const { expression, name: conditionName } = condition;
+  return conditionsOf(endpoint).map(({ name: conditionName, expression }) => {
     const program = plan(env, parse(expression));
     return {
       name: conditionName,
@@ -95,7 +78,7 @@ function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
   return conditions.map((condition) => condition.evaluate(bindings)).every(Boolean);
 }
 
-const podGate = compile("MutatingWebhookConfiguration", "pods.cocoon-webhook.cocoonstack.io");
+const podGate = compile("mutate");
 
 /** The `request` variable CEL sees: the review's request as the apiserver sends it. */
 const requestBinding = (options: ReviewOptions): Json =>
@@ -457,15 +440,8 @@ describe("pod gate examples", () => {
 // Evaluated under both readings of a null-valued field (see cel-readings.ts).
 // ====================================================================
 
-function compileBothReadings(kind: string, name: string) {
-  const conditions = webhook(kind, name).matchConditions;
-  if (!Array.isArray(conditions) || conditions.length === 0)
-    throw new Error(`${name} has no matchConditions`);
-  const expressions = conditions.map((condition) => {
-    if (!isRecord(condition) || typeof condition.expression !== "string")
-      throw new Error(`${name}: malformed matchCondition`);
-    return condition.expression;
-  });
+function compileBothReadings(endpoint: HandlerLabel) {
+  const expressions = conditionsOf(endpoint).map(({ expression }) => expression);
   const programs = new Map(
     NULL_READINGS.map((reading) => [
       reading,
@@ -484,10 +460,7 @@ function compileBothReadings(kind: string, name: string) {
   };
 }
 
-const workloadsWebhookCalled = compileBothReadings(
-  "ValidatingWebhookConfiguration",
-  "workloads.cocoon-webhook.cocoonstack.io",
-);
+const workloadsWebhookCalled = compileBothReadings("validate");
 
 /** The webhook's own reading: the count, with its kind's default, goes down. */
 function replicasGoDown(subResource: string | undefined, object: Json, oldObject: Json): boolean {

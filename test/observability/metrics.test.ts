@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Counter, Registry } from "prom-client";
 import { cachedExposition } from "../../src/observability/metrics";
+import { ManualClock } from "../support/manual-clock";
 
 function countingRegistry() {
   const registry = new Registry();
@@ -28,10 +29,13 @@ describe("cachedExposition", () => {
 
   test("a scrape after the interval renders again and sees new values", async () => {
     const { registry, counter, renders } = countingRegistry();
-    const scrape = cachedExposition(registry, 20);
+    const clock = new ManualClock();
+    const scrape = cachedExposition(registry, 20, clock);
     expect(await scrape()).toContain("c 0");
     counter.inc();
-    await Bun.sleep(40); // deliberate: the render interval (20 ms) passes
+    clock.advance(19);
+    expect(await scrape()).toContain("c 0");
+    clock.advance(1);
     expect(await scrape()).toContain("c 1");
     expect(renders()).toBe(2);
   });

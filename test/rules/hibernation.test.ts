@@ -1,16 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/admission/review";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
-import { conflictingHibernations, hibernationViolations } from "../../src/rules/hibernation";
+import { type HibernationRuleId, RULE_CATALOGUE } from "../../src/rules/catalogue";
+import { checkNoOtherHibernation, hibernationViolations } from "../../src/rules/hibernation";
+import { collected } from "../../src/violations";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";
 import { hibernation } from "./cases/builders";
-import {
-  HIBERNATION_CASES,
-  type HibernationRuleId,
-  hibernationCaseViolations,
-} from "./cases/hibernation-cases";
+import { HIBERNATION_CASES, hibernationCaseViolations } from "./cases/hibernation-cases";
 
 describe("CocoonHibernation rules, rule by rule", () => {
   for (const [rule, { failing, passing }] of Object.entries(HIBERNATION_CASES)) {
@@ -45,7 +42,8 @@ describe("CocoonHibernation rules, rule by rule", () => {
       hibernation({ name: "gone", deletionTimestamp: "2026-01-01T00:00:00Z" }),
       hibernation({ name: "live" }),
     ];
-    expect(conflictingHibernations("demo-0", existing).map((each) => each.rule)).toEqual([
+    const found = collected((report) => checkNoOtherHibernation("demo-0", existing, report));
+    expect(found.listed.map((each) => each.rule)).toEqual([
       "hibernation.one-per-pod",
       "hibernation.wait-for-terminating",
     ]);

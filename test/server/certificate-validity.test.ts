@@ -9,7 +9,7 @@ import {
 } from "../../src/server/tls-pair";
 import { capturingLogger } from "../support/capturing-logger";
 import { createTestCa } from "../support/certs";
-import { waitUntil } from "../support/eventually";
+import { ManualClock } from "../support/manual-clock";
 
 const ca = createTestCa("validity-unit-ca");
 const HOUR = 3600_000;
@@ -82,24 +82,24 @@ describe("watchServedCertificate", () => {
     expect(lines.filter((line) => line.level === 50)).toHaveLength(1);
   });
 
-  test("a served certificate that lapses turns readiness off once, and a valid one turns it back on", async () => {
-    // openssl writes whole seconds: notAfter lands 1–2 s from now.
-    const lapsing = issueWithin("served-lapsing", -HOUR, 2000);
+  test("a served certificate that lapses turns readiness off once, and a valid one turns it back on", () => {
+    const lapsing = issueWithin("served-lapsing", -HOUR, HOUR);
     let served = loadTlsPair(lapsing.certFile, lapsing.keyFile);
     const readiness: Readiness = { ready: true };
     const { log, lines } = capturingLogger();
-    cleanups.push(watchServedCertificate(() => served, readiness, log, 20));
+    const clock = new ManualClock();
+    cleanups.push(watchServedCertificate(() => served, readiness, log, 20, clock));
     expect(readiness.certificateProblem).toBeUndefined();
 
-    await waitUntil(() => readiness.certificateProblem !== undefined);
+    clock.advance(HOUR + 20);
     expect(readiness.certificateProblem).toStartWith("the serving certificate expired at");
-    // Deliberate: five more checks (every 20 ms) must not log the lapse again.
-    await Bun.sleep(100);
+    // Five more checks must not log the lapse again.
+    clock.advance(100);
     expect(lines.filter((line) => line.level === 50)).toHaveLength(1);
 
-    const renewed = ca.issue("served-renewed");
+    const renewed = issueWithin("served-renewed", HOUR, 3 * HOUR);
     served = loadTlsPair(renewed.certFile, renewed.keyFile);
-    await waitUntil(() => readiness.certificateProblem === undefined);
+    clock.advance(20);
     expect(readiness.certificateProblem).toBeUndefined();
     expect(lines.at(-1)?.msg).toBe("the serving certificate is valid again");
   });

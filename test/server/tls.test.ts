@@ -12,6 +12,7 @@ import { loadTlsPair } from "../../src/server/tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher";
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
+import { ManualClock } from "../support/manual-clock";
 import { serialOf, servedSerial } from "../support/secret-volume";
 
 const ca = createTestCa("listener-unit-ca");
@@ -34,15 +35,19 @@ describe("watchTlsFiles", () => {
     writeFileSync(keyFile, rotated.key);
 
     let changes = 0;
+    const clock = new ManualClock();
     cleanups.push(
       watchTlsFiles(
         [certFile, keyFile],
         loaded,
         { intervalMs: 10, settleMs: 20, maxDelayMs: 1000 },
         () => changes++,
+        clock,
       ),
     );
-    await waitUntil(() => changes > 0);
+    clock.advance(30); // seen at the first poll, settled 20 ms later
+    expect(changes).toBe(1);
+    clock.advance(100);
     expect(changes).toBe(1);
   });
 
@@ -55,37 +60,43 @@ describe("watchTlsFiles", () => {
   test("a burst of rewrites is one change, reported once the files are stable", async () => {
     const files = watchedPair();
     let changes = 0;
+    const clock = new ManualClock();
     cleanups.push(
       watchTlsFiles(
         files,
         tlsFilesFingerprint(files),
         { intervalMs: 10, settleMs: 150, maxDelayMs: 10_000 },
         () => changes++,
+        clock,
       ),
     );
     for (let rewrite = 1; rewrite <= 30; rewrite++) {
       writeFileSync(files[0], "x".repeat(rewrite));
-      await Bun.sleep(20); // deliberate: rewrites closer together than settleMs
+      clock.advance(20); // rewrites closer together than settleMs, each seen by two polls
     }
     expect(changes).toBe(0);
-    await waitUntil(() => changes > 0);
+    clock.advance(150);
+    expect(changes).toBe(1);
+    clock.advance(1000);
     expect(changes).toBe(1);
   });
 
   test("files that never settle are still applied, at most once per maxDelayMs", async () => {
     const files = watchedPair();
     let changes = 0;
+    const clock = new ManualClock();
     cleanups.push(
       watchTlsFiles(
         files,
         tlsFilesFingerprint(files),
         { intervalMs: 10, settleMs: 10_000, maxDelayMs: 200 },
         () => changes++,
+        clock,
       ),
     );
     for (let rewrite = 1; rewrite <= 50; rewrite++) {
       writeFileSync(files[0], "x".repeat(rewrite));
-      await Bun.sleep(20); // deliberate: the files never settle for 1 s of rewrites
+      clock.advance(20); // the files never settle for 1 s of rewrites
     }
     expect(changes).toBeGreaterThanOrEqual(1);
     expect(changes).toBeLessThanOrEqual(6);
@@ -117,7 +128,6 @@ describe("AdmissionListener", () => {
     const listener = new AdmissionListener(
       {
         address: { hostname: "127.0.0.1", port: 0 },
-        maxRequestBodySize: 1024,
         fetch: () => new Response("ok"),
       },
       loadTlsPair(first.certFile, first.keyFile),
@@ -147,7 +157,6 @@ describe("AdmissionListener rotation", () => {
     const listener = new AdmissionListener(
       {
         address: { hostname: "127.0.0.1", port: 0 },
-        maxRequestBodySize: 1024,
         fetch: () => new Response("ok"),
         ...options,
       },
@@ -175,7 +184,7 @@ describe("AdmissionListener rotation", () => {
         // Every fresh handshake right after the rotation gets the new certificate.
         const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
         expect(new Set(seen)).toEqual(new Set([serialOf(issued)]));
-        await Bun.sleep(30); // deliberate: a second sample, after the retired listener's turn
+        // A second sample, once those handshakes gave the retired listener turns of the loop.
         counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
       }
       expect(Math.max(...counts)).toBeLessThanOrEqual(2);
@@ -198,10 +207,11 @@ describe("AdmissionListener rotation", () => {
       listener.rotate(pair);
       counts.push(listener.listeningServers);
     }
-    await Bun.sleep(50); // deliberate: a sample of the sockets once the rotations have run
-    counts.push(listeningSocketsOnPort(listener.port).length);
-    // Without steering, the listener it replaced answers for 1 s.
-    await waitUntil(() => listener.listeningServers === 1, 5000);
+    // Without steering, the listener it replaced answers for 1 s; the sockets are sampled meanwhile.
+    await waitUntil(() => {
+      counts.push(listeningSocketsOnPort(listener.port).length);
+      return listener.listeningServers === 1;
+    }, 5000);
     expect(listener.listeningServers).toBe(1);
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     const last = upcoming.at(-1)?.issued;

@@ -1,10 +1,9 @@
-import {
-  type ParentWorkload,
-  parentWorkloadFields,
-  type WorkloadResource,
-} from "../../src/cocoon/workload";
-import { isJsonObject } from "../../src/json/read";
-import { type KubeApi, KubeApiError } from "../../src/kube/kube-api";
+import type { z } from "zod";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { WORKLOADS, type WorkloadResource } from "../../src/cocoon/workload";
+import { isJsonObject, type JsonObject } from "../../src/json/read";
+import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/kube/port";
+import { type ApiResource, NODES, PODS } from "../../src/kube/resources";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";
@@ -14,42 +13,44 @@ export interface FakeKubeCall {
 }
 
 /**
- * The in-memory apiserver port for rule unit tests: objects are served from
- * maps, `fail` makes every call throw like an unreachable apiserver, and
- * `calls` records what the rule asked for.
+ * The in-memory apiserver port for handler unit tests: objects are served
+ * from a map by resource, namespace and name, `fail` makes every call throw
+ * like an unreachable apiserver, and `calls` records what the handler asked
+ * for. Like the real port, a stored object whose read fields are mistyped is
+ * an untrusted answer.
  */
 export class FakeKube implements KubeApi {
   readonly calls: FakeKubeCall[] = [];
-  readonly workloads = new Map<string, unknown>();
-  readonly hibernations = new Map<string, Record<string, unknown>[]>();
-  readonly nodes = new Map<string, unknown>();
-  readonly pods = new Map<string, unknown>();
+  readonly #objects = new Map<string, unknown>();
+  readonly #lists = new Map<string, readonly JsonObject[]>();
   fail: KubeApiError | undefined;
   /** Only calls for these resources fail (with `fail`); all of them when empty. */
   readonly failResources = new Set<string>();
 
-  static key(resource: string, namespace: string, name: string): string {
-    return `${resource}/${namespace}/${name}`;
+  static #key(resource: ApiResource, namespace: string, name = ""): string {
+    return `${resource.plural}/${namespace}/${name}`;
   }
 
-  withWorkload(resource: WorkloadResource, namespace: string, name: string, object: unknown): this {
-    this.workloads.set(FakeKube.key(resource, namespace, name), object);
+  withObject(resource: ApiResource, { namespace = "", name }: ObjectRef, object: unknown): this {
+    this.#objects.set(FakeKube.#key(resource, namespace, name), object);
     return this;
   }
 
-  withHibernations(namespace: string, items: Record<string, unknown>[]): this {
-    this.hibernations.set(namespace, items);
+  withWorkload(resource: WorkloadResource, namespace: string, name: string, object: unknown): this {
+    return this.withObject(WORKLOADS[resource], { namespace, name }, object);
+  }
+
+  withHibernations(namespace: string, items: JsonObject[]): this {
+    this.#lists.set(FakeKube.#key(COCOONHIBERNATIONS, namespace), items);
     return this;
   }
 
   withNode(name: string, object: unknown): this {
-    this.nodes.set(name, object);
-    return this;
+    return this.withObject(NODES, { name }, object);
   }
 
   withPod(namespace: string, name: string, object: unknown): this {
-    this.pods.set(`${namespace}/${name}`, object);
-    return this;
+    return this.withObject(PODS, { namespace, name }, object);
   }
 
   failing(message = "connect ECONNREFUSED 127.0.0.1:6443", status?: number): this {
@@ -63,50 +64,30 @@ export class FakeKube implements KubeApi {
     return this.failing(message, status);
   }
 
-  private failFor(resource: string): void {
-    if (this.fail && (this.failResources.size === 0 || this.failResources.has(resource))) {
+  #failFor(resource: ApiResource): void {
+    if (this.fail && (this.failResources.size === 0 || this.failResources.has(resource.plural))) {
       throw this.fail;
     }
   }
 
-  async getNode(name: string): Promise<Record<string, unknown> | undefined> {
-    this.calls.push({ verb: "get", resource: "nodes", namespace: "", name });
-    this.failFor("nodes");
-    return FakeKube.object(`GET nodes ${name}`, this.nodes.get(name));
-  }
-
-  async getPod(namespace: string, name: string): Promise<Record<string, unknown> | undefined> {
-    this.calls.push({ verb: "get", resource: "pods", namespace, name });
-    this.failFor("pods");
-    return FakeKube.object(`GET pods ${namespace}/${name}`, this.pods.get(`${namespace}/${name}`));
-  }
-
-  /** Like the real port, a stored value that is not an object is an untrusted answer. */
-  private static object(operation: string, stored: unknown): Record<string, unknown> | undefined {
+  async get<Fields extends z.ZodType>(
+    resource: ApiResource<Fields>,
+    { namespace = "", name }: ObjectRef,
+  ): Promise<z.output<Fields> | undefined> {
+    this.calls.push({ verb: "get", resource: resource.plural, namespace, name });
+    this.#failFor(resource);
+    const stored = this.#objects.get(FakeKube.#key(resource, namespace, name));
     if (stored === undefined) return undefined;
+    const operation = `GET ${resource.plural} ${namespace ? `${namespace}/` : ""}${name}`;
     if (!isJsonObject(stored)) throw new KubeApiError(`${operation}: malformed`);
-    return stored;
-  }
-
-  /** Like the real port, a stored object whose read fields are mistyped is an untrusted answer. */
-  async getWorkload(
-    resource: WorkloadResource,
-    namespace: string,
-    name: string,
-  ): Promise<ParentWorkload | undefined> {
-    this.calls.push({ verb: "get", resource, namespace, name });
-    if (this.fail) throw this.fail;
-    const stored = this.workloads.get(FakeKube.key(resource, namespace, name));
-    if (stored === undefined) return undefined;
-    const verified = parentWorkloadFields.safeParse(stored);
-    if (!verified.success)
-      throw new KubeApiError(`GET ${resource} ${namespace}/${name}: malformed`);
+    const verified = resource.fields.safeParse(stored);
+    if (!verified.success) throw new KubeApiError(`${operation}: malformed`);
     return verified.data;
   }
 
-  async listHibernations(namespace: string): Promise<readonly Record<string, unknown>[]> {
-    this.calls.push({ verb: "list", resource: "cocoonhibernations", namespace });
-    if (this.fail) throw this.fail;
-    return this.hibernations.get(namespace) ?? [];
+  async list(resource: ApiResource, namespace: string): Promise<readonly JsonObject[]> {
+    this.calls.push({ verb: "list", resource: resource.plural, namespace });
+    this.#failFor(resource);
+    return this.#lists.get(FakeKube.#key(resource, namespace)) ?? [];
   }
 }

@@ -1,5 +1,5 @@
-import type { EndpointLabel } from "../../src/admission/endpoints";
-import { gateOperations } from "../../src/admission/handler";
+import type { HandlerLabel } from "../../src/admission/endpoints";
+import { gateOperations } from "../../src/admission/operation-gate";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
@@ -12,7 +12,7 @@ import { FakeKube } from "./fake-kube";
  * default POD_CREATORS is the operator alone and the apiserver is an empty
  * FakeKube.
  */
-export function examine<E extends EndpointLabel>(
+export function examine<E extends HandlerLabel>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},
@@ -32,7 +32,7 @@ export function refusalMessage(verdict: Verdict): string {
 }
 
 /** `examine` for a request its handler decides at once; throws when the verdict came as a promise. */
-export function examineNow<E extends EndpointLabel>(
+export function examineNow<E extends HandlerLabel>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},

@@ -23,13 +23,22 @@ export function peakRssBytes(pid: number): number {
   return statusField(pid, "VmHWM") ?? Number.NaN;
 }
 
+/** The fields of /proc/PID/stat after the command name, which may contain spaces and parentheses. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
 /** User + system CPU seconds the process has used so far, all threads. */
 export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // The command name may contain spaces and parentheses: fields start after the last ")".
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = statFields(pid);
   // utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The process state letter of /proc/PID/stat: R running, S sleeping, Z zombie, … */
+export function processState(pid: number): string {
+  return statFields(pid)[0] ?? "";
 }
 
 /** Busy and total jiffies of all CPUs, for the machine-wide utilisation over an interval. */

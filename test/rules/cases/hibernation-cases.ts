@@ -1,10 +1,9 @@
 import { z } from "zod";
-import type { RuleId } from "../../../src/rules/catalogue";
-import { conflictingHibernations, hibernationViolations } from "../../../src/rules/hibernation";
+import type { HibernationRuleId } from "../../../src/rules/catalogue";
+import { checkNoOtherHibernation, hibernationViolations } from "../../../src/rules/hibernation";
 import type { Violation } from "../../../src/rules/violation";
+import { collected } from "../../../src/violations";
 import { hibernation } from "./builders";
-
-export type HibernationRuleId = Extract<RuleId, `hibernation.${string}`>;
 
 export interface HibernationCase {
   readonly name: string;
@@ -29,7 +28,11 @@ export function hibernationCaseViolations({ object, existing = [] }: Hibernation
   const own = hibernationViolations(object) ?? [];
   const target = podRefSchema.safeParse(object);
   if (!target.success) return own;
-  return [...own, ...conflictingHibernations(target.data.spec.podRef.name, existing)];
+  const podName = target.data.spec.podRef.name;
+  const conflicts = collected<HibernationRuleId>((report) =>
+    checkNoOtherHibernation(podName, existing, report),
+  );
+  return [...own, ...conflicts.listed];
 }
 
 const terminating = { deletionTimestamp: "2026-01-01T00:00:00Z" };

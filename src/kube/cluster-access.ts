@@ -4,8 +4,8 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import type { LogLevel } from "../config";
 import { errorText } from "../errors";
+import type { LogLevel } from "../observability/logger";
 import { readRegularFile } from "../safe-file";
 
 export type KubeLog = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;

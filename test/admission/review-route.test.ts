@@ -1,25 +1,42 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { admit } from "../../src/admission/admit";
-import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
-import type { Handler } from "../../src/admission/handler";
+import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
+import { mountReviewRoutes } from "../../src/admission/review-route";
+import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
+import { answerErrors } from "../../src/http/rejection";
+import type { Logger } from "../../src/observability/logger";
 import { admissionTotal } from "../../src/observability/metrics";
-import { collectViolations, violation } from "../../src/rules/violation";
+import { collectViolations, violation } from "../../src/violations";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 
 /** The rule errors are logged here, and asserted on, instead of printed. */
 const { log, lines: errorLines } = capturingLogger("error");
 
-function appWith(handler: Handler<"validate_cocoonset">) {
+const PATH = ENDPOINTS.validate_cocoonset.path;
+
+/** The review routes with `handler` behind /validate-cocoonset, and the app's one error path. */
+function appWith(handler: Handler<"validate_cocoonset">, logger: Logger = log) {
   const app = new Hono();
-  app.post("/review", admit("validate_cocoonset", handler, log, { maxRequestBytes: 1 << 20 }));
+  app.onError(answerErrors(logger));
+  const unused = () => skipped("operation");
+  mountReviewRoutes(
+    app,
+    {
+      mutate: unused,
+      validate: unused,
+      validate_cocoonset: handler,
+      validate_cocoonhibernation: unused,
+    },
+    logger,
+    { maxRequestBytes: 1 << 20 },
+  );
   return app;
 }
 
 async function send(app: Hono, body: unknown) {
-  const response = await app.request("/review", {
+  const response = await app.request(PATH, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -41,7 +58,7 @@ async function samples(result: string, reason: string): Promise<number> {
   );
 }
 
-describe("admit()", () => {
+describe("the review routes", () => {
   test("a denial carries 403 Forbidden and the cocoon-webhook prefix, in the sent apiVersion", async () => {
     const answer = await send(
       appWith(() => denied("invalid_spec", "spec.x: wrong")),
@@ -71,7 +88,7 @@ describe("admit()", () => {
   });
 
   test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
-    expect(ENDPOINTS.validate_cocoonset.operations).not.toContain("DELETE");
+    expect(operationsOf("validate_cocoonset")).not.toContain("DELETE");
     let calls = 0;
     const app = appWith(() => {
       calls++;
@@ -174,15 +191,9 @@ describe("admit()", () => {
     collector.report("set.snapshot-policy", () =>
       violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
     );
-    const app = new Hono();
-    app.post(
-      "/review",
-      admit(
-        "validate_cocoonset",
-        () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
-        capture,
-        { maxRequestBytes: 1 << 20 },
-      ),
+    const app = appWith(
+      () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
+      capture,
     );
     await send(app, review());
     const denial = lines.find((line) => line.msg === "admission denied");

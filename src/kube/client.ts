@@ -1,22 +1,5 @@
-import { z } from "zod";
-import {
-  DNS_LABEL_MAX_LENGTH,
-  DNS_SUBDOMAIN_MAX_LENGTH,
-  isDnsLabel,
-  isDnsSubdomain,
-} from "../cocoon/names";
-import {
-  COCOON_GROUP,
-  COCOON_VERSION,
-  COCOONHIBERNATION_KIND,
-  COCOONHIBERNATION_PLURAL,
-} from "../cocoon/resources";
-import {
-  parentWorkloadFields,
-  WORKLOAD_API_VERSION,
-  WORKLOAD_KINDS,
-  type WorkloadResource,
-} from "../cocoon/workload";
+import type { z } from "zod";
+import type { JsonObject } from "../json/read";
 import {
   type ExpectedList,
   type ExpectedObject,
@@ -29,11 +12,18 @@ import {
   type ClusterAccessSource,
   type KubeLog,
   loadClusterAccess,
-} from "./config";
+} from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError, NODES_RESOURCE, PODS_RESOURCE } from "./kube-api";
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  isDnsLabel,
+  isDnsSubdomain,
+} from "./names";
+import { type KubeApi, KubeApiError, type ObjectRef } from "./port";
+import { type ApiResource, apiVersionOf, collectionPath } from "./resources";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -103,14 +93,6 @@ export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
 export const MAX_LISTED_OBJECTS = 50_000;
 
-/** Nodes and bound pods are read leniently by the pod gate itself, which fails closed on what it cannot read. */
-const anyObjectFields = z.looseObject({});
-
-const HIBERNATION_LIST: ExpectedList = {
-  apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
-  kind: `${COCOONHIBERNATION_KIND}List`,
-};
-
 function kubeApiOver(
   transport: ApiserverTransport | undefined,
   { log, listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "log" | "listPageSize">,
@@ -119,86 +101,57 @@ function kubeApiOver(
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport;
   };
-  /**
-   * A verified GET: the very object asked for, `undefined` on the apiserver's
-   * own NotFound for it, else a KubeApiError. The rules read its fields
-   * themselves and fail closed on ones they cannot read.
-   */
-  const getVerified = <Fields extends z.ZodType>(
-    resource: WorkloadResource | typeof NODES_RESOURCE | typeof PODS_RESOURCE,
-    path: string,
-    operation: string,
-    expected: ExpectedObject,
-    fields: Fields,
-  ) =>
-    instrumented(
-      { verb: "get", resource, operation },
-      async (): Promise<z.output<Fields> | undefined> => {
-        const answer = await connected(operation).get(path, {
-          operation,
-          maxBytes: MAX_OBJECT_ANSWER_BYTES,
-        });
-        if (isVerifiedNotFound(operation, answer, expected)) return undefined;
-        return verifiedObject(operation, answer, expected, fields);
-      },
-      (object) => (object === undefined ? "not_found" : "success"),
-      log,
-    );
   return {
-    async getWorkload(resource: WorkloadResource, namespace: string, name: string) {
-      const operation = `GET ${resource} ${namespace}/${name}`;
-      requireValidNames(operation, { namespace, name });
-      const path = `/apis/${WORKLOAD_API_VERSION}/namespaces/${namespace}/${resource}/${name}`;
-      const expected: ExpectedObject = {
-        apiVersion: WORKLOAD_API_VERSION,
-        kind: WORKLOAD_KINDS[resource],
-        resource,
-        name,
-        namespace,
-      };
-      return getVerified(resource, path, operation, expected, parentWorkloadFields);
-    },
-    async getNode(name: string) {
-      const operation = `GET ${NODES_RESOURCE} ${name}`;
-      requireValidNames(operation, { name });
-      return getVerified(
-        NODES_RESOURCE,
-        `/api/v1/${NODES_RESOURCE}/${name}`,
-        operation,
-        {
-          apiVersion: "v1",
-          kind: "Node",
-          resource: NODES_RESOURCE,
-          name,
-        },
-        anyObjectFields,
-      );
-    },
-    async getPod(namespace: string, name: string) {
-      const operation = `GET ${PODS_RESOURCE} ${namespace}/${name}`;
-      requireValidNames(operation, { namespace, name });
-      const path = `/api/v1/namespaces/${namespace}/${PODS_RESOURCE}/${name}`;
-      return getVerified(
-        PODS_RESOURCE,
-        path,
-        operation,
-        {
-          apiVersion: "v1",
-          kind: "Pod",
-          resource: PODS_RESOURCE,
-          name,
-          namespace,
-        },
-        anyObjectFields,
-      );
-    },
-    async listHibernations(namespace: string) {
-      const operation = `LIST ${COCOONHIBERNATION_PLURAL} in ${namespace}`;
-      requireValidNames(operation, { namespace });
-      const path = `/apis/${COCOON_GROUP}/${COCOON_VERSION}/namespaces/${namespace}/${COCOONHIBERNATION_PLURAL}`;
+    /**
+     * A verified GET: the very object asked for, `undefined` on the apiserver's
+     * own NotFound for it, else a KubeApiError. The handlers read its fields
+     * themselves and fail closed on ones they cannot read.
+     */
+    async get<Fields extends z.ZodType>(
+      resource: ApiResource<Fields>,
+      { namespace, name }: ObjectRef,
+    ) {
+      const operation = `GET ${resource.plural} ${namespace === undefined ? name : `${namespace}/${name}`}`;
+      requireValidNames(operation, resource, { namespace, name });
       return instrumented(
-        { verb: "list", resource: COCOONHIBERNATION_PLURAL, operation },
-        () => listAllPages(connected(operation), path, operation, HIBERNATION_LIST, listPageSize),
+        { verb: "get", resource: resource.plural, operation },
+        async (): Promise<z.output<Fields> | undefined> => {
+          const expected: ExpectedObject = {
+            apiVersion: apiVersionOf(resource),
+            kind: resource.kind,
+            resource: resource.plural,
+            name,
+            ...(namespace === undefined ? {} : { namespace }),
+          };
+          const answer = await connected(operation).get(
+            `${collectionPath(resource, namespace)}/${name}`,
+            { operation, maxBytes: MAX_OBJECT_ANSWER_BYTES },
+          );
+          if (isVerifiedNotFound(operation, answer, expected)) return undefined;
+          return verifiedObject(operation, answer, expected, resource.fields);
+        },
+        (object) => (object === undefined ? "not_found" : "success"),
+        log,
+      );
+    },
+    async list(resource: ApiResource, namespace: string) {
+      const operation = `LIST ${resource.plural} in ${namespace}`;
+      requireValidNames(operation, resource, { namespace });
+      return instrumented(
+        { verb: "list", resource: resource.plural, operation },
+        () => {
+          const expected: ExpectedList = {
+            apiVersion: apiVersionOf(resource),
+            kind: `${resource.kind}List`,
+          };
+          return listAllPages(
+            connected(operation),
+            collectionPath(resource, namespace),
+            operation,
+            expected,
+            listPageSize,
+          );
+        },
         () => "success",
         log,
       );
@@ -216,10 +169,10 @@ async function listAllPages(
   operation: string,
   expected: ExpectedList,
   pageSize: number,
-): Promise<readonly Record<string, unknown>[]> {
+): Promise<readonly JsonObject[]> {
   const budget = transport.budget();
   const maxPages = Math.ceil(MAX_LISTED_OBJECTS / pageSize);
-  const items: Record<string, unknown>[] = [];
+  const items: JsonObject[] = [];
   let continueToken: string | undefined;
   for (let page = 1; page <= maxPages; page++) {
     const query = new URLSearchParams({ limit: String(pageSize) });
@@ -247,8 +200,14 @@ async function listAllPages(
  */
 function requireValidNames(
   operation: string,
+  resource: ApiResource,
   { namespace, name }: { readonly namespace?: string; readonly name?: string },
 ): void {
+  if (resource.namespaced && namespace === undefined) {
+    throw new KubeApiError(
+      `${operation}: ${resource.plural} are namespaced, and no namespace was given`,
+    );
+  }
   if (namespace !== undefined && !isDnsLabel(namespace)) {
     throw new KubeApiError(
       `${operation}: the namespace ${quotedName(namespace)} is not a valid ` +

@@ -1,24 +1,21 @@
-import type { RuleId } from "../rules/catalogue";
-import { describeJson } from "../rules/json-values";
-import {
-  type PathSegments,
-  type ReportViolation,
-  type Violation,
-  violation,
-} from "../rules/violation";
-import { type JsonObject, MISTYPED, readInt, readObject, readString } from "./read";
+import type { PathSegments } from "../json/path";
+import { type JsonObject, MISTYPED, readInt, readObject, readString } from "../json/read";
+import { violation } from "../violations";
+import type { RuleId } from "./catalogue";
+import { describeJson } from "./json-values";
+import type { ReportViolation, Violation } from "./violation";
 
 /**
  * A field read as a violation when it has the wrong type: `<expected>, got
  * <value>` at its path, such as `must be a string, got 5`. Without `got`
  * the message is `expected` alone.
  */
-export function mistypedField(
-  rule: RuleId,
+export function mistypedField<R extends RuleId>(
+  rule: R,
   at: PathSegments,
   expected: string,
   ...got: [value: unknown] | []
-): Violation {
+): Violation<R> {
   const message = got.length === 0 ? expected : `${expected}, got ${describeJson(got[0])}`;
   return violation(rule, at, message);
 }
@@ -56,12 +53,12 @@ const EXPECTED: Readonly<Record<Exclude<FieldType, "any">, string>> = {
  * rather than guessing from a half-read object (a dropped `image: 5` would
  * also read as "image is required").
  */
-export function readFields<S extends FieldShape>(
+export function readFields<S extends FieldShape, R extends RuleId>(
   shape: S,
   raw: unknown,
   at: PathSegments,
-  rule: RuleId,
-  report: ReportViolation,
+  rule: R,
+  report: ReportViolation<R>,
 ): Fields<S> | undefined {
   const object = readObject(raw);
   if (object === undefined) return {};

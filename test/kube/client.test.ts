@@ -1,11 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
 import {
   createKubeApi,
   LIST_PAGE_LIMIT,
   MAX_LISTED_OBJECTS,
   MAX_OBJECT_ANSWER_BYTES,
-} from "../../src/kube/api";
-import type { KubeApi } from "../../src/kube/kube-api";
+} from "../../src/kube/client";
+import type { KubeApi } from "../../src/kube/port";
+import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/resources";
 import {
   type FakeApiserver,
   startDecoyServer,
@@ -23,13 +25,13 @@ beforeAll(async () => {
 afterAll(() => apiserver.stop());
 afterEach(() => apiserver.clearFailures());
 
-describe("getWorkload", () => {
+describe("get: a Deployment or StatefulSet", () => {
   test("returns the parsed object, sent with the bearer token and Accept: application/json", async () => {
     const deployment = { kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } };
     apiserver.setWorkload("deployments", "default", "web", deployment);
 
     const deltas = await metricDeltas("get", "deployments", async () => {
-      expect(await api.getWorkload("deployments", "default", "web")).toEqual({
+      expect(await api.get(DEPLOYMENTS, { namespace: "default", name: "web" })).toEqual({
         ...deployment,
         apiVersion: "apps/v1",
         metadata: { name: "web", namespace: "default" },
@@ -61,7 +63,7 @@ describe("getWorkload", () => {
   ])("refuses namespace %p name %p before any request", async (namespace, name) => {
     const sent = apiserver.requests.length;
     const deltas = await metricDeltas("get", "statefulsets", async () => {
-      const error = await kubeApiErrorFrom(api.getWorkload("statefulsets", namespace, name));
+      const error = await kubeApiErrorFrom(api.get(STATEFULSETS, { namespace, name }));
       expect(error.message).toMatch(
         /is not a valid (namespace|object) name .*so the apiserver was not asked$/,
       );
@@ -72,14 +74,16 @@ describe("getWorkload", () => {
 
   test("a dotted name is a valid subdomain", async () => {
     apiserver.setWorkload("deployments", "default", "web.v2", { spec: {} });
-    expect(await api.getWorkload("deployments", "default", "web.v2")).toMatchObject({
+    expect(await api.get(DEPLOYMENTS, { namespace: "default", name: "web.v2" })).toMatchObject({
       metadata: { name: "web.v2" },
     });
   });
 
   test("404 is undefined, counted as not_found", async () => {
     const deltas = await metricDeltas("get", "statefulsets", async () => {
-      expect(await api.getWorkload("statefulsets", "default", "missing")).toBeUndefined();
+      expect(
+        await api.get(STATEFULSETS, { namespace: "default", name: "missing" }),
+      ).toBeUndefined();
     });
     expect(deltas).toEqual({ outcomes: { not_found: 1 }, durations: 1 });
   });
@@ -94,7 +98,9 @@ describe("getWorkload", () => {
       apiserver.failNext({ kind: "status", status, message: "etcd is unhappy" });
       let message = "";
       const deltas = await metricDeltas("get", "deployments", async () => {
-        const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+        const error = await kubeApiErrorFrom(
+          api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+        );
         expect(error.status).toBe(status);
         message = error.message;
       });
@@ -109,7 +115,9 @@ describe("getWorkload", () => {
     apiserver.setWorkload("deployments", "default", "web", { spec: {} });
     apiserver.failNext({ kind: "status", status: 404, message: "page not found" });
     const deltas = await metricDeltas("get", "deployments", async () => {
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.status).toBe(404);
       expect(error.message).toStartWith(
         "GET deployments default/web: apiserver answered 404 Not Found (page not found) without naming the apps/v1 Deployment default/web asked for",
@@ -121,7 +129,9 @@ describe("getWorkload", () => {
   test("a wrong token is a 401 KubeApiError", async () => {
     const wrong = apiserver.writeKubeconfig({ token: "not-the-token" });
     const { api: unauthorized } = createKubeApi({ timeoutMs: 3000, kubeconfigPath: wrong });
-    const error = await kubeApiErrorFrom(unauthorized.getWorkload("deployments", "default", "web"));
+    const error = await kubeApiErrorFrom(
+      unauthorized.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+    );
     expect(error.status).toBe(401);
     expect(error.message).toContain("apiserver answered 401 Unauthorized");
   });
@@ -136,7 +146,9 @@ describe("getWorkload", () => {
       });
       const sent = apiserver.requests.length;
       const deltas = await metricDeltas("get", "deployments", async () => {
-        const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+        const error = await kubeApiErrorFrom(
+          api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+        );
         expect(error.status).toBe(status);
         expect(error.message).toStartWith(
           `GET deployments default/web: apiserver answered ${status} (a redirect to "/apis/apps/v1/namespaces/default/deployments/missing"); redirects are not followed`,
@@ -151,7 +163,9 @@ describe("getWorkload", () => {
     const decoy = startDecoyServer(200, {});
     try {
       apiserver.failNext({ kind: "redirect", status: 302, location: `${decoy.url}/anything` });
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toContain("302 (a redirect to");
       expect(decoy.hits()).toBe(0);
     } finally {
@@ -168,7 +182,9 @@ describe("getWorkload", () => {
       const before = apiserver.sentBytes;
       const bodyBytes = 256 * 1024 * 1024;
       apiserver.failNext({ kind: "oversized", bytes: bodyBytes, declareLength });
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toBe(
         `GET deployments default/web: apiserver answered 200 with a body larger than ${MAX_OBJECT_ANSWER_BYTES} bytes; such an answer is refused unread`,
       );
@@ -197,7 +213,9 @@ describe("getWorkload", () => {
   ])("a 200 with %s is an error", async (_name, body) => {
     apiserver.failNext({ kind: "answer", body });
     const deltas = await metricDeltas("get", "deployments", async () => {
-      const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "web"));
+      const error = await kubeApiErrorFrom(
+        api.get(DEPLOYMENTS, { namespace: "default", name: "web" }),
+      );
       expect(error.message).toEndWith("the answer is not trusted");
     });
     expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
@@ -205,21 +223,23 @@ describe("getWorkload", () => {
 
   test("JSON that is not an object is a KubeApiError", async () => {
     apiserver.setWorkload("deployments", "default", "odd", ["not", "an", "object"]);
-    const error = await kubeApiErrorFrom(api.getWorkload("deployments", "default", "odd"));
+    const error = await kubeApiErrorFrom(
+      api.get(DEPLOYMENTS, { namespace: "default", name: "odd" }),
+    );
     expect(error.message).toBe(
       "GET deployments default/odd: apiserver answered 200 with JSON that is not an object",
     );
   });
 });
 
-describe("listHibernations", () => {
+describe("list: CocoonHibernations, page by page", () => {
   test("returns the items of the namespace's list", async () => {
     const items = [{ metadata: { name: "vm-0" }, spec: { desire: "Hibernate" } }];
     apiserver.setHibernations("team-a", items);
 
     const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
-      expect(await api.listHibernations("team-a")).toEqual(items);
-      expect(await api.listHibernations("empty")).toEqual([]);
+      expect(await api.list(COCOONHIBERNATIONS, "team-a")).toEqual(items);
+      expect(await api.list(COCOONHIBERNATIONS, "empty")).toEqual([]);
     });
 
     expect(deltas).toEqual({ outcomes: { success: 2 }, durations: 2 });
@@ -235,7 +255,7 @@ describe("listHibernations", () => {
     try {
       const sent = apiserver.requests.length;
       const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
-        expect(await api.listHibernations("paged")).toEqual(items);
+        expect(await api.list(COCOONHIBERNATIONS, "paged")).toEqual(items);
       });
       expect(deltas).toEqual({ outcomes: { success: 1 }, durations: 1 });
       expect(apiserver.requests.slice(sent).map((request) => request.path)).toEqual([
@@ -260,7 +280,7 @@ describe("listHibernations", () => {
     });
     const sent = apiserver.requests.length;
     const pages = MAX_LISTED_OBJECTS / LIST_PAGE_LIMIT;
-    const error = await kubeApiErrorFrom(api.listHibernations("team-a"));
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
     expect(error.message).toBe(
       `LIST cocoonhibernations in team-a: the list did not end after ${pages} pages of ${LIST_PAGE_LIMIT}; refusing to read more`,
     );
@@ -276,7 +296,7 @@ describe("listHibernations", () => {
     const items = Array.from({ length: 5 }, (_, index) => ({ metadata: { name: `vm-${index}` } }));
     apiserver.setHibernations("small-pages", items);
     const sent = apiserver.requests.length;
-    expect(await small.listHibernations("small-pages")).toEqual(items);
+    expect(await small.list(COCOONHIBERNATIONS, "small-pages")).toEqual(items);
     expect(apiserver.requests.slice(sent).map((request) => request.path)).toEqual([
       "/apis/cocoonset.cocoonstack.io/v1/namespaces/small-pages/cocoonhibernations?limit=2",
       "/apis/cocoonset.cocoonstack.io/v1/namespaces/small-pages/cocoonhibernations?limit=2&continue=offset-2",
@@ -295,7 +315,7 @@ describe("listHibernations", () => {
     apiserver.failAlways({ kind: "slow", delayMs: 200 });
     try {
       const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
-        const error = await kubeApiErrorFrom(quick.listHibernations("paged"));
+        const error = await kubeApiErrorFrom(quick.list(COCOONHIBERNATIONS, "paged"));
         expect(error.message).toBe(
           `LIST cocoonhibernations in paged: timed out after 500ms waiting for the apiserver ${apiserver.url}`,
         );
@@ -324,13 +344,13 @@ describe("listHibernations", () => {
     ["an oversized page", { kind: "oversized", bytes: 32 * 1024 * 1024 }],
   ] as const)("%s is an error", async (_name, failure) => {
     apiserver.failNext(failure);
-    const error = await kubeApiErrorFrom(api.listHibernations("team-a"));
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
     expect(error.message).toStartWith("LIST cocoonhibernations in team-a: apiserver answered ");
   });
 
   test("refuses an invalid namespace before any request", async () => {
     const sent = apiserver.requests.length;
-    const error = await kubeApiErrorFrom(api.listHibernations(".."));
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, ".."));
     expect(error.message).toContain('the namespace ".." is not a valid namespace name');
     expect(apiserver.requests.length).toBe(sent);
   });
@@ -342,7 +362,7 @@ describe("listHibernations", () => {
       message: "the server could not find the requested resource",
     });
     const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
-      const error = await kubeApiErrorFrom(api.listHibernations("team-a"));
+      const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
       expect(error.status).toBe(404);
       expect(error.message).toBe(
         "LIST cocoonhibernations in team-a: apiserver answered 404 Not Found: the server could not find the requested resource",
@@ -352,7 +372,7 @@ describe("listHibernations", () => {
   });
 });
 
-describe("getNode and getPod", () => {
+describe("get: a Node or a Pod", () => {
   const node = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" }, spec: { taints: [] } };
   const pod = {
     apiVersion: "v1",
@@ -364,8 +384,8 @@ describe("getNode and getPod", () => {
   test("GET /api/v1/nodes/NAME returns the node, counted as get nodes", async () => {
     apiserver.setNode("vk-1", node);
     const deltas = await metricDeltas("get", "nodes", async () => {
-      expect(await api.getNode("vk-1")).toEqual(node);
-      expect(await api.getNode("missing")).toBeUndefined();
+      expect(await api.get(NODES, { name: "vk-1" })).toEqual(node);
+      expect(await api.get(NODES, { name: "missing" })).toBeUndefined();
     });
     expect(deltas).toEqual({ outcomes: { success: 1, not_found: 1 }, durations: 2 });
     expect(apiserver.requests.at(-2)).toMatchObject({
@@ -377,8 +397,8 @@ describe("getNode and getPod", () => {
   test("GET /api/v1/namespaces/NS/pods/NAME returns the pod, counted as get pods", async () => {
     apiserver.setPod("team-a", "demo-0", pod);
     const deltas = await metricDeltas("get", "pods", async () => {
-      expect(await api.getPod("team-a", "demo-0")).toEqual(pod);
-      expect(await api.getPod("team-a", "missing")).toBeUndefined();
+      expect(await api.get(PODS, { namespace: "team-a", name: "demo-0" })).toEqual(pod);
+      expect(await api.get(PODS, { namespace: "team-a", name: "missing" })).toBeUndefined();
     });
     expect(deltas).toEqual({ outcomes: { success: 1, not_found: 1 }, durations: 2 });
     expect(apiserver.requests.at(-2)?.path).toBe("/api/v1/namespaces/team-a/pods/demo-0");
@@ -387,7 +407,7 @@ describe("getNode and getPod", () => {
   test("a 500 is a KubeApiError counted as error", async () => {
     apiserver.failNext({ kind: "status", status: 500, message: "etcd is unhappy" });
     const deltas = await metricDeltas("get", "nodes", async () => {
-      const error = await kubeApiErrorFrom(api.getNode("vk-1"));
+      const error = await kubeApiErrorFrom(api.get(NODES, { name: "vk-1" }));
       expect(error.message).toStartWith("GET nodes vk-1: apiserver answered 500");
     });
     expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
@@ -402,7 +422,7 @@ describe("getNode and getPod", () => {
     ["a namespaced object", { ...node, metadata: { name: "vk-1", namespace: "default" } }],
   ])("a 2xx node answer that is %s is a KubeApiError, never a node", async (_name, body) => {
     apiserver.setNode("vk-1", body);
-    const error = await kubeApiErrorFrom(api.getNode("vk-1"));
+    const error = await kubeApiErrorFrom(api.get(NODES, { name: "vk-1" }));
     expect(error.message).toStartWith("GET nodes vk-1: apiserver answered 200 with ");
   });
 
@@ -413,7 +433,7 @@ describe("getNode and getPod", () => {
     ["a Node", { ...pod, kind: "Node" }],
   ])("a 2xx pod answer with %s is a KubeApiError", async (_name, body) => {
     apiserver.setPod("team-a", "demo-0", body);
-    const error = await kubeApiErrorFrom(api.getPod("team-a", "demo-0"));
+    const error = await kubeApiErrorFrom(api.get(PODS, { namespace: "team-a", name: "demo-0" }));
     expect(error.message).toStartWith("GET pods team-a/demo-0: apiserver answered 200 with ");
   });
 });

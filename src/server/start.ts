@@ -1,4 +1,4 @@
-import type { Handlers } from "../admission/handler";
+import type { Handlers } from "../admission/verdict";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import {
@@ -21,9 +21,6 @@ export const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10
 
 /** How often the served certificate's validity window is checked against the clock. */
 export const CERTIFICATE_VALIDITY_CHECK_MS = 1000;
-
-/** How far above MAX_REQUEST_BYTES Bun's own body limit sits. */
-export const BODY_LIMIT_BACKSTOP_MARGIN = 1024 * 1024;
 
 export interface RunningServer {
   readonly admissionPort: number;
@@ -51,9 +48,6 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
   const listener = new AdmissionListener(
     {
       address: config.listenAddress,
-      // The app answers oversized bodies itself (JSON, counted, logged); Bun's
-      // own limit stays as a backstop just above, in case a body got past it.
-      maxRequestBodySize: config.maxRequestBytes + BODY_LIMIT_BACKSTOP_MARGIN,
       fetch: (request, server) => admissionApp.fetch(request, server),
       socketCalls:
         config.tlsRotationSteering === "off"

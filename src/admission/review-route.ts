@@ -1,0 +1,110 @@
+import type { Context, Env, Hono, MiddlewareHandler } from "hono";
+import type { z } from "zod";
+import { allowOnly } from "../http/rejection";
+import type { Logger } from "../observability/logger";
+import { admissionDuration, admissionTotal, childrenOf } from "../observability/metrics";
+import { logVerdict } from "./decision-log";
+import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
+import { gateOperations } from "./operation-gate";
+import { encodeResponse } from "./response";
+import type { admissionReviewSchema } from "./review";
+import { limitBody, requireJson, validEnvelope } from "./validation";
+import { errored, type Handler, type Handlers, type Verdict } from "./verdict";
+
+export interface ReviewRouteOptions {
+  /** MAX_REQUEST_BYTES. */
+  readonly maxRequestBytes: number;
+}
+
+/**
+ * One route per endpoint of the table: POST its path through the timer, the
+ * validation middleware and the endpoint's review; any other method is a
+ * 405. The handler then only ever sees a valid envelope.
+ */
+export function mountReviewRoutes<E extends Env>(
+  app: Hono<E>,
+  handlers: Handlers,
+  log: Logger,
+  options: ReviewRouteOptions,
+): void {
+  const validation = reviewValidation(options.maxRequestBytes);
+  for (const endpoint of HANDLER_LABELS) {
+    const { path } = ENDPOINTS[endpoint];
+    const handler: Handler = handlers[endpoint];
+    app.post(path, timeReview(endpoint), ...validation, review(endpoint, handler, log));
+    allowOnly(app, path, ["POST"]);
+  }
+}
+
+/** The middleware every review passes before its handler, in order: size, type, envelope. */
+export function reviewValidation(maxRequestBytes: number) {
+  return [limitBody(maxRequestBytes), requireJson, validEnvelope] as const;
+}
+
+/** The envelope as the validation middleware hands it to the review. */
+type ReviewInput = {
+  in: { json: z.input<typeof admissionReviewSchema> };
+  out: { json: z.output<typeof admissionReviewSchema> };
+};
+
+const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
+
+const INTERNAL_ERROR = errored(
+  "internal",
+  "internal error while evaluating the request; retry, and report it if it persists",
+);
+
+/**
+ * An endpoint's review: the operation gate and the handler, then exactly one
+ * decision counted, one log line and the encoded review. A handler that
+ * throws fails closed, and what it threw goes into the log line. A
+ * synchronous verdict is answered without a detour through a promise.
+ */
+function review<E extends HandlerLabel>(endpoint: E, handler: Handler<E>, log: Logger) {
+  const examine = gateOperations(endpoint, handler);
+  const countDecision = decisionCounter(endpoint);
+  return (c: Context<Env, string, ReviewInput>): Response | Promise<Response> => {
+    const { apiVersion, request } = c.req.valid("json");
+    const answer = (verdict: Verdict, thrown?: unknown): Response => {
+      countDecision(verdict);
+      logVerdict(log, endpoint, request, verdict, thrown);
+      // A Response built directly: c.json() would make a Headers object per answer.
+      const encoded = encodeResponse(apiVersion, request.uid, verdict);
+      return new Response(JSON.stringify(encoded), REVIEW_RESPONSE_INIT);
+    };
+    let verdict: Verdict | Promise<Verdict>;
+    try {
+      verdict = examine(request);
+    } catch (thrown) {
+      return answer(INTERNAL_ERROR, thrown);
+    }
+    if (verdict instanceof Promise) {
+      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
+    }
+    return answer(verdict);
+  };
+}
+
+/** The endpoint's duration histogram: from the first byte of a review read to its answer. */
+function timeReview(endpoint: HandlerLabel): MiddlewareHandler {
+  const duration = admissionDuration.labels(endpoint);
+  return async (c, next) => {
+    const receivedAt = performance.now();
+    await next();
+    // Only a review is timed; a refused request never reached the handler.
+    if (c.res.status === 200) duration.observe((performance.now() - receivedAt) / 1000);
+  };
+}
+
+/**
+ * Counts `endpoint`'s decisions by result and reason. Every (result, reason)
+ * the endpoint table lists for it starts at 0, so each series exists, and
+ * `increase()` sees its first decision, from the start.
+ */
+function decisionCounter(endpoint: HandlerLabel): (verdict: Verdict) => void {
+  const countOf = childrenOf((result: string, reason: string) =>
+    admissionTotal.labels(endpoint, result, reason),
+  );
+  for (const { result, reason } of resultReasons(endpoint)) countOf(result, reason).inc(0);
+  return (verdict) => countOf(verdict.result, verdict.reason).inc();
+}

@@ -1,0 +1,132 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+/*
+ * The source's layers, top to bottom: a module imports only from its own
+ * layer or the ones below it, and no chain of imports leads back to where it
+ * started. A layer is a directory of src/ or one root file. The admission
+ * pipeline sits below the rules, so it cannot know their catalogue, and the
+ * apiserver client below the domain vocabulary it serves.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["main.ts"],
+  ["cli"],
+  ["server"],
+  ["config.ts"],
+  ["handlers"],
+  ["rules"],
+  ["admission"],
+  ["http"],
+  ["cocoon"],
+  ["kube"],
+  ["violations.ts"],
+  ["json"],
+  ["observability"],
+  ["errors.ts", "clock.ts", "safe-file.ts", "version.ts"],
+];
+
+/** Packages that belong to one concern, and the layers allowed to import them. */
+const PACKAGE_HOMES: Readonly<Record<string, readonly string[]>> = {
+  hono: ["server", "admission", "http"],
+  "@hono/zod-validator": ["admission"],
+  "prom-client": ["observability"],
+  pino: ["observability"],
+  "@kubernetes/client-node": ["kube"],
+};
+
+const SRC = resolve(import.meta.dir, "../../src");
+
+function sourceFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => relative(SRC, join(entry.parentPath, entry.name)));
+}
+
+/** Relative imports of a file into src/, type-only ones included, as paths under src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), "utf8");
+  const specifiers = [
+    ...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"(\.[^"]+)"/gms),
+    ...text.matchAll(/\b(?:import|require)\(\s*"(\.[^"]+)"\s*\)/g),
+  ].map(([, specifier]) => specifier ?? "");
+  const targets = specifiers
+    .map((specifier) => relative(SRC, resolve(SRC, dirname(file), specifier)))
+    .filter((target) => !target.startsWith(".."));
+  return [...new Set(targets)].map((target) => {
+    const candidates = [`${target}.ts`, join(target, "index.ts"), target];
+    return candidates.find((candidate) => files.includes(candidate)) ?? `${target} (missing)`;
+  });
+}
+
+function layerOf(file: string): number {
+  const top = file.split("/")[0] ?? file;
+  const index = LAYERS.findIndex((layer) => layer.includes(top));
+  if (index === -1) throw new Error(`${file} is in no layer: add ${top} to LAYERS`);
+  return index;
+}
+
+/** The packages a file imports, by their name without a subpath (`hono/body-limit` is `hono`). */
+function packagesOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), "utf8");
+  const specifiers = [
+    ...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"([^".][^"]*)"/gms),
+    ...text.matchAll(/\b(?:import|require)\(\s*"([^".][^"]*)"\s*\)/g),
+  ].map(([, specifier]) => specifier ?? "");
+  return specifiers.map((specifier) => {
+    const [first = "", second = ""] = specifier.split("/");
+    return first.startsWith("@") ? `${first}/${second}` : first;
+  });
+}
+
+const files = sourceFiles();
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe("source layers", () => {
+  test("every import resolves to a source file", () => {
+    const missing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => target.endsWith("(missing)"))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  test("no import points up the layers", () => {
+    const upward = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => layerOf(target) < layerOf(file))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  test("HTTP, metrics, logging and the Kubernetes client library stay in their layers", () => {
+    const strays = files.flatMap((file) =>
+      packagesOf(file)
+        .filter((name) => {
+          const homes = PACKAGE_HOMES[name];
+          return homes !== undefined && !homes.includes(file.split("/")[0] ?? file);
+        })
+        .map((name) => `${file} → ${name}`),
+    );
+    expect(strays).toEqual([]);
+  });
+
+  test("no import cycle", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(" → "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
