@@ -16,6 +16,7 @@
 
 import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
+import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { buildHandlers } from "../src/handlers";
 import { createLogger } from "../src/observability/logger";
 import { createAdmissionApp } from "../src/server/apps";
@@ -45,7 +46,7 @@ function cocoonApp(): (request: Request) => Response | Promise<Response> {
     buildHandlers({ podCreators: new Set<string>(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
-    { maxRequestBytes: 3 * 1024 * 1024 },
+    { maxRequestBytes: 3 * 1024 * 1024, enforcement: DENY_EVERYWHERE },
   );
   return (request) => app.fetch(request);
 }

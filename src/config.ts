@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Enforcement, parseEnforcement } from "./admission/enforcement";
 import { OPERATOR_USERNAME } from "./cocoon/identities";
 import { LOG_LEVELS } from "./observability/logger";
 
@@ -74,6 +75,14 @@ const listPageSize = z
   .transform(Number)
   .refine((size) => size >= 1 && size <= 500, "must be between 1 and 500");
 
+/** ENFORCEMENT: `ENDPOINT=ACTION` pairs; every endpoint not named denies. */
+const enforcement = z.string().transform((text, ctx): Enforcement => {
+  const parsed = parseEnforcement(text);
+  if ("enforcement" in parsed) return parsed.enforcement;
+  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
+  return z.NEVER;
+});
+
 /** One entry per environment variable; docs/configuration.md describes each. */
 const environmentSchema = z.object({
   KUBECONFIG: z.string().optional(),
@@ -90,6 +99,7 @@ const environmentSchema = z.object({
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
   METRICS_RENDER_INTERVAL: duration({ positive: false }).prefault("1s"),
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
+  ENFORCEMENT: enforcement.prefault(""),
 });
 
 /** Every variable the webhook reads, in the order docs/configuration.md lists them. */
@@ -114,6 +124,7 @@ const configSchema = environmentSchema.transform((env) => ({
   drainDelayMs: env.DRAIN_DELAY,
   metricsRenderIntervalMs: env.METRICS_RENDER_INTERVAL,
   tlsRotationSteering: env.TLS_ROTATION_STEERING,
+  enforcement: env.ENFORCEMENT,
 }));
 
 export type Config = z.output<typeof configSchema>;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
 
 describe("parseDurationMs", () => {
@@ -34,6 +35,7 @@ describe("loadConfig", () => {
       drainDelayMs: 5000,
       metricsRenderIntervalMs: 1000,
       tlsRotationSteering: "auto",
+      enforcement: DENY_EVERYWHERE,
     });
   });
 

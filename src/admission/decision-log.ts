@@ -2,22 +2,23 @@ import type { Logger } from "../observability/logger";
 import type { CollectedViolations } from "../violations";
 import type { HandlerLabel } from "./endpoints";
 import type { AdmissionRequest } from "./review";
-import type { Verdict } from "./verdict";
+import type { Decision } from "./verdict";
 
 /**
  * The one log line of a decision: a denial at warn with the broken rules, an
- * error at error with what was thrown, an allow at debug. `handler` is the
+ * error at error with what was thrown, a warning (warn mode) at warn like the
+ * denial or error it stands for, an allow at debug. `handler` is the
  * endpoint's label, as in the metrics.
  */
-export function logVerdict(
+export function logDecision(
   log: Logger,
   endpoint: HandlerLabel,
   request: AdmissionRequest,
-  verdict: Verdict,
+  decision: Decision,
   thrown: unknown,
 ): void {
   // Allows log at debug only; skip building the line on the hot path when it would be dropped.
-  if (verdict.allowed && !log.isLevelEnabled("debug")) return;
+  if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
     handler: endpoint,
     uid: request.uid,
@@ -27,15 +28,26 @@ export function logVerdict(
       ? `${request.namespace}/${request.name ?? ""}`
       : (request.name ?? ""),
     user: request.userInfo?.username,
-    result: verdict.result,
-    reason: verdict.reason,
+    result: decision.result,
+    reason: decision.reason,
   };
-  if (verdict.result === "error")
-    log.error({ ...fields, message: verdict.message, err: thrown }, "admission error");
-  else if (verdict.result === "deny")
+  if (decision.result === "error")
+    log.error({ ...fields, message: decision.message, err: thrown }, "admission error");
+  else if (decision.result === "deny")
     log.warn(
-      { ...fields, message: verdict.message, ...violationFields(verdict.violations) },
+      { ...fields, message: decision.message, ...violationFields(decision.violations) },
       "admission denied",
+    );
+  else if (decision.result === "warn")
+    log.warn(
+      {
+        ...fields,
+        refused: decision.refused,
+        message: decision.message,
+        ...violationFields(decision.violations),
+        ...(thrown === undefined ? {} : { err: thrown }),
+      },
+      `admission warned: allowed in warn mode, would have been ${decision.refused === "deny" ? "denied" : "refused (fail-closed)"}`,
     );
   else log.debug(fields, "admission allowed");
 }

@@ -211,8 +211,12 @@ export type HandlerLabel = keyof typeof ENDPOINTS;
 
 export const HANDLER_LABELS = Object.keys(ENDPOINTS) as HandlerLabel[];
 
-/** What a verdict says about the request; `result` label of the admission metric. */
-export const VERDICT_RESULTS = ["allow", "skipped", "deny", "error"] as const;
+/**
+ * What a decision says about the request; `result` label of the admission
+ * metric. `warn`: an endpoint in warn mode allowed what it would have
+ * refused (with the reason of the denial or error it would have been).
+ */
+export const VERDICT_RESULTS = ["allow", "skipped", "deny", "error", "warn"] as const;
 export type VerdictResult = (typeof VERDICT_RESULTS)[number];
 
 type ReasonKind = keyof EndpointSpec["reasons"];
@@ -222,16 +226,22 @@ export type ReasonOf<E extends HandlerLabel, K extends ReasonKind> =
   | (typeof ENDPOINTS)[E]["reasons"][K][number]
   | (typeof COMMON_REASONS)[K][number];
 
-/** Every (result, reason) pair endpoint `label` can record, the plain allow (reason "") included. */
+/**
+ * Every (result, reason) pair endpoint `label` can record: the plain allow
+ * (reason ""), its skips, denials and errors, and as `warn` each reason of a
+ * denial or error (what warn mode records instead).
+ */
 export function resultReasons(
   label: HandlerLabel,
 ): readonly { readonly result: VerdictResult; readonly reason: string }[] {
   const { reasons } = ENDPOINTS[label];
+  const reasonsOf = (kind: ReasonKind) => [...COMMON_REASONS[kind], ...reasons[kind]];
   const pairs: { result: VerdictResult; reason: string }[] = [{ result: "allow", reason: "" }];
   for (const result of ["skipped", "deny", "error"] as const) {
-    for (const reason of [...COMMON_REASONS[result], ...reasons[result]]) {
-      pairs.push({ result, reason });
-    }
+    for (const reason of reasonsOf(result)) pairs.push({ result, reason });
+  }
+  for (const reason of new Set([...reasonsOf("deny"), ...reasonsOf("error")])) {
+    pairs.push({ result: "warn", reason });
   }
   return pairs;
 }

@@ -3,17 +3,20 @@ import type { z } from "zod";
 import { allowOnly } from "../http/rejection";
 import type { Logger } from "../observability/logger";
 import { admissionDuration, admissionTotal, childrenOf } from "../observability/metrics";
-import { logVerdict } from "./decision-log";
+import { logDecision } from "./decision-log";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
+import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
 import { gateOperations } from "./operation-gate";
 import { encodeResponse } from "./response";
 import type { admissionReviewSchema } from "./review";
 import { limitBody, requireJson, validEnvelope } from "./validation";
-import { errored, type Handler, type Handlers, type Verdict } from "./verdict";
+import { type Decision, errored, type Handler, type Handlers, type Verdict } from "./verdict";
 
 export interface ReviewRouteOptions {
   /** MAX_REQUEST_BYTES. */
   readonly maxRequestBytes: number;
+  /** ENFORCEMENT: what each endpoint does with what it would refuse. */
+  readonly enforcement: Enforcement;
 }
 
 /**
@@ -31,7 +34,8 @@ export function mountReviewRoutes<E extends Env>(
   for (const endpoint of HANDLER_LABELS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
-    app.post(path, timeReview(endpoint), ...validation, review(endpoint, handler, log));
+    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint]);
+    app.post(path, timeReview(endpoint), ...validation, reviewed);
     allowOnly(app, path, ["POST"]);
   }
 }
@@ -55,24 +59,31 @@ const INTERNAL_ERROR = errored(
 );
 
 /**
- * An endpoint's review: the operation gate and the handler, then exactly one
- * decision counted, one log line and the encoded review. A handler that
- * throws fails closed, and what it threw goes into the log line. A
- * synchronous verdict is answered without a detour through a promise.
+ * An endpoint's review: the operation gate and the handler, the endpoint's
+ * enforcement (under `warn` a refusal becomes an allowed warning), then
+ * exactly one decision counted, one log line and the encoded review. A
+ * handler that throws fails closed, and what it threw goes into the log
+ * line. A synchronous verdict is answered without a detour through a promise.
  */
-function review<E extends HandlerLabel>(endpoint: E, handler: Handler<E>, log: Logger) {
+function review<E extends HandlerLabel>(
+  endpoint: E,
+  handler: Handler<E>,
+  log: Logger,
+  action: EnforcementAction,
+) {
   const examine = gateOperations(endpoint, handler);
   const countDecision = decisionCounter(endpoint);
   return (c: Context<Env, string, ReviewInput>): Response | Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
-    const answer = (verdict: Verdict, thrown?: unknown): Response => {
-      countDecision(verdict);
-      logVerdict(log, endpoint, request, verdict, thrown);
+    const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
+      const decision = enforce(verdict, action);
+      countDecision(decision);
+      logDecision(log, endpoint, request, decision, thrown);
       // A Response built directly: c.json() would make a Headers object per answer.
-      const encoded = encodeResponse(apiVersion, request.uid, verdict);
+      const encoded = encodeResponse(apiVersion, request.uid, endpoint, decision);
       return new Response(JSON.stringify(encoded), REVIEW_RESPONSE_INIT);
     };
-    let verdict: Verdict | Promise<Verdict>;
+    let verdict: Verdict<E> | Promise<Verdict<E>>;
     try {
       verdict = examine(request);
     } catch (thrown) {
@@ -101,10 +112,10 @@ function timeReview(endpoint: HandlerLabel): MiddlewareHandler {
  * the endpoint table lists for it starts at 0, so each series exists, and
  * `increase()` sees its first decision, from the start.
  */
-function decisionCounter(endpoint: HandlerLabel): (verdict: Verdict) => void {
+function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
   const countOf = childrenOf((result: string, reason: string) =>
     admissionTotal.labels(endpoint, result, reason),
   );
   for (const { result, reason } of resultReasons(endpoint)) countOf(result, reason).inc(0);
-  return (verdict) => countOf(verdict.result, verdict.reason).inc();
+  return (decision) => countOf(decision.result, decision.reason).inc();
 }

@@ -51,6 +51,27 @@ export type Verdict<E extends HandlerLabel = HandlerLabel, Rule extends string =
   | Denied<ReasonOf<E, "deny">, Rule>
   | Errored<ReasonOf<E, "error">>;
 
+/**
+ * A refusal that an endpoint in warn mode let through (never a handler's
+ * own verdict): allowed, carrying what the refusal would have said.
+ */
+export interface Warned<E extends HandlerLabel = HandlerLabel, Rule extends string = string> {
+  readonly allowed: true;
+  readonly result: "warn";
+  readonly reason: ReasonOf<E, "deny"> | ReasonOf<E, "error">;
+  /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
+  readonly message: string;
+  /** The violations of a denial; none for a check that could not be made. */
+  readonly violations: CollectedViolations<Rule>;
+  /** What the endpoint answers under `deny`. */
+  readonly refused: "deny" | "error";
+}
+
+/** What a review answers: the handler's verdict as the endpoint's enforcement makes it. */
+export type Decision<E extends HandlerLabel = HandlerLabel, Rule extends string = string> =
+  | Verdict<E, Rule>
+  | Warned<E, Rule>;
+
 const ALLOWED: Allowed = Object.freeze({ allowed: true, result: "allow", reason: "" });
 
 export const allowed = (): Allowed => ALLOWED;

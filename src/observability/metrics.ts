@@ -87,7 +87,7 @@ const LATENCY_BUCKETS = [
 
 export const admissionTotal = new Counter({
   name: "cocoon_webhook_admission_total",
-  help: "Admission requests decided, by handler, result (allow, deny, error, skipped) and reason.",
+  help: "Admission requests decided, by handler, result (allow, skipped, deny, error, or warn: allowed in warn mode, with the reason it would have been refused for) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
   registers: [registry],
 });
@@ -161,5 +161,12 @@ export const tlsRotationSteeringFallbacksTotal = new Counter({
   name: "cocoon_webhook_tls_rotation_steering_fallbacks_total",
   help: "Times listener steering could not be used, by reason (unsupported, socket_not_found, refused, disabled).",
   labelNames: ["reason"] as const,
+  registers: [registry],
+});
+
+export const warnMode = new Gauge({
+  name: "cocoon_webhook_warn_mode",
+  help: "1 for an endpoint in warn mode (ENFORCEMENT: it allows what it would refuse, with warnings), 0 for one that denies, by handler.",
+  labelNames: ["handler"] as const,
   registers: [registry],
 });

@@ -7,6 +7,8 @@ export interface Readiness {
   ready: boolean;
   /** Set while the certificate being served is expired or not yet valid. */
   certificateProblem?: string;
+  /** ENFORCEMENT's names of the endpoints in warn mode, said by /readyz so nobody forgets one. */
+  readonly warnMode?: readonly string[];
 }
 
 const PROBE_METHODS = ["GET", "HEAD"];
@@ -14,7 +16,8 @@ const PROBE_METHODS = ["GET", "HEAD"];
 /**
  * /healthz (alive while the process runs) and /readyz (503 once shutdown
  * began, or while the served certificate is outside its validity period, so
- * `kubectl get pods` shows the pod not ready).
+ * `kubectl get pods` shows the pod not ready; its 200 names the endpoints in
+ * warn mode).
  */
 export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): void {
   app.on(PROBE_METHODS, "/healthz", (c) => c.text("ok"));
@@ -22,6 +25,11 @@ export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): 
     if (!readiness.ready) return c.text("shutting down", 503);
     if (readiness.certificateProblem) {
       return c.text(`not ready: ${readiness.certificateProblem}`, 503);
+    }
+    if (readiness.warnMode?.length) {
+      return c.text(
+        `ready; in warn mode, allowing what they would refuse: ${readiness.warnMode.join(", ")}`,
+      );
     }
     return c.text("ready");
   });

@@ -1,3 +1,5 @@
+import { HANDLER_LABELS } from "../admission/endpoints";
+import { enforcementName, warnModeEndpoints } from "../admission/enforcement";
 import type { Handlers } from "../admission/verdict";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
@@ -6,6 +8,7 @@ import {
   tlsReloadsTotal,
   tlsRotationSteering,
   tlsRotationSteeringFallbacksTotal,
+  warnMode,
 } from "../observability/metrics";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
@@ -35,7 +38,10 @@ function recordCertificate(pair: TlsPair): void {
 
 /** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
 export function startServer(config: Config, handlers: Handlers, log: Logger): RunningServer {
-  const readiness: Readiness = { ready: true };
+  const inWarnMode = warnModeEndpoints(config.enforcement);
+  const readiness: Readiness = { ready: true, warnMode: inWarnMode.map(enforcementName) };
+  for (const label of HANDLER_LABELS)
+    warnMode.labels(label).set(inWarnMode.includes(label) ? 1 : 0);
   const tlsFiles = [config.tlsCertPath, config.tlsKeyPath];
   const loaded = tlsFilesFingerprint(tlsFiles);
   // An expired certificate at start is served, not refused: there is nothing
@@ -44,6 +50,7 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
   let served = pair;
   const admissionApp = createAdmissionApp(handlers, readiness, log, {
     maxRequestBytes: config.maxRequestBytes,
+    enforcement: config.enforcement,
   });
   const listener = new AdmissionListener(
     {
@@ -112,6 +119,12 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
     },
     "cocoon-webhook serving",
   );
+  if (inWarnMode.length > 0) {
+    log.warn(
+      { warnMode: inWarnMode.map(enforcementName) },
+      "ENFORCEMENT: these endpoints are in warn mode: they allow what they would refuse and say so in warnings; set them to deny once the warnings have drained",
+    );
+  }
   const stopValidityCheck = watchServedCertificate(
     () => served,
     readiness,

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
+import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforcement";
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
@@ -17,7 +18,11 @@ const { log, lines: errorLines } = capturingLogger("error");
 const PATH = ENDPOINTS.validate_cocoonset.path;
 
 /** The review routes with `handler` behind /validate-cocoonset, and the app's one error path. */
-function appWith(handler: Handler<"validate_cocoonset">, logger: Logger = log) {
+function appWith(
+  handler: Handler<"validate_cocoonset">,
+  logger: Logger = log,
+  enforcement: Enforcement = DENY_EVERYWHERE,
+) {
   const app = new Hono();
   app.onError(answerErrors(logger));
   const unused = () => skipped("operation");
@@ -30,7 +35,7 @@ function appWith(handler: Handler<"validate_cocoonset">, logger: Logger = log) {
       validate_cocoonhibernation: unused,
     },
     logger,
-    { maxRequestBytes: 1 << 20 },
+    { maxRequestBytes: 1 << 20, enforcement },
   );
   return app;
 }
@@ -73,6 +78,11 @@ describe("the review routes", () => {
           uid: "uid-1",
           allowed: false,
           status: { code: 403, reason: "Forbidden", message: "cocoon-webhook: spec.x: wrong" },
+          auditAnnotations: {
+            endpoint: "validate-cocoonset",
+            decision: "deny",
+            reason: "invalid_spec",
+          },
         },
       },
     });
@@ -205,6 +215,91 @@ describe("the review routes", () => {
         { rule: "toolbox.image-required", path: "spec.toolboxes[1].image" },
       ],
       unlisted: { "toolbox.image-required": 2, "set.snapshot-policy": 1 },
+    });
+  });
+
+  describe("in warn mode", () => {
+    const WARN: Enforcement = { ...DENY_EVERYWHERE, validate_cocoonset: "warn" };
+    const twoViolations = () => {
+      const collector = collectViolations(20);
+      for (const index of [0, 1]) {
+        collector.report("toolbox.image-required", () =>
+          violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
+        );
+      }
+      return collector.collected();
+    };
+
+    test("a denial is allowed with one warning per violation and counted as warn with its reason", async () => {
+      const { log: capture, lines } = capturingLogger("warn");
+      const app = appWith(
+        () => denied("invalid_spec", "invalid CocoonSet", twoViolations()),
+        capture,
+        WARN,
+      );
+      const before = await samples("warn", "invalid_spec");
+      const deniesBefore = await samples("deny", "invalid_spec");
+      const answer = await send(app, review());
+      expect(answer.body.response).toEqual({
+        uid: "uid-1",
+        allowed: true,
+        warnings: [
+          "cocoon-webhook: spec.toolboxes[0].image: is required",
+          "cocoon-webhook: spec.toolboxes[1].image: is required",
+        ],
+        auditAnnotations: {
+          endpoint: "validate-cocoonset",
+          decision: "warn",
+          reason: "invalid_spec",
+          rules: "toolbox.image-required",
+        },
+      });
+      expect(await samples("warn", "invalid_spec")).toBe(before + 1);
+      expect(await samples("deny", "invalid_spec")).toBe(deniesBefore);
+      expect(lines.find((line) => line.handler === "validate_cocoonset")).toMatchObject({
+        level: 40,
+        result: "warn",
+        reason: "invalid_spec",
+        refused: "deny",
+        message: "invalid CocoonSet",
+        violations: [
+          { rule: "toolbox.image-required", path: "spec.toolboxes[0].image" },
+          { rule: "toolbox.image-required", path: "spec.toolboxes[1].image" },
+        ],
+      });
+    });
+
+    test("a check that cannot be made, or a handler that throws, is allowed with a warning too", async () => {
+      const cannot = await send(
+        appWith(() => errored("decode", "cannot read spec"), log, WARN),
+        review(),
+      );
+      expect(cannot.body.response).toMatchObject({
+        allowed: true,
+        warnings: ["cocoon-webhook: cannot read spec"],
+        auditAnnotations: { decision: "warn", reason: "decode" },
+      });
+      const before = await samples("warn", "internal");
+      const thrown = await send(
+        appWith(
+          () => {
+            throw new Error("boom");
+          },
+          log,
+          WARN,
+        ),
+        review(),
+      );
+      expect(thrown.body.response).toMatchObject({ allowed: true });
+      expect(await samples("warn", "internal")).toBe(before + 1);
+    });
+
+    test("what would be allowed anyway carries no warning", async () => {
+      const answer = await send(
+        appWith(() => skipped("no_change"), log, WARN),
+        review(),
+      );
+      expect(answer.body.response).toEqual({ uid: "uid-1", allowed: true });
     });
   });
 });

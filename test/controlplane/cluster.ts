@@ -49,10 +49,10 @@ export interface ControlPlane {
   readonly ca: TestCa;
   /** A kubeconfig with the admin's client certificate (group system:masters). */
   readonly adminKubeconfig: string;
-  /** The apiserver's audit log (JSON lines, level Metadata for every write). */
-  readonly auditLogPath: string;
   /** Scratch space that is removed with the control plane. */
   readonly dir: string;
+  /** The audit log's events so far: level Metadata for every write, written before each answer (blocking mode). */
+  auditEvents(): AuditEvent[];
   /** Sends a REST request as the admin, or as `options.as` through impersonation. */
   request(method: string, path: string, options?: RequestOptions): Promise<ApiAnswer>;
   /** Runs kubectl against this control plane, as the admin or as `as`. */
@@ -62,6 +62,19 @@ export interface ControlPlane {
   ): Promise<CommandResult>;
   /** Stops the apiserver and etcd and removes every file they wrote. */
   stop(): Promise<void>;
+}
+
+/** The fields of an audit.k8s.io/v1 Event the tests read. */
+export interface AuditEvent {
+  readonly verb: string;
+  readonly user: { readonly username: string };
+  readonly objectRef?: {
+    readonly resource?: string;
+    readonly namespace?: string;
+    readonly name?: string;
+  };
+  readonly responseStatus?: { readonly code?: number };
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 export interface ControlPlaneBinaries {
@@ -167,8 +180,12 @@ export async function startControlPlane(binaries: ControlPlaneBinaries): Promise
       url,
       ca,
       adminKubeconfig,
-      auditLogPath,
       dir,
+      auditEvents: () =>
+        readFileSync(auditLogPath, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as AuditEvent),
       request,
       kubectl: (args, options = {}) =>
         kubectl(

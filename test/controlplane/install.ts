@@ -64,8 +64,8 @@ export interface InstalledWebhook {
   readonly localClientConfig: { readonly url: string; readonly caBundle: string };
   /** Stops the binary (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
-  /** Starts the binary again on the same ports, with the same certificates. */
-  restart(): Promise<void>;
+  /** Starts the binary again on the same ports, with the same certificates (and `env` on top). */
+  restart(env?: Record<string, string>): Promise<void>;
   /** Deletes the objects installed from manifests/default (the RBAC, the ServiceAccount, the webhook configurations). */
   removeManifests(): Promise<void>;
   /** Installs them again from manifests/default, and reconnects. */
@@ -121,8 +121,13 @@ export async function installWebhook(
     KUBECONFIG: kubeconfig,
     APISERVER_LIST_PAGE_SIZE: String(LIST_PAGE_SIZE),
   };
-  const start = () =>
-    startWebhook({ ca: options.ca, serving: options.serving, ports: options.ports, env });
+  const start = (extraEnv: Record<string, string> = {}) =>
+    startWebhook({
+      ca: options.ca,
+      serving: options.serving,
+      ports: options.ports,
+      env: { ...env, ...extraEnv },
+    });
   let current = await start();
   await waitUntilWebhooksAnswer(cluster, () => current);
   const reconnect = async () => {
@@ -136,8 +141,8 @@ export async function installWebhook(
     async stop() {
       await current.stop();
     },
-    async restart() {
-      current = await start();
+    async restart(extraEnv) {
+      current = await start(extraEnv);
       await waitUntilWebhooksAnswer(cluster, () => current);
     },
     async removeManifests() {
@@ -288,7 +293,8 @@ async function applyOrThrow(
 /**
  * The apiserver picks up webhook configurations a moment after they are
  * stored: waits until a dry-run that each configuration must refuse is
- * refused by this webhook (its message, not a connection failure).
+ * refused by this webhook (its message, not a connection failure), or, in
+ * warn mode, allowed with its warning.
  */
 async function waitUntilWebhooksAnswer(
   cluster: ControlPlane,
@@ -323,10 +329,12 @@ async function waitUntilWebhooksAnswer(
       },
     );
   const deadline = Date.now() + 30_000;
-  const refusedByUs = (answer: ApiAnswer) =>
-    answer.status === 403 && String(answer.body.message).includes("cocoon-webhook: ");
+  // Refused with our message, or (an endpoint in warn mode) allowed with our warning.
+  const answeredByUs = (answer: ApiAnswer) =>
+    (answer.status === 403 && String(answer.body.message).includes("cocoon-webhook: ")) ||
+    answer.warnings.some((warning) => warning.startsWith("cocoon-webhook: "));
   const checks = [
-    ...probes.map((probe) => ({ probe, answered: refusedByUs })),
+    ...probes.map((probe) => ({ probe, answered: answeredByUs })),
     { probe: readsWork, answered: (answer: ApiAnswer) => answer.status === 201 },
   ];
   for (const { probe, answered } of checks) {

@@ -45,6 +45,9 @@ describe("command line", () => {
     ["MAX_REQUEST_BYTES", "7MiB"],
     ["WEBHOOK_LOG_LEVEL", "verbose"],
     ["POD_CREATORS", " , "],
+    ["APISERVER_LIST_PAGE_SIZE", "1000"],
+    ["ENFORCEMENT", "mutate=audit"],
+    ["ENFORCEMENT", "validate_cocoonset=warn"],
   ])("serve refuses %s=%p and names the variable", (variable, value) => {
     const { code, stderr } = run(["serve"], { [variable]: value });
     expect(code).toBe(2);

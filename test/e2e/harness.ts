@@ -175,6 +175,8 @@ export interface ReviewAnswer {
     allowed: boolean;
     patch?: string;
     status?: { code: number; reason: string; message: string };
+    warnings?: string[];
+    auditAnnotations?: Record<string, string>;
   };
 }
 

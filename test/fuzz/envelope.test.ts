@@ -168,6 +168,7 @@ describe("property: the envelope decoder", () => {
         const encoded = encodeResponse(
           parsed.data.apiVersion,
           parsed.data.request.uid,
+          "validate_cocoonset",
           denied("invalid_spec", "m"),
         );
         expect(encoded.response.uid).toBe(parsed.data.request.uid);

@@ -1,0 +1,87 @@
+import { NO_VIOLATIONS } from "../violations";
+import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel } from "./endpoints";
+import type { Decision, Verdict } from "./verdict";
+
+/*
+ * What an endpoint does with a request it would refuse: `deny` refuses it
+ * (the default), `warn` allows it and says what the refusal would have said.
+ * Set per endpoint by ENFORCEMENT, so a new rule or the pod gate can be
+ * watched in a cluster before it blocks anyone.
+ */
+
+export const ENFORCEMENT_ACTIONS = ["deny", "warn"] as const;
+export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
+
+/** Each endpoint's action. */
+export type Enforcement = Readonly<Record<HandlerLabel, EnforcementAction>>;
+
+export const DENY_EVERYWHERE: Enforcement = Object.freeze(
+  Object.fromEntries(HANDLER_LABELS.map((label) => [label, "deny"])) as Record<
+    HandlerLabel,
+    EnforcementAction
+  >,
+);
+
+/** How ENFORCEMENT names an endpoint: its path without the slash (`validate-cocoonset`). */
+export const enforcementName = (label: HandlerLabel): string => ENDPOINTS[label].path.slice(1);
+
+const LABEL_BY_NAME: ReadonlyMap<string, HandlerLabel> = new Map(
+  HANDLER_LABELS.map((label) => [enforcementName(label), label]),
+);
+
+/**
+ * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
+ * not named is `deny`. Every problem is returned, so one start-up names them all.
+ */
+export function parseEnforcement(
+  text: string,
+): { readonly enforcement: Enforcement } | { readonly problems: readonly string[] } {
+  const enforcement: Record<HandlerLabel, EnforcementAction> = { ...DENY_EVERYWHERE };
+  const problems: string[] = [];
+  const named = new Set<HandlerLabel>();
+  for (const pair of text.split(",").map((entry) => entry.trim())) {
+    if (pair === "") continue;
+    const [name = "", action = "", ...rest] = pair.split("=").map((part) => part.trim());
+    const label = LABEL_BY_NAME.get(name);
+    if (rest.length > 0 || !pair.includes("=")) {
+      problems.push(`"${pair}" is not ENDPOINT=ACTION`);
+    } else if (label === undefined) {
+      problems.push(`"${name}" is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`);
+    } else if (!isAction(action)) {
+      problems.push(`"${action}" for ${name} is not an action; use deny or warn`);
+    } else if (named.has(label)) {
+      problems.push(`${name} is named twice`);
+    } else {
+      named.add(label);
+      enforcement[label] = action;
+    }
+  }
+  return problems.length > 0 ? { problems } : { enforcement };
+}
+
+const isAction = (text: string): text is EnforcementAction =>
+  (ENFORCEMENT_ACTIONS as readonly string[]).includes(text);
+
+/** The endpoints that allow what they would refuse, in table order. */
+export const warnModeEndpoints = (enforcement: Enforcement): HandlerLabel[] =>
+  HANDLER_LABELS.filter((label) => enforcement[label] === "warn");
+
+/**
+ * The verdict as the endpoint's action makes it: under `warn` a denial, and
+ * a check that could not be made, become allowed warnings with the same
+ * reason, message and violations; warn never blocks.
+ */
+export function enforce<E extends HandlerLabel, Rule extends string>(
+  verdict: Verdict<E, Rule>,
+  action: EnforcementAction,
+): Decision<E, Rule> {
+  if (action === "deny" || verdict.allowed) return verdict;
+  return {
+    allowed: true,
+    result: "warn",
+    reason: verdict.reason,
+    message: verdict.message,
+    violations: verdict.result === "deny" ? verdict.violations : NO_VIOLATIONS,
+    refused: verdict.result,
+  };
+}

@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import {
+  DENY_EVERYWHERE,
+  enforce,
+  parseEnforcement,
+  warnModeEndpoints,
+} from "../../src/admission/enforcement";
+import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
+import { ConfigError, loadConfig } from "../../src/config";
+import { collected, violation } from "../../src/violations";
+
+describe("ENFORCEMENT", () => {
+  test("unset or empty denies everywhere", () => {
+    expect(loadConfig({}).enforcement).toEqual(DENY_EVERYWHERE);
+    expect(parseEnforcement(" , ")).toEqual({ enforcement: DENY_EVERYWHERE });
+  });
+
+  test("names endpoints by their path without the slash; the others deny", () => {
+    const parsed = parseEnforcement(" mutate=warn, validate-cocoonset = warn ,validate=deny");
+    expect(parsed).toEqual({
+      enforcement: {
+        mutate: "warn",
+        validate: "deny",
+        validate_cocoonset: "warn",
+        validate_cocoonhibernation: "deny",
+      },
+    });
+    if (!("enforcement" in parsed)) throw new Error("parsed");
+    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["mutate", "validate_cocoonset"]);
+  });
+
+  test.each([
+    ["mutate", '"mutate" is not ENDPOINT=ACTION'],
+    ["mutate=warn=deny", '"mutate=warn=deny" is not ENDPOINT=ACTION'],
+    ["validate_cocoonset=warn", '"validate_cocoonset" is not an endpoint'],
+    ["/mutate=warn", '"/mutate" is not an endpoint'],
+    ["mutate=Warn", '"Warn" for mutate is not an action; use deny or warn'],
+    ["mutate=audit", '"audit" for mutate is not an action'],
+    ["mutate=warn,mutate=deny", "mutate is named twice"],
+  ])("%p is refused: %s", (text, problem) => {
+    const parsed = parseEnforcement(text);
+    expect("problems" in parsed && parsed.problems.join("\n")).toContain(problem);
+  });
+
+  test("a bad value stops start-up naming the variable and every problem", () => {
+    try {
+      loadConfig({ ENFORCEMENT: "mutate=later,nowhere=warn" });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(2);
+      for (const problem of problems) expect(problem).toStartWith("ENFORCEMENT: ");
+    }
+  });
+});
+
+describe("enforce", () => {
+  const violations = collected<"vm.os">((report) =>
+    report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
+  );
+
+  test("deny leaves every verdict as it is", () => {
+    for (const verdict of [
+      allowed(),
+      skipped("no_change"),
+      denied("invalid_spec", "no", violations),
+      errored("decode", "unreadable"),
+    ]) {
+      expect(enforce(verdict, "deny")).toBe(verdict);
+    }
+  });
+
+  test("warn allows a denial and a failed check, keeping what they would have said", () => {
+    expect(enforce(denied("invalid_spec", "no", violations), "warn")).toEqual({
+      allowed: true,
+      result: "warn",
+      reason: "invalid_spec",
+      message: "no",
+      violations,
+      refused: "deny",
+    });
+    expect(enforce(errored("list", "cannot verify"), "warn")).toMatchObject({
+      allowed: true,
+      result: "warn",
+      reason: "list",
+      refused: "error",
+      violations: { total: 0 },
+    });
+  });
+
+  test("warn leaves what is allowed anyway alone", () => {
+    const verdict = skipped("not_cocoon");
+    expect(enforce(verdict, "warn")).toBe(verdict);
+    expect(enforce(allowed(), "warn")).toBe(allowed());
+  });
+});
