@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { stringify as toYaml } from "yaml";
 import { eventually } from "../support/eventually";
 import type { ControlPlane } from "./cluster";
 import { LIST_PAGE_SIZE, ORDINARY_USER } from "./install";
@@ -11,6 +10,7 @@ import {
   expectCreated,
   hibernation,
   type KubeObject,
+  kubectlCreate,
   messageOf,
   uniqueName,
 } from "./objects";
@@ -40,10 +40,7 @@ const BROKEN_SPEC = {
 describe("CocoonSet through a real apiserver", () => {
   test("kubectl shows every violation of an invalid CocoonSet with its JSON path", async () => {
     const name = uniqueName("broken");
-    const result = await cluster.kubectl(["create", "-n", namespace, "-f", "-"], {
-      as: ORDINARY_USER,
-      stdin: toYaml(cocoonSet(name, BROKEN_SPEC)),
-    });
+    const result = await kubectlCreate(cluster, namespace, cocoonSet(name, BROKEN_SPEC));
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(
       `admission webhook "cocoonsets.cocoon-webhook.cocoonstack.io" denied the request: cocoon-webhook: `,

@@ -1,6 +1,7 @@
+import { stringify as toYaml } from "yaml";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import type { ApiAnswer, ControlPlane } from "./cluster";
-import { OPERATOR } from "./install";
+import { OPERATOR, ORDINARY_USER } from "./install";
 import { controlPlaneTier } from "./setup";
 
 /** Objects the scenarios create, and the REST paths they live at. */
@@ -132,6 +133,13 @@ export function workload(
     },
   };
 }
+
+/** `kubectl create -f -` of `object` in `namespace` by an ordinary user, as a person would type it. */
+export const kubectlCreate = (cluster: ControlPlane, namespace: string, object: KubeObject) =>
+  cluster.kubectl(["create", "-n", namespace, "-f", "-"], {
+    as: ORDINARY_USER,
+    stdin: toYaml(object),
+  });
 
 /** The Status message of a refused request, as `kubectl` prints it after "Error from server". */
 export const messageOf = (answer: ApiAnswer): string => String(answer.body?.message ?? "");

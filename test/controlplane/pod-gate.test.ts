@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { stringify as toYaml } from "yaml";
 import { VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import type { ControlPlane } from "./cluster";
+import type { CommandResult, ControlPlane } from "./cluster";
 import { OPERATOR, ORDINARY_USER, SCHEDULER } from "./install";
 import {
   admissionsDuring,
@@ -10,6 +9,7 @@ import {
   expectCreated,
   gatedPod,
   type KubeObject,
+  kubectlCreate,
   messageOf,
   pod,
   uniqueName,
@@ -43,12 +43,9 @@ const createPod = (body: KubeObject, as = ORDINARY_USER) =>
 describe("the pod gate through a real apiserver", () => {
   test("kubectl shows an ordinary user's gated pod refused with our message", async () => {
     const name = uniqueName("handmade");
-    let result: Awaited<ReturnType<ControlPlane["kubectl"]>> | undefined;
+    let result: CommandResult | undefined;
     const counted = await admissionsDuring("mutate", async () => {
-      result = await cluster.kubectl(["create", "-n", namespace, "-f", "-"], {
-        as: ORDINARY_USER,
-        stdin: toYaml(gatedPod(name)),
-      });
+      result = await kubectlCreate(cluster, namespace, gatedPod(name));
     });
 
     expect(result?.exitCode).toBe(1);

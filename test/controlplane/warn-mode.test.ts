@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { stringify as toYaml } from "yaml";
-import type { AuditEvent, ControlPlane } from "./cluster";
+import type { AuditEvent, CommandResult, ControlPlane } from "./cluster";
 import { ORDINARY_USER } from "./install";
 import {
   admissionsDuring,
   cocoonSet,
   createNamespace,
   gatedPod,
+  kubectlCreate,
   messageOf,
   uniqueName,
 } from "./objects";
@@ -70,12 +70,9 @@ describe("in warn mode", () => {
 
   test("kubectl creates a hand-made gated pod and prints our warning; the audit log says warn", async () => {
     const name = uniqueName("handmade");
-    let result: Awaited<ReturnType<ControlPlane["kubectl"]>> | undefined;
+    let result: CommandResult | undefined;
     const counted = await admissionsDuring("mutate", async () => {
-      result = await cluster.kubectl(["create", "-n", namespace, "-f", "-"], {
-        as: ORDINARY_USER,
-        stdin: toYaml(gatedPod(name)),
-      });
+      result = await kubectlCreate(cluster, namespace, gatedPod(name));
     });
     expect(result?.exitCode).toBe(0);
     expect(result?.stdout).toContain(`pod/${name} created`);
