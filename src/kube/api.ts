@@ -107,6 +107,7 @@ const anyObjectFields = z.looseObject({});
 const HIBERNATION_LIST: ExpectedList = {
   apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
   kind: `${COCOONHIBERNATION_KIND}List`,
+  itemKind: COCOONHIBERNATION_KIND,
 };
 
 function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | undefined): KubeApi {
