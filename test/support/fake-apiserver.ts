@@ -87,6 +87,10 @@ export interface FakeApiserverOptions {
 export interface KubeconfigOverrides {
   /** PEM of the CA the client should trust; default the fake's own CA. */
   readonly caPem?: string;
+  /** A CA file the kubeconfig names (`certificate-authority`) instead of inline CA data. */
+  readonly caFile?: string;
+  /** Another server URL, such as a proxy in front of this server. */
+  readonly server?: string;
   /** Inline token; default the current token (or the token file in tokenFile mode). */
   readonly token?: string;
   /** Include the client certificate; default as in FakeApiserverOptions. */
@@ -211,7 +215,10 @@ export async function startFakeApiserver(
           }
         : {};
     const user = overrides.user ?? { ...credential, ...certificate };
-    writeFileSync(path, kubeconfigYaml(url, overrides.caPem ?? ca.cert, user));
+    const trust: Record<string, string> = overrides.caFile
+      ? { "certificate-authority": overrides.caFile }
+      : { "certificate-authority-data": base64(overrides.caPem ?? ca.cert) };
+    writeFileSync(path, kubeconfigYaml(overrides.server ?? url, trust, user));
     return path;
   };
 
@@ -559,14 +566,18 @@ function base64(text: string): string {
   return Buffer.from(text).toString("base64");
 }
 
-function kubeconfigYaml(server: string, caPem: string, user: Record<string, unknown>): string {
+function kubeconfigYaml(
+  server: string,
+  trust: Record<string, string>,
+  user: Record<string, unknown>,
+): string {
   return toYaml({
     apiVersion: "v1",
     kind: "Config",
     clusters: [
       {
         name: "fake",
-        cluster: { server, "certificate-authority-data": base64(caPem) },
+        cluster: { server, ...trust },
       },
     ],
     users: [{ name: "fake-user", user }],
