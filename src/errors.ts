@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { echo } from "./echo";
 
 /** The message of a thrown value, whatever was thrown. */
 export function errorText(error: unknown): string {
@@ -27,8 +28,8 @@ export function methodNotAllowed(c: Context, allowed: readonly string[]) {
   return jsonError(
     c,
     405,
-    `method ${c.req.method} not allowed on ${c.req.path}; use ${allowed.join(" or ")}`,
+    `method ${echo(c.req.method)} not allowed on ${echo(c.req.path)}; use ${allowed.join(" or ")}`,
   );
 }
 
-export const notFound = (c: Context) => jsonError(c, 404, `no such path: ${c.req.path}`);
+export const notFound = (c: Context) => jsonError(c, 404, `no such path: ${echo(c.req.path)}`);

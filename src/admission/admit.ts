@@ -1,5 +1,6 @@
 import type { Context, Env } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { echo } from "../echo";
 import { jsonError, methodNotAllowed } from "../errors";
 import type { Logger } from "../observability/logger";
 import { admissionCells, admissionDuration } from "../observability/metrics";
@@ -86,7 +87,7 @@ export function admit<E extends EndpointLabel, V extends Env>(
   const typedReview = (c: Context<V>, receivedAt: number): Response | Promise<Response> => {
     const contentType = c.req.raw.headers.get("content-type") ?? "";
     if (!JSON_MEDIA_TYPE.test(contentType)) {
-      return jsonError(c, 415, `Content-Type must be application/json, got "${contentType}"`);
+      return jsonError(c, 415, `Content-Type must be application/json, got "${echo(contentType)}"`);
     }
     return review(c, receivedAt);
   };
@@ -148,13 +149,13 @@ function logVerdict(
   if (verdict.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
     handler: endpoint,
-    uid: request.uid,
-    operation: request.operation,
-    kind: request.kind?.kind,
+    uid: echo(request.uid),
+    operation: request.operation && echo(request.operation),
+    kind: request.kind && echo(request.kind.kind),
     resource: request.namespace
-      ? `${request.namespace}/${request.name ?? ""}`
-      : (request.name ?? ""),
-    user: request.userInfo?.username,
+      ? `${echo(request.namespace)}/${echo(request.name ?? "")}`
+      : echo(request.name ?? ""),
+    user: request.userInfo?.username && echo(request.userInfo.username),
     result: verdict.result,
     reason: verdict.reason,
   };

@@ -12,7 +12,9 @@ import {
   requestedNodeName,
 } from "../cocoon/pod";
 import { COCOONSET_KIND } from "../cocoon/resources";
+import { echo } from "../echo";
 import { type KubeApi, KubeApiError } from "../kube/kube-api";
+import { describeJson } from "../rules/json-values";
 
 type PodGateVerdict = Verdict<"mutate">;
 
@@ -106,7 +108,7 @@ async function podBoundByNameGate(
       `node becomes a VM and must be managed by a ${COCOONSET_KIND}; remove spec.nodeName and ` +
       `let the scheduler place the pod, or create a ${COCOONSET_KIND} instead`,
     creator: (username) =>
-      `user "${username}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
+      `user "${echo(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
       `${VM_NODE}: ${onlyCreators(deps.podCreators)}; remove spec.nodeName and let the scheduler ` +
       `place the pod, or let the cocoon operator create it from a ${COCOONSET_KIND}`,
   });
@@ -125,7 +127,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
 
   const namespace = request.namespace;
   const podName = request.name;
-  const pod = `pod ${namespace ?? ""}/${podName ?? ""}`;
+  const pod = `pod ${echo(namespace ?? "")}/${echo(podName ?? "")}`;
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -135,7 +137,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
     return denied(
       "invalid_name",
-      `the Binding names ${JSON.stringify(`${namespace ?? ""}/${podName ?? ""}`)} as its pod, which is not ` +
+      `the Binding names ${JSON.stringify(`${echo(namespace ?? "")}/${echo(podName ?? "")}`)} as its pod, which is not ` +
         `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
     );
   }
@@ -158,7 +160,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
         `get pods, and APISERVER_TIMEOUT)`,
     );
   }
-  const binding = `user "${username}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  const binding = `user "${echo(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (bound.pod === undefined || readPodMarkers(bound.pod) !== "gated") {
     const state =
       bound.pod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
@@ -217,7 +219,7 @@ const RETRY_HINT = "retry once the webhook can reach the Kubernetes API";
 
 function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
   return (
-    `${path} of ${subject} is ${JSON.stringify(nodeName) ?? String(nodeName)}, which is not a valid ` +
+    `${path} of ${subject} is ${describeJson(nodeName)}, which is not a valid ` +
     `node name (a DNS subdomain: lowercase letters, digits, "-" and ".", at most 253 characters); ` +
     `name an existing node`
   );
@@ -237,8 +239,10 @@ function nodeFetchMessage(
 }
 
 function describePod(request: AdmissionRequest): string {
-  const namespace = request.namespace ?? "";
-  return request.name ? `pod ${namespace}/${request.name}` : `a pod in namespace "${namespace}"`;
+  const namespace = echo(request.namespace ?? "");
+  return request.name
+    ? `pod ${namespace}/${echo(request.name)}`
+    : `a pod in namespace "${namespace}"`;
 }
 
 function onlyCreators(podCreators: ReadonlySet<string>): string {
@@ -261,7 +265,7 @@ function creatorMessage(
 ): string {
   const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
   return (
-    `user "${username}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
+    `user "${echo(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
     `marker (${MARKERS}): ${onlyCreators(podCreators)}; a ${COCOONSET_KIND} owner reference is ` +
     `set by the client and is not proof the operator made the pod — let the cocoon operator ` +
     `create it from a ${COCOONSET_KIND}`

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
+import { echo } from "../echo";
 import { isJsonObject, jsonObjectList } from "../json/read";
 import type { RawAnswer } from "./http";
 import { KubeApiError } from "./kube-api";
@@ -249,8 +250,7 @@ function describeIdentity(
 }
 
 function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+  return echo(text.replace(/\s+/g, " ").trim(), EXCERPT_CHARS);
 }
 
 function tryParseJson(text: string): unknown {

@@ -17,6 +17,7 @@ import {
   WORKLOAD_KINDS,
   type WorkloadResource,
 } from "../cocoon/workload";
+import { echo } from "../echo";
 import {
   type ExpectedList,
   type ExpectedObject,
@@ -142,7 +143,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
     );
   return {
     async getWorkload(resource: WorkloadResource, namespace: string, name: string) {
-      const operation = `GET ${resource} ${namespace}/${name}`;
+      const operation = `GET ${resource} ${echo(namespace)}/${echo(name)}`;
       requireValidNames(operation, { namespace, name });
       const path = `/apis/${WORKLOAD_API_VERSION}/namespaces/${namespace}/${resource}/${name}`;
       const expected: ExpectedObject = {
@@ -155,7 +156,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
       return getVerified(resource, path, operation, expected, parentWorkloadFields);
     },
     async getNode(name: string) {
-      const operation = `GET ${NODES_RESOURCE} ${name}`;
+      const operation = `GET ${NODES_RESOURCE} ${echo(name)}`;
       requireValidNames(operation, { name });
       return getVerified(
         NODES_RESOURCE,
@@ -171,7 +172,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
       );
     },
     async getPod(namespace: string, name: string) {
-      const operation = `GET ${PODS_RESOURCE} ${namespace}/${name}`;
+      const operation = `GET ${PODS_RESOURCE} ${echo(namespace)}/${echo(name)}`;
       requireValidNames(operation, { namespace, name });
       const path = `/api/v1/namespaces/${namespace}/${PODS_RESOURCE}/${name}`;
       return getVerified(
@@ -189,7 +190,7 @@ function kubeApiOver(transport: ApiserverTransport | undefined, log: KubeLog | u
       );
     },
     async listHibernations(namespace: string) {
-      const operation = `LIST ${COCOONHIBERNATION_PLURAL} in ${namespace}`;
+      const operation = `LIST ${COCOONHIBERNATION_PLURAL} in ${echo(namespace)}`;
       requireValidNames(operation, { namespace });
       const path = `/apis/${COCOON_GROUP}/${COCOON_VERSION}/namespaces/${namespace}/${COCOONHIBERNATION_PLURAL}`;
       return instrumented(
@@ -278,5 +279,5 @@ function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefine
 
 /** A refused name as the message shows it: quoted, and cut at 100 characters. */
 function quotedName(name: unknown): string {
-  return JSON.stringify(String(name).slice(0, 100));
+  return JSON.stringify(echo(String(name), 100));
 }

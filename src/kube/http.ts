@@ -1,3 +1,4 @@
+import { echo } from "../echo";
 import { errorText } from "../errors";
 import type { ApiserverCredentials } from "./credentials";
 import { KubeApiError } from "./kube-api";
@@ -108,7 +109,7 @@ function isRedirect(status: number): boolean {
 
 function redirectError(operation: string, response: Response): KubeApiError {
   const location = response.headers.get("location");
-  const target = location ? ` to ${JSON.stringify(location.slice(0, 200))}` : "";
+  const target = location ? ` to ${JSON.stringify(echo(location))}` : "";
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
       "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
@@ -132,7 +133,7 @@ function contentEncoding(response: Response): string | undefined {
 function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} with Content-Encoding ` +
-      `${JSON.stringify(encoding.slice(0, 40))} although identity was asked for; an encoded answer ` +
+      `${JSON.stringify(echo(encoding))} although identity was asked for; an encoded answer ` +
       "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
       "and the apiserver",
     response.status,

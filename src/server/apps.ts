@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { admit } from "../admission/admit";
 import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import type { Handler, Handlers } from "../admission/handler";
+import { echo } from "../echo";
 import { jsonError, methodNotAllowed, notFound, rejectionOf } from "../errors";
 import type { Logger } from "../observability/logger";
 import {
@@ -11,6 +12,7 @@ import {
   registry,
   requestsInFlight,
 } from "../observability/metrics";
+import { createRejectionLog } from "../observability/rejection-log";
 import { mountProbes, type Readiness } from "./probes";
 
 /** What the listener passes as the app's environment: the Bun server, for the client address. */
@@ -19,7 +21,7 @@ type ListenerEnv = { Bindings: { requestIP?(request: Request): SocketAddress | n
 function withErrorHandling(app: Hono<ListenerEnv>, log: Logger): Hono<ListenerEnv> {
   app.notFound(notFound);
   app.onError((error, c) => {
-    log.error({ err: error, path: c.req.path }, "unhandled error");
+    log.error({ err: error, path: echo(c.req.path) }, "unhandled error");
     return jsonError(c, 500, "internal error");
   });
   return app;
@@ -37,12 +39,14 @@ export interface AdmissionApp {
 
 /**
  * Counts every response by path and status, tracks requests in flight, and
- * logs each 4xx at warn with what was wrong and who sent it: a misconfigured
- * or version-skewed apiserver then shows up in the metrics and the logs.
- * Wrapped around the app rather than run as Hono middleware, so a review
- * route keeps its single handler and Hono calls it without composing a chain.
+ * logs 4xx answers at warn (rate-limited) with what was wrong and who sent
+ * it: a misconfigured or version-skewed apiserver then shows up in the
+ * metrics and the logs. Wrapped around the app rather than run as Hono
+ * middleware, so a review route keeps its single handler and Hono calls it
+ * without composing a chain.
  */
 function observeResponses(app: Hono<ListenerEnv>, log: Logger): AdmissionApp {
+  const logRejection = createRejectionLog(log);
   const settle = (request: Request, response: Response, server?: ListenerEnv["Bindings"]) => {
     requestsInFlight.count--;
     const { status } = response;
@@ -50,16 +54,13 @@ function observeResponses(app: Hono<ListenerEnv>, log: Logger): AdmissionApp {
     httpResponseCell(pathLabel(path), status).pending++;
     if (status >= 400 && status < 500) {
       const client = server?.requestIP?.(request);
-      log.warn(
-        {
-          method: request.method,
-          path,
-          status,
-          reason: rejectionOf(response),
-          client: client ? `${client.address}:${client.port}` : undefined,
-        },
-        "request rejected",
-      );
+      logRejection({
+        method: request.method,
+        path,
+        status,
+        reason: rejectionOf(response),
+        client: client ? `${client.address}:${client.port}` : undefined,
+      });
     }
     return response;
   };
