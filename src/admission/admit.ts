@@ -7,6 +7,7 @@ import { admissionCells, admissionDuration } from "../observability/metrics";
 import type { CollectedViolations } from "../rules/violation";
 import type { EndpointLabel } from "./endpoints";
 import { gateOperations, type Handler } from "./handler";
+import type { LargeReviewGate } from "./large-reviews";
 import { encodeResponse } from "./response";
 import { type AdmissionRequest, admissionReviewSchema } from "./review";
 import { errored, type Verdict } from "./verdict";
@@ -26,6 +27,8 @@ const ALLOWED_METHODS = ["POST"];
 export interface AdmitOptions {
   /** MAX_REQUEST_BYTES: a larger body is a 413 before it is read, or as soon as it passes this. */
   readonly maxRequestBytes: number;
+  /** Shared by every endpoint: large reviews are decoded within one memory budget. */
+  readonly largeReviews: LargeReviewGate;
 }
 
 /**
@@ -89,7 +92,7 @@ export function admit<E extends EndpointLabel, V extends Env>(
     if (!JSON_MEDIA_TYPE.test(contentType)) {
       return jsonError(c, 415, `Content-Type must be application/json, got "${echo(contentType)}"`);
     }
-    return review(c, receivedAt);
+    return options.largeReviews.run(declaredLength(c), () => review(c, receivedAt));
   };
 
   return (c) => {
@@ -100,6 +103,14 @@ export function admit<E extends EndpointLabel, V extends Env>(
     if (size === "unknown") return limit.streamed(c, async () => typedReview(c, receivedAt));
     return size;
   };
+}
+
+/** The body's Content-Length; undefined for a chunked body, whose length only reading tells. */
+function declaredLength(c: Context): number | undefined {
+  const headers = c.req.raw.headers;
+  const declared = headers.get("content-length");
+  if (declared === null || headers.has("transfer-encoding")) return undefined;
+  return Number.parseInt(declared, 10);
 }
 
 /**
@@ -122,10 +133,9 @@ function limitBody(maxBytes: number) {
   const streamedLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   /** A 413 for a declared length past the limit; "unknown" when only reading the body can tell. */
   const check = (c: Context): Response | "fits" | "unknown" => {
-    const headers = c.req.raw.headers;
-    const declared = headers.get("content-length");
-    if (declared === null || headers.has("transfer-encoding")) return "unknown";
-    return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c) : "fits";
+    const declared = declaredLength(c);
+    if (declared === undefined) return "unknown";
+    return declared > maxBytes ? tooLarge(c) : "fits";
   };
   /** Reads a body of unknown length up to the limit, then goes on with `next`. */
   const streamed = async (c: Context, next: () => Promise<Response>): Promise<Response> => {

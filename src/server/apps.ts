@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { admit } from "../admission/admit";
 import { ENDPOINT_LABELS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import type { Handler, Handlers } from "../admission/handler";
+import { createLargeReviewGate } from "../admission/large-reviews";
 import { echo } from "../echo";
 import { jsonError, methodNotAllowed, notFound, rejectionOf } from "../errors";
 import type { Logger } from "../observability/logger";
@@ -108,9 +109,10 @@ export function createAdmissionApp(
   options: AdmissionAppOptions,
 ): AdmissionApp {
   const app = withErrorHandling(new Hono<ListenerEnv>(), log);
+  const admitOptions = { ...options, largeReviews: createLargeReviewGate() };
   for (const endpoint of ENDPOINT_LABELS) {
     const handler: Handler = handlers[endpoint];
-    app.all(ENDPOINTS[endpoint].path, admit(endpoint, handler, log, options));
+    app.all(ENDPOINTS[endpoint].path, admit(endpoint, handler, log, admitOptions));
   }
   mountProbes(app, readiness);
   return observeResponses(app, log);

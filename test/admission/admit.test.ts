@@ -3,18 +3,21 @@ import { Hono } from "hono";
 import { admit } from "../../src/admission/admit";
 import { ENDPOINTS, resultReasons } from "../../src/admission/endpoints";
 import type { Handler } from "../../src/admission/handler";
+import { createLargeReviewGate } from "../../src/admission/large-reviews";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { admissionTotal } from "../../src/observability/metrics";
 import { collectViolations, violation } from "../../src/rules/violation";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 
+const ADMIT_OPTIONS = { maxRequestBytes: 1 << 20, largeReviews: createLargeReviewGate() };
+
 /** The rule errors are logged here, and asserted on, instead of printed. */
 const { log, lines: errorLines } = capturingLogger("error");
 
 function appWith(handler: Handler<"validate_cocoonset">) {
   const app = new Hono();
-  app.post("/review", admit("validate_cocoonset", handler, log, { maxRequestBytes: 1 << 20 }));
+  app.post("/review", admit("validate_cocoonset", handler, log, ADMIT_OPTIONS));
   return app;
 }
 
@@ -181,7 +184,7 @@ describe("admit()", () => {
         "validate_cocoonset",
         () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
         capture,
-        { maxRequestBytes: 1 << 20 },
+        ADMIT_OPTIONS,
       ),
     );
     await send(app, review());
