@@ -30,9 +30,13 @@ interface Waiter {
 
 /**
  * Bounds the memory large reviews take, whatever their number, and keeps
- * them from starving small ones: small reviews never wait here, and a large
- * one hands over to the next through a macrotask, so the small reviews that
- * arrived meanwhile are answered first.
+ * them from starving small ones. Small reviews never wait here. Decoding a
+ * large review holds the event loop for a few hundred milliseconds, and Bun
+ * calls every request whose bytes have arrived before it polls for more; so
+ * a large review that finishes hands over to the next only on a later turn
+ * of the event loop (a macrotask), and one that arrives meanwhile waits for
+ * that turn too: the small reviews that arrived during the decoding are
+ * answered in between, and none waits behind more than one large review.
  *
  * When the last large review in decoding is done, the heap is collected at
  * once: the collector would otherwise leave a decoded review (tens of MiB of
@@ -49,8 +53,10 @@ export function createLargeReviewGate(
   const queue: Waiter[] = [];
   let bytesInUse = 0;
   let decoding = 0;
+  let handingOver = false;
 
   const admitWaiting = () => {
+    if (handingOver) return;
     for (let next = queue[0]; next; next = queue[0]) {
       if (decoding > 0 && bytesInUse + next.bytes > options.budgetBytes) return;
       queue.shift();
@@ -62,8 +68,13 @@ export function createLargeReviewGate(
   const release = (bytes: number) => {
     bytesInUse -= bytes;
     decoding--;
-    if (decoding === 0) Bun.gc(true);
-    setImmediate(admitWaiting);
+    if (handingOver) return;
+    handingOver = true;
+    setImmediate(() => {
+      handingOver = false;
+      if (decoding === 0) Bun.gc(true);
+      admitWaiting();
+    });
   };
 
   return {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { createLargeReviewGate } from "../../src/admission/large-reviews";
+import { eventually } from "../support/eventually";
 
 const KIB = 1024;
 
@@ -96,5 +98,36 @@ describe("the large-review gate", () => {
     await handedOver();
     expect(large.decoding).toBe(0);
     expect(await large.run(400 * KIB, async () => "next")).toBe("next");
+  });
+});
+
+describe("the large-review gate in a server", () => {
+  test("small reviews that arrive while large ones are decoded are answered between them, not after all", async () => {
+    const { freePort } = await import("../e2e/harness");
+    const port = freePort();
+    const server = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "../support/large-review-server.ts"), String(port)],
+      { stdout: "ignore", stderr: "inherit" },
+    );
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await eventually(() => fetch(`${base}/events`).then((response) => response.ok), Boolean);
+      const post = (path: string) => fetch(`${base}${path}`, { method: "POST", body: "x" });
+      const large = Array.from({ length: 6 }, () => post("/large"));
+      const small: Promise<Response>[] = [];
+      for (let sent = 0; sent < 6; sent++) {
+        await Bun.sleep(50); // deliberate: small reviews keep arriving while large ones decode
+        small.push(post("/small"));
+      }
+      await Promise.all([...large, ...small]);
+      const order = (await (await fetch(`${base}/events`)).json()) as string[];
+      // Bun calls every request whose bytes have arrived before it polls for more: without the
+      // handover on a later turn, all six large reviews ran before the first small one.
+      const whileSmallOnesArrived = order.slice(0, order.lastIndexOf("small") + 1).join(" ");
+      expect(whileSmallOnesArrived).not.toContain("large large large");
+      expect(whileSmallOnesArrived).toContain("small");
+    } finally {
+      server.kill();
+    }
   });
 });
