@@ -109,7 +109,7 @@ function isRedirect(status: number): boolean {
 
 function redirectError(operation: string, response: Response): KubeApiError {
   const location = response.headers.get("location");
-  const target = location ? ` to ${JSON.stringify(echo(location))}` : "";
+  const target = location ? ` to ${JSON.stringify(echo(location, 200))}` : "";
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
       "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
