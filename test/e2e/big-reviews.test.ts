@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { percentile, plainPodReview, postWithFetch } from "../chaos/support";
+import { maxSizeBurst, percentile } from "../chaos/support";
 import { maxSizeUpdate } from "../support/max-size-reviews";
-import { anonymousRssBytes, MIB } from "../support/procfs";
+import { MIB } from "../support/procfs";
 import { startWebhook, type WebhookProcess } from "./harness";
 
 /*
@@ -21,7 +21,6 @@ const PARALLEL = 4;
  * by side with their garbage left for later, four took 590 MiB.
  */
 const ANONYMOUS_MEMORY_LIMIT = 224 * MIB;
-const POD_EVERY_MS = 20;
 
 let webhook: WebhookProcess;
 beforeAll(async () => {
@@ -33,42 +32,19 @@ afterAll(async () => {
 
 describe("max-size reviews", () => {
   test(`${PARALLEL} at once are answered with a bounded heap, and pod reviews beside them`, async () => {
-    const target = { url: webhook.admissionUrl, ca: webhook.ca.cert };
     const review = maxSizeUpdate("empty toolboxes");
-    const body = JSON.stringify(review);
     // One first, so the figures are of a warm process (its first review also compiles code).
-    await postWithFetch(target, "/validate-cocoonset", body, review.request.uid);
-    let peakAnonymous = 0;
-    const sampler = setInterval(() => {
-      peakAnonymous = Math.max(peakAnonymous, anonymousRssBytes(webhook.process.pid));
-    }, 5);
-    const pods: ReturnType<typeof postWithFetch>[] = [];
-    let sending = true;
-    const podLoop = (async () => {
-      while (sending) {
-        const uid = crypto.randomUUID();
-        pods.push(postWithFetch(target, "/mutate", plainPodReview(uid), uid));
-        await Bun.sleep(POD_EVERY_MS); // deliberate: the offered rate of pod reviews
-      }
-    })();
-    const big = await Promise.all(
-      Array.from({ length: PARALLEL }, () =>
-        postWithFetch(target, "/validate-cocoonset", body, review.request.uid),
-      ),
-    );
-    sending = false;
-    await podLoop;
-    clearInterval(sampler);
-    const podOutcomes = await Promise.all(pods);
-    const latencies = podOutcomes.map((pod) => pod.latencyMs);
+    await maxSizeBurst(webhook, review, 1);
+    const { big, pods, peakAnonymousBytes } = await maxSizeBurst(webhook, review, PARALLEL);
+    const latencies = pods.map((pod) => pod.latencyMs);
     console.log(
       `max-size reviews: ${PARALLEL} answered within ${Math.round(Math.max(...big.map((each) => each.latencyMs)))} ms; ` +
-        `peak anonymous memory ${Math.round(peakAnonymous / MIB)} MiB; pod reviews beside them ` +
+        `peak anonymous memory ${Math.round(peakAnonymousBytes / MIB)} MiB; pod reviews beside them ` +
         `p99 ${Math.round(percentile(latencies, 99))} ms (n=${latencies.length}; timings are not asserted)`,
     );
 
     expect(big.filter((each) => !each.ok)).toEqual([]);
-    expect(podOutcomes.filter((pod) => !pod.ok)).toEqual([]);
-    expect(peakAnonymous).toBeLessThan(ANONYMOUS_MEMORY_LIMIT);
+    expect(pods.filter((pod) => !pod.ok)).toEqual([]);
+    expect(peakAnonymousBytes).toBeLessThan(ANONYMOUS_MEMORY_LIMIT);
   }, 30_000);
 });

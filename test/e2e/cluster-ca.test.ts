@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import { admissionReview } from "../support/admission-review";
+import { podOnNodeReview } from "../support/admission-review";
 import { eventually } from "../support/eventually";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { startTcpSwitch, type TcpSwitch } from "../support/tcp-switch";
@@ -27,17 +27,6 @@ const node = (vm: boolean) => ({
   metadata: { name: VM_NODE },
   spec: vm ? { taints: [{ key: COCOON_TOLERATION_KEY, effect: "NoSchedule" }] } : {},
 });
-
-/** A hand-made pod created straight onto the VM node: denied when the real apiserver answers. */
-const podOnVmNode = () =>
-  admissionReview({
-    username: "alice",
-    name: "hand-0",
-    object: {
-      metadata: { name: "hand-0", namespace: "default" },
-      spec: { nodeName: VM_NODE, containers: [{ name: "c", image: "busybox" }] },
-    },
-  });
 
 let real: FakeApiserver;
 let impostor: FakeApiserver;
@@ -72,7 +61,8 @@ afterAll(async () => {
 });
 
 async function verdictOnPodOnVmNode() {
-  const answer = await readReview(await webhook.post("/mutate", podOnVmNode()));
+  // A hand-made pod straight onto the VM node: denied when the real apiserver answers.
+  const answer = await readReview(await webhook.post("/mutate", podOnNodeReview(VM_NODE)));
   return { allowed: answer.response.allowed, message: answer.response.status?.message ?? "" };
 }
 

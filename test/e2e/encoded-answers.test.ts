@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { admissionReview, HIBERNATION_KIND } from "../support/admission-review";
+import { admissionReview, HIBERNATION_KIND, podOnNodeReview } from "../support/admission-review";
 import { BROTLI_BOMB_DECODED_BYTES, brotliBomb, gzipBomb } from "../support/compression-bombs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { MIB, peakRssBytes } from "../support/procfs";
@@ -32,16 +32,7 @@ afterAll(async () => {
   await apiserver.stop();
 });
 
-/** A pod created straight onto a node by name: the gate GETs the node. */
-const podOnNode = () =>
-  admissionReview({
-    username: "alice",
-    name: "hand-0",
-    object: {
-      metadata: { name: "hand-0", namespace: "default" },
-      spec: { nodeName: "vk-cocoon-1", containers: [{ name: "c", image: "busybox" }] },
-    },
-  });
+const podOnNode = () => podOnNodeReview("vk-cocoon-1");
 
 const hibernationCreate = () =>
   admissionReview({
