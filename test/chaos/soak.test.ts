@@ -44,7 +44,7 @@ interface Trickler {
  * byte every `nextByteEveryMs` (0: never). `headers` trickles the request
  * headers; `body` sends complete headers and trickles the body; `nothing`
  * never sends a byte after the handshake; `keep-alive` sends one whole
- * request and then idles, as a pooled connection between requests.
+ * request (a probe) and then idles, as a pooled connection between requests.
  */
 function trickler(
   webhook: WebhookProcess,
@@ -59,7 +59,8 @@ function trickler(
     headers: ["", head],
     body: [head, body],
     nothing: ["", ""],
-    "keep-alive": [head + body, ""],
+    // A probe, not a review: the admission samples stay those of the load.
+    "keep-alive": [`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`, ""],
   };
   const [prefix, rest] = parts[part];
   let sent = 0;
