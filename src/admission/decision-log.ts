@@ -1,3 +1,4 @@
+import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
 import type { CollectedViolations } from "../violations";
 import type { HandlerLabel } from "./endpoints";
@@ -21,13 +22,13 @@ export function logDecision(
   if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
     handler: endpoint,
-    uid: request.uid,
-    operation: request.operation,
-    kind: request.kind?.kind,
+    uid: echo(request.uid),
+    operation: request.operation && echo(request.operation),
+    kind: request.kind && echo(request.kind.kind),
     resource: request.namespace
-      ? `${request.namespace}/${request.name ?? ""}`
-      : (request.name ?? ""),
-    user: request.userInfo?.username,
+      ? `${echo(request.namespace)}/${echo(request.name ?? "")}`
+      : echo(request.name ?? ""),
+    user: request.userInfo?.username && echo(request.userInfo.username),
     result: decision.result,
     reason: decision.reason,
   };

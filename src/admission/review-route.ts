@@ -6,10 +6,11 @@ import { admissionDuration, admissionTotal, childrenOf } from "../observability/
 import { logDecision } from "./decision-log";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
+import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
 import { encodeResponse } from "./response";
 import type { admissionReviewSchema } from "./review";
-import { limitBody, requireJson, validEnvelope } from "./validation";
+import { awaitLargeReviewTurn, limitBody, requireJson, validEnvelope } from "./validation";
 import { type Decision, errored, type Handler, type Handlers, type Verdict } from "./verdict";
 
 export interface ReviewRouteOptions {
@@ -40,9 +41,21 @@ export function mountReviewRoutes<E extends Env>(
   }
 }
 
-/** The middleware every review passes before its handler, in order: size, type, envelope. */
-export function reviewValidation(maxRequestBytes: number) {
-  return [limitBody(maxRequestBytes), requireJson, validEnvelope] as const;
+/**
+ * The middleware every review passes before its handler, in order: size,
+ * type, a turn for a large review (one gate for all of the app's routes, so
+ * large reviews share one memory budget), envelope.
+ */
+export function reviewValidation(
+  maxRequestBytes: number,
+  largeReviews: LargeReviewGate = createLargeReviewGate(),
+) {
+  return [
+    limitBody(maxRequestBytes),
+    requireJson,
+    awaitLargeReviewTurn(largeReviews),
+    validEnvelope,
+  ] as const;
 }
 
 /** The envelope as the validation middleware hands it to the review. */

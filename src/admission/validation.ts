@@ -1,14 +1,17 @@
 import { zValidator } from "@hono/zod-validator";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { echo } from "../echo";
 import { Rejection } from "../http/rejection";
+import type { LargeReviewGate } from "./large-reviews";
 import { admissionReviewSchema } from "./review";
 
 /*
  * The middleware between an admission route and its handler: the body size
- * (413), the Content-Type (415) and the AdmissionReview envelope (400). Each
- * refusal is a Rejection, answered and counted by the app's one error path.
+ * (413), the Content-Type (415), a turn to decode a large review, and the
+ * AdmissionReview envelope (400). Each refusal is a Rejection, answered and
+ * counted by the app's one error path.
  */
 
 /**
@@ -35,10 +38,26 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 export const requireJson: MiddlewareHandler = async (c, next) => {
   const contentType = c.req.raw.headers.get("content-type") ?? "";
   if (!JSON_MEDIA_TYPE.test(contentType)) {
-    throw new Rejection(415, `Content-Type must be application/json, got "${contentType}"`);
+    throw new Rejection(415, `Content-Type must be application/json, got "${echo(contentType)}"`);
   }
   await next();
 };
+
+/**
+ * Large reviews wait for room in the gate's memory budget before their body
+ * is read and decoded; small ones pass at once.
+ */
+export function awaitLargeReviewTurn(gate: LargeReviewGate): MiddlewareHandler {
+  return (c, next) => gate.run(declaredLength(c), next);
+}
+
+/** The body's Content-Length; undefined for a chunked body, whose length only reading tells. */
+function declaredLength(c: Context): number | undefined {
+  const headers = c.req.raw.headers;
+  const declared = headers.get("content-length");
+  if (declared === null || headers.has("transfer-encoding")) return undefined;
+  return Number.parseInt(declared, 10);
+}
 
 /**
  * The envelope through Hono's validator. zod parses synchronously: the

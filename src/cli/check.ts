@@ -8,11 +8,12 @@ import {
 } from "../cocoon/resources";
 import { formatPath, type PathSegments } from "../json/path";
 import { type JsonPath, stringAt } from "../json/read";
-import type { RuleId } from "../rules/catalogue";
+import type { HibernationRuleId, RuleId } from "../rules/catalogue";
 import { cocoonSetViolations } from "../rules/cocoonset";
 import { checkNoOtherHibernation, hibernationViolations } from "../rules/hibernation";
 import { quote } from "../rules/json-values";
 import type { Violation } from "../rules/violation";
+import { collected } from "../violations";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
@@ -224,10 +225,12 @@ function hibernationViolationsAcrossInput(
   hibernationsByPod.set(key, earlier);
   const conflicts: Violation[] = [];
   for (const { value, where } of earlier) {
-    checkNoOtherHibernation(podName, [value], (_rule, build) => {
-      const conflict = build();
+    const { listed } = collected<HibernationRuleId>((report) =>
+      checkNoOtherHibernation(podName, [value], report),
+    );
+    for (const conflict of listed) {
       conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${where})` });
-    });
+    }
   }
   const where = `${object.file}:${object.positionOf(["metadata", "name"]).line}`;
   earlier.push({ value: object.value, where });

@@ -11,10 +11,12 @@ import {
   requestedNodeName,
 } from "../cocoon/pod";
 import { COCOONSET_KIND } from "../cocoon/resources";
+import { echo } from "../echo";
 import { isDnsLabel, isDnsSubdomain } from "../kube/names";
 import type { KubeApi } from "../kube/port";
 import { NODES, PODS } from "../kube/resources";
 import type { RuleOf } from "../rules/catalogue";
+import { describeJson } from "../rules/json-values";
 import { type ApiserverRead, readApiserver, retryOnceReachable } from "./apiserver-read";
 
 type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
@@ -109,7 +111,7 @@ async function podBoundByNameGate(
       `node becomes a VM and must be managed by a ${COCOONSET_KIND}; remove spec.nodeName and ` +
       `let the scheduler place the pod, or create a ${COCOONSET_KIND} instead`,
     creator: (username) =>
-      `user "${username}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
+      `user "${echo(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
       `${VM_NODE}: ${onlyCreators(deps.podCreators)}; remove spec.nodeName and let the scheduler ` +
       `place the pod, or let the cocoon operator create it from a ${COCOONSET_KIND}`,
   });
@@ -128,7 +130,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
 
   const namespace = request.namespace;
   const podName = request.name;
-  const pod = `pod ${namespace ?? ""}/${podName ?? ""}`;
+  const pod = `pod ${echo(namespace ?? "")}/${echo(podName ?? "")}`;
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -138,7 +140,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
     return denied(
       "invalid_name",
-      `the Binding names ${JSON.stringify(`${namespace ?? ""}/${podName ?? ""}`)} as its pod, which is not ` +
+      `the Binding names ${JSON.stringify(`${echo(namespace ?? "")}/${echo(podName ?? "")}`)} as its pod, which is not ` +
         `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
     );
   }
@@ -161,7 +163,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
   const boundPod = bound.answer;
-  const binding = `user "${username}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  const binding = `user "${echo(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
       boundPod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
@@ -197,7 +199,7 @@ async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {
 
 function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
   return (
-    `${path} of ${subject} is ${JSON.stringify(nodeName) ?? String(nodeName)}, which is not a valid ` +
+    `${path} of ${subject} is ${describeJson(nodeName)}, which is not a valid ` +
     `node name (a DNS subdomain: lowercase letters, digits, "-" and ".", at most 253 characters); ` +
     `name an existing node`
   );
@@ -217,8 +219,10 @@ function nodeFetchMessage(
 }
 
 function describePod(request: AdmissionRequest): string {
-  const namespace = request.namespace ?? "";
-  return request.name ? `pod ${namespace}/${request.name}` : `a pod in namespace "${namespace}"`;
+  const namespace = echo(request.namespace ?? "");
+  return request.name
+    ? `pod ${namespace}/${echo(request.name)}`
+    : `a pod in namespace "${namespace}"`;
 }
 
 function onlyCreators(podCreators: ReadonlySet<string>): string {
@@ -241,7 +245,7 @@ function creatorMessage(
 ): string {
   const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
   return (
-    `user "${username}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
+    `user "${echo(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
     `marker (${MARKERS}): ${onlyCreators(podCreators)}; a ${COCOONSET_KIND} owner reference is ` +
     `set by the client and is not proof the operator made the pod — let the cocoon operator ` +
     `create it from a ${COCOONSET_KIND}`

@@ -12,6 +12,7 @@ import {
   type WorkloadResource,
   workloadIsCocoon,
 } from "../cocoon/workload";
+import { echo } from "../echo";
 import type { KubeApi } from "../kube/port";
 import type { WorkloadFields } from "../kube/resources";
 import type { RuleOf } from "../rules/catalogue";
@@ -103,8 +104,12 @@ function guardWorkloadUpdate(request: AdmissionRequest): ScaleGuardVerdict {
   );
 }
 
-function describeScaleDown({ kind, namespace, name, oldReplicas, newReplicas }: ScaleDown): string {
-  return `${kind} ${namespace}/${name} from ${oldReplicas} to ${newReplicas} replicas`;
+function describeScaleDown(scaleDown: ScaleDown): string {
+  return `${describeWorkload(scaleDown)} from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas`;
+}
+
+function describeWorkload({ kind, namespace, name }: ScaleDown): string {
+  return `${kind} ${echo(namespace)}/${echo(name)}`;
 }
 
 function scaleDownMessage(scaleDown: ScaleDown): string {
@@ -122,7 +127,7 @@ function parentFetchMessage(
   failure: string,
 ): string {
   return (
-    `cannot verify parent workload ${scaleDown.kind} ${scaleDown.namespace}/${scaleDown.name}, ` +
+    `cannot verify parent workload ${describeWorkload(scaleDown)}, ` +
     `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
     `refused (fail-closed): ${failure}; ${retryOnceReachable("get", resource)}`
   );

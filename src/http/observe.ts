@@ -1,6 +1,7 @@
 import type { SocketAddress } from "bun";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../observability/logger";
+import { createRejectionLog } from "../observability/rejection-log";
 import { Rejection } from "./rejection";
 
 /*
@@ -33,24 +34,23 @@ export function countResponses(count: (path: string, status: number) => void): M
 }
 
 /**
- * Every 4xx at warn, with what was wrong and who sent it: a misconfigured or
- * version-skewed apiserver then shows up in the logs.
+ * Every 4xx at warn, with what was wrong and who sent it (rate-limited and
+ * bounded, see createRejectionLog): a misconfigured or version-skewed
+ * apiserver then shows up in the logs.
  */
 export function warnOnRejections(log: Logger): MiddlewareHandler<ListenerEnv> {
+  const logRejection = createRejectionLog(log);
   return async (c, next) => {
     await next();
     const { status } = c.res;
     if (status < 400 || status >= 500) return;
     const client = c.env?.requestIP?.(c.req.raw);
-    log.warn(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status,
-        reason: c.error instanceof Rejection ? c.error.reason : undefined,
-        client: client ? `${client.address}:${client.port}` : undefined,
-      },
-      "request rejected",
-    );
+    logRejection({
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      reason: c.error instanceof Rejection ? c.error.reason : undefined,
+      client: client ? `${client.address}:${client.port}` : undefined,
+    });
   };
 }

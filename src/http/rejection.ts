@@ -1,5 +1,6 @@
 import type { Env, ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */
@@ -35,7 +36,7 @@ export class Rejection extends HTTPException {
 export function answerErrors(log: Logger): ErrorHandler {
   return (error, c) => {
     if (!(error instanceof Rejection)) {
-      log.error({ err: error, path: c.req.path }, "unhandled error");
+      log.error({ err: error, path: echo(c.req.path) }, "unhandled error");
       return c.json({ error: "internal error" }, 500);
     }
     for (const [name, value] of Object.entries(error.extra.headers ?? {})) c.header(name, value);
@@ -52,7 +53,7 @@ export function allowOnly<E extends Env>(app: Hono<E>, path: string, methods: re
   app.all(path, (c) => {
     throw new Rejection(
       405,
-      `method ${c.req.method} not allowed on ${c.req.path}; use ${methods.join(" or ")}`,
+      `method ${echo(c.req.method)} not allowed on ${echo(c.req.path)}; use ${methods.join(" or ")}`,
       { headers: { Allow: methods.join(", ") } },
     );
   });
@@ -61,6 +62,6 @@ export function allowOnly<E extends Env>(app: Hono<E>, path: string, methods: re
 /** Answers every path no route took with 404; register after every route. */
 export function refuseUnknownPaths<E extends Env>(app: Hono<E>) {
   app.all("*", (c) => {
-    throw new Rejection(404, `no such path: ${c.req.path}`);
+    throw new Rejection(404, `no such path: ${echo(c.req.path)}`);
   });
 }

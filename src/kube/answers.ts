@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
+import { echo } from "../echo";
 import { isJsonObject, jsonObjectList } from "../json/read";
 import type { RawAnswer } from "./http";
 import { KubeApiError } from "./port";
@@ -112,10 +113,12 @@ function groupOf(apiVersion: string): string {
   return slash === -1 ? "" : apiVersion.slice(0, slash);
 }
 
-/** The list a LIST asks for, such as `CocoonHibernationList`. */
+/** The list a LIST asks for, such as `CocoonHibernationList` of `CocoonHibernation` items. */
 export interface ExpectedList {
   readonly apiVersion: string;
   readonly kind: string;
+  /** The kind of every item; items carry the list's apiVersion (custom resources always do). */
+  readonly itemKind: string;
 }
 
 /**
@@ -165,7 +168,7 @@ const listPageSchema = z.looseObject({
   items: jsonObjectList.nullable().transform((items) => items ?? []),
 });
 
-/** A LIST page, trusted only when it is a direct 2xx of the list kind asked for, items all objects. */
+/** A LIST page, trusted only when it is a direct 2xx of the list kind asked for, every item of the kind asked for. */
 export function verifiedListPage(
   operation: string,
   answer: RawAnswer,
@@ -182,6 +185,19 @@ export function verifiedListPage(
     );
   }
   const page = checkedFields(operation, answer, object, listPageSchema, expected.kind);
+  const strayIndex = page.items.findIndex(
+    (item) => item.apiVersion !== expected.apiVersion || item.kind !== expected.itemKind,
+  );
+  const stray = page.items[strayIndex];
+  if (stray) {
+    const metadata = isJsonObject(stray.metadata) ? stray.metadata : {};
+    throw untrusted(
+      operation,
+      answer,
+      `a ${expected.kind} whose items[${strayIndex}] is ${describeIdentity(stray, metadata)}, ` +
+        `not a ${expected.apiVersion} ${expected.itemKind}`,
+    );
+  }
   return { items: page.items, continueToken: page.metadata?.continue || undefined };
 }
 
@@ -234,8 +250,7 @@ function describeIdentity(
 }
 
 function excerpt(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+  return echo(text.replace(/\s+/g, " ").trim(), EXCERPT_CHARS);
 }
 
 function tryParseJson(text: string): unknown {

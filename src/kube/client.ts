@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { echo } from "../echo";
 import type { JsonObject } from "../json/read";
 import {
   type ExpectedList,
@@ -111,7 +112,7 @@ function kubeApiOver(
       resource: ApiResource<Fields>,
       { namespace, name }: ObjectRef,
     ) {
-      const operation = `GET ${resource.plural} ${namespace === undefined ? name : `${namespace}/${name}`}`;
+      const operation = `GET ${resource.plural} ${namespace === undefined ? echo(name) : `${echo(namespace)}/${echo(name)}`}`;
       requireValidNames(operation, resource, { namespace, name });
       return instrumented(
         { verb: "get", resource: resource.plural, operation },
@@ -135,7 +136,7 @@ function kubeApiOver(
       );
     },
     async list(resource: ApiResource, namespace: string) {
-      const operation = `LIST ${resource.plural} in ${namespace}`;
+      const operation = `LIST ${resource.plural} in ${echo(namespace)}`;
       requireValidNames(operation, resource, { namespace });
       return instrumented(
         { verb: "list", resource: resource.plural, operation },
@@ -143,6 +144,7 @@ function kubeApiOver(
           const expected: ExpectedList = {
             apiVersion: apiVersionOf(resource),
             kind: `${resource.kind}List`,
+            itemKind: resource.kind,
           };
           return listAllPages(
             connected(operation),
@@ -243,5 +245,5 @@ function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefine
 
 /** A refused name as the message shows it: quoted, and cut at 100 characters. */
 function quotedName(name: unknown): string {
-  return JSON.stringify(String(name).slice(0, 100));
+  return JSON.stringify(echo(String(name), 100));
 }

@@ -1,6 +1,8 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
 import { errorText } from "../errors";
+import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
+import { requireCertificateBundle } from "./certificate-bundle";
 import type { ClusterAccess, KubeLog } from "./cluster-access";
 import { KubeApiError } from "./port";
 import { type WatchedFile, watchFile } from "./watched-file";
@@ -27,29 +29,46 @@ export function createCredentials(
   options: { recheckMs?: number; log?: KubeLog },
 ): ApiserverCredentials {
   const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
-  const watch = (path: string, what: string): WatchedFile =>
+  const watch = (
+    path: string,
+    file: CredentialFile,
+    validate?: (content: string) => void,
+  ): WatchedFile =>
     watchFile(path, {
       recheckMs,
-      onError: (error) =>
-        options.log?.("warn", `cannot re-read the ${what}; keeping the previous one`, {
-          path,
-          error: errorText(error),
-        }),
+      validate,
+      onError: (error) => {
+        apiserverFileReloadFailuresTotal.labels(file).inc();
+        options.log?.(
+          "warn",
+          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
+          {
+            path,
+            error: errorText(error),
+          },
+        );
+      },
     });
-  const pem = (what: string, file?: string, base64Data?: string): PemSource => {
-    if (file) {
-      const watched = watch(file, what);
-      return () => readOrThrow(watched, what);
+  const pem = (
+    file: CredentialFile,
+    path?: string,
+    base64Data?: string,
+    validate?: (content: string) => void,
+  ): PemSource => {
+    if (path) {
+      const watched = watch(path, file, validate);
+      return () => readOrThrow(watched, DESCRIPTIONS[file]);
     }
     const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
     return () => decoded;
   };
 
   const { cluster, user } = access;
-  const ca = pem("cluster CA", cluster.caFile, cluster.caData);
-  const clientCert = pem("client certificate", user.certFile, user.certData);
-  const clientKey = pem("client key", user.keyFile, user.keyData);
-  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer token file") : undefined;
+  const ca = pem("cluster_ca", cluster.caFile, cluster.caData, requireCertificateBundle);
+  const clientCert = pem("client_certificate", user.certFile, user.certData);
+  const clientKey = pem("client_key", user.keyFile, user.keyData);
+  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer_token") : undefined;
+  requireUsableCa(ca, cluster.caData);
   const authorization = authorizationSource(access, tokenFile);
 
   // Built again only when what goes into them changes (a rotated token or
@@ -86,6 +105,34 @@ export function createCredentials(
   };
 }
 
+/** Which file of the apiserver client a reload failure is counted under. */
+type CredentialFile = "cluster_ca" | "client_certificate" | "client_key" | "bearer_token";
+
+const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
+  cluster_ca: "cluster CA",
+  client_certificate: "client certificate",
+  client_key: "client key",
+  bearer_token: "bearer token file",
+};
+
+/**
+ * The CA is read once at start, so an empty or garbled one stops the process
+ * naming its file; later changes to it are checked the same way and, when
+ * unusable, leave the last good CA in use. Never "no CA": fetch would then
+ * trust the system's default store instead of the cluster's CA.
+ */
+function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
+  const pem = ca();
+  if (pem === undefined || !inlineData) return;
+  try {
+    requireCertificateBundle(pem);
+  } catch (error) {
+    throw new KubeApiError(
+      `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
+    );
+  }
+}
+
 function authorizationSource(
   access: ClusterAccess,
   tokenFile: WatchedFile | undefined,
@@ -93,7 +140,7 @@ function authorizationSource(
   const { user } = access;
   if (tokenFile) {
     return async () => {
-      const token = readOrThrow(tokenFile, "bearer token file").trim();
+      const token = readOrThrow(tokenFile, DESCRIPTIONS.bearer_token).trim();
       if (token === "") throw new KubeApiError(`bearer token file ${tokenFile.path} is empty`);
       return `Bearer ${token}`;
     };

@@ -1,3 +1,4 @@
+import { echo } from "../echo";
 import { errorText } from "../errors";
 import type { ApiserverCredentials } from "./credentials";
 import { KubeApiError } from "./port";
@@ -56,7 +57,10 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
     | undefined;
   const requestHeaders = (auth: Record<string, string>) => {
     if (requestHeadersFor?.auth !== auth) {
-      requestHeadersFor = { auth, headers: { ...auth, Accept: "application/json" } };
+      requestHeadersFor = {
+        auth,
+        headers: { ...auth, Accept: "application/json", "Accept-Encoding": "identity" },
+      };
     }
     return requestHeadersFor.headers;
   };
@@ -74,11 +78,19 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
           tls: options.credentials.tls(),
           signal,
           redirect: "manual",
+          // Bun decodes gzip, br, zstd and deflate before the cap could count a byte,
+          // and goes on decoding after the body is cancelled: only raw bytes are read.
+          decompress: false,
           ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}),
         });
         if (isRedirect(response.status)) {
           await response.body?.cancel();
           throw redirectError(operation, response);
+        }
+        const encoding = contentEncoding(response);
+        if (encoding) {
+          await response.body?.cancel();
+          throw encodedAnswerError(operation, response, encoding);
         }
         const body = await readCapped(response, maxBytes, operation);
         if (response.status === 401) options.credentials.unauthorized();
@@ -97,11 +109,33 @@ function isRedirect(status: number): boolean {
 
 function redirectError(operation: string, response: Response): KubeApiError {
   const location = response.headers.get("location");
-  const target = location ? ` to ${JSON.stringify(location.slice(0, 200))}` : "";
+  const target = location ? ` to ${JSON.stringify(echo(location, 200))}` : "";
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
       "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
       "and any proxy in between",
+    response.status,
+  );
+}
+
+/** The answer's Content-Encoding, unless it is absent or `identity`. */
+function contentEncoding(response: Response): string | undefined {
+  const encoding = response.headers.get("content-encoding")?.trim();
+  return encoding && encoding.toLowerCase() !== "identity" ? encoding : undefined;
+}
+
+/**
+ * An encoded answer is refused unread: its decoded size is unknown until it
+ * is decoded, and a few hundred bytes of brotli can stand for a gibibyte.
+ * The apiserver encodes only when the client offers an encoding, and the
+ * webhook offers none, so one comes from something in between.
+ */
+function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
+  return new KubeApiError(
+    `${operation}: apiserver answered ${response.status} with Content-Encoding ` +
+      `${JSON.stringify(echo(encoding))} although identity was asked for; an encoded answer ` +
+      "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
+      "and the apiserver",
     response.status,
   );
 }

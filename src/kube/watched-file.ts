@@ -9,33 +9,48 @@ export interface WatchedFile {
   recheckNow(): void;
 }
 
+/** What a file that cannot even be stat'ed is remembered as, so it is reported once. */
+const UNREADABLE = "(unreadable)";
+
 interface Snapshot {
   readonly fingerprint: string;
   readonly content: string;
+}
+
+export interface WatchOptions {
+  readonly recheckMs: number;
+  /** Throws when the content is unusable (an empty CA); such content is treated as unreadable. */
+  readonly validate?: (content: string) => void;
+  /** A change could not be used; called once per change, while the last good content stays in use. */
+  readonly onError?: (error: unknown) => void;
 }
 
 /**
  * Re-reads `path` when its stat fingerprint changes, looking at most every
  * `recheckMs`. The fingerprint includes the inode because kubelet rotates
  * projected tokens and Secret volumes by swapping a symlink, and `stat`
- * follows it. When the file cannot be read mid-rotation, the last good
- * content stays in use and `onError` hears about it.
+ * follows it. When the file cannot be read or validated mid-rotation, the
+ * last good content stays in use and `onError` hears about it once.
  */
-export function watchFile(
-  path: string,
-  options: { recheckMs: number; onError?: (error: unknown) => void },
-): WatchedFile {
+export function watchFile(path: string, options: WatchOptions): WatchedFile {
   let snapshot: Snapshot | undefined;
+  let refusedFingerprint: string | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
 
   const refresh = (previous: Snapshot | undefined): Snapshot => {
+    let fingerprint: string | undefined;
     try {
-      const fingerprint = fileFingerprint(path);
+      fingerprint = fileFingerprint(path);
       if (previous?.fingerprint === fingerprint) return previous;
-      return { fingerprint, content: readRegularFile(path) };
+      if (previous && fingerprint === refusedFingerprint) return previous;
+      const content = readRegularFile(path);
+      options.validate?.(content);
+      return { fingerprint, content };
     } catch (error) {
       if (previous === undefined) throw error;
-      options.onError?.(error);
+      const refused = fingerprint ?? UNREADABLE;
+      if (refused !== refusedFingerprint) options.onError?.(error);
+      refusedFingerprint = refused;
       return previous;
     }
   };

@@ -170,3 +170,10 @@ export const warnMode = new Gauge({
   labelNames: ["handler"] as const,
   registers: [registry],
 });
+
+export const apiserverFileReloadFailuresTotal = new Counter({
+  name: "cocoon_webhook_apiserver_file_reload_failures_total",
+  help: "Changes to a file of the apiserver client that could not be used (unreadable, or a CA that is empty or not PEM certificates), by file (cluster_ca, client_certificate, client_key, bearer_token); the last good content stays in use.",
+  labelNames: ["file"] as const,
+  registers: [registry],
+});

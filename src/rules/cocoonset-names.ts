@@ -10,7 +10,7 @@ import {
 import type { PathSegments } from "../json/path";
 import { violation } from "../violations";
 import type { CocoonSetRuleId } from "./catalogue";
-import type { DecodedCocoonSet } from "./cocoonset-shape";
+import { type DecodedCocoonSet, toolboxPath } from "./cocoonset-shape";
 import { quote } from "./json-values";
 import { isUnset, type ReportViolation } from "./violation";
 
@@ -44,9 +44,10 @@ export function nameBudgetViolations(
     );
   }
 
-  for (const { at, fields } of set.toolboxes) {
-    if (isUnset(fields.name)) continue;
-    for (const overlong of overlongToolboxNames(namespace, setName, fields.name)) {
+  for (let index = 0; index < set.toolboxes.length; index++) {
+    const name = set.toolboxes[index]?.name;
+    if (isUnset(name)) continue;
+    for (const overlong of overlongToolboxNames(namespace, setName, name)) {
       const advice = [
         "shorten the toolbox name",
         `shorten ${setNameField}`,
@@ -55,7 +56,7 @@ export function nameBudgetViolations(
       report("set.derived-name-budget", () =>
         violation(
           "set.derived-name-budget",
-          [...at, "name"],
+          [...toolboxPath(index), "name"],
           describe(overlong, advice) + generatedNote,
         ),
       );

@@ -1,7 +1,7 @@
 import type { PathSegments } from "../json/path";
 import { MISTYPED, readList } from "../json/read";
 import type { CocoonSetRuleId } from "./catalogue";
-import { type Fields, mistypedField, readFields } from "./fields";
+import { type Fields, mistypedField, nothingRead, readFields, readsNothing } from "./fields";
 import type { ReportViolation } from "./violation";
 
 /*
@@ -34,9 +34,17 @@ export type VmOptionFields = Fields<typeof vmOptionsShape>;
 export type AgentFields = Fields<typeof agentShape>;
 export type ToolboxFields = Fields<typeof toolboxShape>;
 
-export interface DecodedToolbox {
-  readonly at: PathSegments;
-  readonly fields: ToolboxFields;
+/**
+ * The toolboxes as read, by their index in `spec.toolboxes`; undefined for
+ * one that could not be read (already reported). No object is made per
+ * toolbox: a review may carry a million of them, and checking one that
+ * breaks no rule, or whose violations are only counted, must not allocate.
+ */
+export type DecodedToolboxes = readonly (ToolboxFields | undefined)[];
+
+/** `spec.toolboxes[index]`, built only for a violation that is listed. */
+export function toolboxPath(index: number): PathSegments {
+  return ["spec", "toolboxes", index];
 }
 
 /** A CocoonSet as far as it could be read; unreadable parts are already reported. */
@@ -44,8 +52,7 @@ export interface DecodedCocoonSet {
   readonly metadata: MetadataFields;
   /** Undefined when `spec` or `spec.agent` is not an object or has a mistyped field. */
   readonly agent: AgentFields | undefined;
-  /** The toolboxes that could be read, each with its own path. */
-  readonly toolboxes: readonly DecodedToolbox[];
+  readonly toolboxes: DecodedToolboxes;
   readonly snapshotPolicy?: unknown;
   readonly hibernatePolicy?: unknown;
 }
@@ -70,19 +77,7 @@ export function decodeCocoonSet(
   };
 }
 
-/** A toolbox's path is built when asked for: a million toolboxes need not keep a million paths. */
-class ToolboxEntry implements DecodedToolbox {
-  constructor(
-    private readonly index: number,
-    readonly fields: ToolboxFields,
-  ) {}
-
-  get at(): PathSegments {
-    return ["spec", "toolboxes", this.index];
-  }
-}
-
-function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolbox[] {
+function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
   const items = readList(raw);
   if (items === undefined) return [];
   if (items === MISTYPED) {
@@ -91,11 +86,12 @@ function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>)
     );
     return [];
   }
-  const toolboxes: DecodedToolbox[] = [];
+  const toolboxes = new Array<ToolboxFields | undefined>(items.length);
   for (let index = 0; index < items.length; index++) {
-    const at = ["spec", "toolboxes", index];
-    const fields = readFields(toolboxShape, items[index], at, FIELD_TYPES, report);
-    if (fields) toolboxes.push(new ToolboxEntry(index, fields));
+    const item = items[index];
+    toolboxes[index] = readsNothing(toolboxShape, item)
+      ? nothingRead()
+      : readFields(toolboxShape, item, toolboxPath(index), FIELD_TYPES, report);
   }
   return toolboxes;
 }

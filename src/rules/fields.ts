@@ -1,5 +1,12 @@
 import type { PathSegments } from "../json/path";
-import { type JsonObject, MISTYPED, readInt, readObject, readString } from "../json/read";
+import {
+  isJsonObject,
+  type JsonObject,
+  MISTYPED,
+  readInt,
+  readObject,
+  readString,
+} from "../json/read";
 import { violation } from "../violations";
 import type { RuleId } from "./catalogue";
 import { describeJson } from "./json-values";
@@ -66,10 +73,6 @@ export function readFields<S extends FieldShape, R extends RuleId>(
     report(rule, () => mistypedField(rule, at, "must be an object", raw));
     return undefined;
   }
-  // Most of a large object's entries carry few or none of the shape's keys:
-  // walking the entry's own keys first is far cheaper than looking up every
-  // shape key in it (a CocoonSet may hold a million toolboxes), and such an
-  // entry shares one empty result.
   if (!hasAnyKeyOf(shape, object)) return NOTHING_READ;
   const fields: Record<string, unknown> = {};
   let mistyped = false;
@@ -90,6 +93,23 @@ export function readFields<S extends FieldShape, R extends RuleId>(
 }
 
 const NOTHING_READ: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * Whether reading `shape` from `raw` finds nothing and reports nothing: an
+ * object without any of the shape's keys. Most entries of a large list carry
+ * few or none of them; walking the entry's own keys is far cheaper than
+ * looking up every shape key in it (a CocoonSet may hold a million
+ * toolboxes), such entries share one empty result, and their path need not
+ * be built.
+ */
+export function readsNothing(shape: FieldShape, raw: unknown): boolean {
+  return isJsonObject(raw) && !hasAnyKeyOf(shape, raw);
+}
+
+/** The fields `readFields` gives for an entry of which `readsNothing` holds. */
+export function nothingRead<S extends FieldShape>(): Fields<S> {
+  return NOTHING_READ as Fields<S>;
+}
 
 function hasAnyKeyOf(shape: FieldShape, object: JsonObject): boolean {
   for (const key in object) if (Object.hasOwn(shape, key)) return true;

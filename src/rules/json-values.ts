@@ -1,13 +1,12 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
+import { echo } from "../echo";
 import { isJsonObject } from "../json/read";
 
 const QUOTED_VALUE_LIMIT = 100;
 
 /** A user-supplied string as a message shows it: JSON-quoted, cut short when long. */
 export function quote(value: string): string {
-  return JSON.stringify(
-    value.length > QUOTED_VALUE_LIMIT ? `${value.slice(0, QUOTED_VALUE_LIMIT)}…` : value,
-  );
+  return JSON.stringify(echo(value, QUOTED_VALUE_LIMIT));
 }
 
 /** A short rendering of any JSON value for messages. */

@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["violations.ts"],
   ["json"],
   ["observability"],
-  ["errors.ts", "clock.ts", "safe-file.ts", "version.ts"],
+  ["errors.ts", "echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
 ];
 
 /** Packages that belong to one concern, and the layers allowed to import them. */

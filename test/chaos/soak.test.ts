@@ -42,18 +42,27 @@ interface Trickler {
 /**
  * A TLS connection that sends the first bytes of a request, then one more
  * byte every `nextByteEveryMs` (0: never). `headers` trickles the request
- * headers; `body` sends complete headers and trickles the body.
+ * headers; `body` sends complete headers and trickles the body; `nothing`
+ * never sends a byte after the handshake; `keep-alive` sends one whole
+ * request (a probe) and then idles, as a pooled connection between requests.
  */
 function trickler(
   webhook: WebhookProcess,
   name: string,
-  part: "headers" | "body",
+  part: "headers" | "body" | "nothing" | "keep-alive",
   nextByteEveryMs: number,
 ): Trickler {
   const { hostname, port } = new URL(webhook.admissionUrl);
   const body = JSON.stringify(gatedPodReview());
   const head = `POST /mutate HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  const [prefix, rest] = part === "headers" ? ["", head] : [head, body];
+  const parts: Record<typeof part, readonly [prefix: string, rest: string]> = {
+    headers: ["", head],
+    body: [head, body],
+    nothing: ["", ""],
+    // A probe, not a review: the admission samples stay those of the load.
+    "keep-alive": [`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`, ""],
+  };
+  const [prefix, rest] = parts[part];
   let sent = 0;
   let timer: Timer | undefined;
   const state: Trickler = {
@@ -128,6 +137,9 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
       tricklers.push(trickler(webhook, "headers: 1 byte every 2 s", "headers", 2000));
       tricklers.push(trickler(webhook, "body: silent after 10 bytes", "body", 0));
       tricklers.push(trickler(webhook, "body: 1 byte every 30 s", "body", 30_000));
+      const silent = trickler(webhook, "TLS handshake, then nothing", "nothing", 0);
+      const pooled = trickler(webhook, "keep-alive, idle after one answer", "keep-alive", 0);
+      tricklers.push(silent, pooled);
       const samplesBefore = await admissionSamples();
 
       const latencies: number[] = [];
@@ -229,6 +241,11 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
       expect(skipped).toBe(0);
       expect(samplesDelta).toBe(sent);
       expect(healthz).toBe(200);
+      // A connection that never sends a request is closed by the header timeout (about 10 s);
+      // a pooled one outlives the apiserver client's own 90 s idle timeout.
+      expect(silent.closedAfterMs ?? Number.POSITIVE_INFINITY).toBeLessThan(30_000);
+      if (elapsedS > 95)
+        expect(pooled.closedAfterMs ?? Number.POSITIVE_INFINITY).toBeGreaterThan(90_000);
       // Flat: after warm-up, growth stays under 64 MiB and under 50 % of the warm footprint.
       expect(endRss - warm).toBeLessThan(Math.min(64 * 1024, warm / 2));
       expect(webhook.process.exitCode).toBeNull();

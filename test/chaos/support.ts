@@ -3,8 +3,9 @@ export { eventually } from "../support/eventually";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { join } from "node:path";
-import { admissionReview } from "../support/admission-review";
-import { rssBytes } from "../support/procfs";
+import type { WebhookProcess } from "../e2e/harness";
+import { type AdmissionReviewBody, admissionReview } from "../support/admission-review";
+import { anonymousRssBytes, rssBytes } from "../support/procfs";
 
 /**
  * The chaos suite takes minutes, so it runs only when asked for by path
@@ -346,4 +347,50 @@ export function describeFailures(outcomes: readonly Outcome[]): string[] {
   return outcomes
     .filter((outcome) => !outcome.ok)
     .map((outcome) => `${new Date(outcome.startedAt).toISOString()} ${outcome.error}`);
+}
+
+/** What maxSizeBurst saw: the large reviews' outcomes, the pod reviews' beside them, the heap's peak. */
+export interface MaxSizeBurst {
+  readonly big: Outcome[];
+  readonly pods: Outcome[];
+  readonly peakAnonymousBytes: number;
+}
+
+/** Plain pod reviews are sent this often beside the large ones. */
+const POD_REVIEW_EVERY_MS = 20;
+
+/**
+ * `parallel` copies of a large CocoonSet review at once, with a plain pod
+ * review posted every 20 ms until they are all answered; the process's
+ * anonymous memory is sampled every 5 ms meanwhile.
+ */
+export async function maxSizeBurst(
+  webhook: WebhookProcess,
+  review: AdmissionReviewBody,
+  parallel: number,
+): Promise<MaxSizeBurst> {
+  const target = { url: webhook.admissionUrl, ca: webhook.ca.cert };
+  const body = JSON.stringify(review);
+  const pods: Promise<Outcome>[] = [];
+  let peakAnonymousBytes = 0;
+  const sampler = setInterval(() => {
+    peakAnonymousBytes = Math.max(peakAnonymousBytes, anonymousRssBytes(webhook.process.pid));
+  }, 5);
+  let sending = true;
+  const podLoop = (async () => {
+    while (sending) {
+      const uid = crypto.randomUUID();
+      pods.push(postWithFetch(target, "/mutate", plainPodReview(uid), uid));
+      await Bun.sleep(POD_REVIEW_EVERY_MS); // deliberate: the offered rate of pod reviews
+    }
+  })();
+  const big = await Promise.all(
+    Array.from({ length: parallel }, () =>
+      postWithFetch(target, "/validate-cocoonset?timeout=5s", body, review.request.uid),
+    ),
+  );
+  sending = false;
+  clearInterval(sampler);
+  await podLoop;
+  return { big, pods: await Promise.all(pods), peakAnonymousBytes };
 }

@@ -51,6 +51,8 @@ export interface StartOptions {
   readonly startedWhen?: "/readyz" | "/healthz";
   /** A command the binary runs under, e.g. setpriv to drop privileges. */
   readonly wrap?: readonly string[];
+  /** Another copy of the binary to run (BINARY by default). */
+  readonly binary?: string;
 }
 
 /** Starts the compiled binary with a test CA's certificate and waits until /readyz answers. */
@@ -59,7 +61,7 @@ export async function startWebhook(options: StartOptions = {}): Promise<WebhookP
   const serving = options.serving ?? ca.issue(`serving-${crypto.randomUUID()}`);
   const admissionPort = options.ports?.admission ?? freePort();
   const opsPort = options.ports?.ops ?? freePort();
-  const child = Bun.spawn([...(options.wrap ?? []), BINARY, "serve"], {
+  const child = Bun.spawn([...(options.wrap ?? []), options.binary ?? BINARY, "serve"], {
     env: {
       PATH: process.env.PATH ?? "",
       TLS_CERT: serving.certFile,

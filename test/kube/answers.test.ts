@@ -14,7 +14,13 @@ const get = "GET deployments default/web";
 const HIBERNATION_LIST = {
   apiVersion: "cocoonset.cocoonstack.io/v1",
   kind: "CocoonHibernationList",
+  itemKind: "CocoonHibernation",
 };
+const hibernationItem = (name: string) => ({
+  apiVersion: "cocoonset.cocoonstack.io/v1",
+  kind: "CocoonHibernation",
+  metadata: { name },
+});
 const WEB: ExpectedObject = {
   apiVersion: "apps/v1",
   kind: "Deployment",
@@ -208,7 +214,7 @@ describe("isVerifiedNotFound", () => {
 
 describe("verifiedListPage", () => {
   test("items and the continue token", () => {
-    const items = [{ metadata: { name: "a" } }];
+    const items = [hibernationItem("a")];
     expect(
       verifiedListPage(
         list,
@@ -261,6 +267,23 @@ describe("verifiedListPage", () => {
       "another list kind",
       { apiVersion: "v1", kind: "PodList", items: [] },
       "v1 PodList instead of",
+    ],
+    [
+      "an item of another kind",
+      hibernationList({ items: [hibernationItem("a"), { apiVersion: "v1", kind: "Pod" }] }),
+      "a CocoonHibernationList whose items[1] is v1 Pod, not a cocoonset.cocoonstack.io/v1 CocoonHibernation",
+    ],
+    [
+      "an item of another version",
+      hibernationList({
+        items: [{ ...hibernationItem("a"), apiVersion: "cocoonset.cocoonstack.io/v2" }],
+      }),
+      "items[0] is cocoonset.cocoonstack.io/v2 CocoonHibernation a, not a",
+    ],
+    [
+      "an item without apiVersion and kind",
+      hibernationList({ items: [{ metadata: { name: "a" } }] }),
+      "items[0] is an object without apiVersion and kind",
     ],
   ])("%s is not trusted", (_name, body, expected) => {
     expect(() => verifiedListPage(list, answer(body), HIBERNATION_LIST)).toThrow(expected);

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { gzipSync } from "node:zlib";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
 import {
   createKubeApi,
@@ -26,7 +27,7 @@ afterAll(() => apiserver.stop());
 afterEach(() => apiserver.clearFailures());
 
 describe("get: a Deployment or StatefulSet", () => {
-  test("returns the parsed object, sent with the bearer token and Accept: application/json", async () => {
+  test("returns the parsed object, sent with the bearer token, Accept: application/json and no encoding accepted", async () => {
     const deployment = { kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 3 } };
     apiserver.setWorkload("deployments", "default", "web", deployment);
 
@@ -45,6 +46,7 @@ describe("get: a Deployment or StatefulSet", () => {
       path: "/apis/apps/v1/namespaces/default/deployments/web",
       authorization: `Bearer ${apiserver.token}`,
       accept: "application/json",
+      acceptEncoding: "identity",
     });
   });
 
@@ -233,8 +235,15 @@ describe("get: a Deployment or StatefulSet", () => {
 });
 
 describe("list: CocoonHibernations, page by page", () => {
+  const hibernation = (name: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonHibernation",
+    metadata: { name },
+    ...extra,
+  });
+
   test("returns the items of the namespace's list", async () => {
-    const items = [{ metadata: { name: "vm-0" }, spec: { desire: "Hibernate" } }];
+    const items = [hibernation("vm-0", { spec: { desire: "Hibernate" } })];
     apiserver.setHibernations("team-a", items);
 
     const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
@@ -249,7 +258,7 @@ describe("list: CocoonHibernations, page by page", () => {
   });
 
   test("follows metadata.continue page by page, counted as one call", async () => {
-    const items = Array.from({ length: 7 }, (_, index) => ({ metadata: { name: `vm-${index}` } }));
+    const items = Array.from({ length: 7 }, (_, index) => hibernation(`vm-${index}`));
     apiserver.setHibernations("paged", items);
     apiserver.setListPageSize(3);
     try {
@@ -293,7 +302,7 @@ describe("list: CocoonHibernations, page by page", () => {
       kubeconfigPath: apiserver.kubeconfigPath,
       listPageSize: 2,
     });
-    const items = Array.from({ length: 5 }, (_, index) => ({ metadata: { name: `vm-${index}` } }));
+    const items = Array.from({ length: 5 }, (_, index) => hibernation(`vm-${index}`));
     apiserver.setHibernations("small-pages", items);
     const sent = apiserver.requests.length;
     expect(await small.list(COCOONHIBERNATIONS, "small-pages")).toEqual(items);
@@ -342,6 +351,8 @@ describe("list: CocoonHibernations, page by page", () => {
       { kind: "answer", body: { apiVersion: "v1", kind: "PodList", items: [] } },
     ],
     ["an oversized page", { kind: "oversized", bytes: 32 * 1024 * 1024 }],
+    ["a gzip-encoded page", { kind: "encoded", encoding: "gzip", body: gzipSync("{}") }],
+    ["a zstd-encoded page", { kind: "encoded", encoding: "zstd", body: new Uint8Array(8) }],
   ] as const)("%s is an error", async (_name, failure) => {
     apiserver.failNext(failure);
     const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));

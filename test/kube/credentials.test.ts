@@ -54,3 +54,57 @@ describe("apiserver credentials, reused between calls", () => {
     expect(after.ca).toBe(other.cert);
   });
 });
+
+describe("an unusable cluster CA", () => {
+  const caPath = (root: string) =>
+    join(root, "var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+
+  test.each([
+    ["emptied", ""],
+    ["not PEM", "garbage\n"],
+    [
+      "a PEM block that is no certificate",
+      "-----BEGIN CERTIFICATE-----\nbm9wZQ==\n-----END CERTIFICATE-----\n",
+    ],
+  ])("%s after start: the last good CA stays in use, one warning", async (_name, content) => {
+    const warnings: string[] = [];
+    const root = apiserver.writeServiceAccountRoot();
+    const access = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: root.host, KUBERNETES_SERVICE_PORT: root.port },
+      () => loadClusterAccess({ inClusterRoot: root.root }),
+    );
+    if (!access) throw new Error("no cluster access from the service-account root");
+    const credentials = createCredentials(access, {
+      recheckMs: 0,
+      log: (level, message) => warnings.push(`${level} ${message}`),
+    });
+    const first = credentials.tls();
+    writeFileSync(caPath(root.root), content);
+    expect(credentials.tls()).toBe(first);
+    expect(credentials.tls().ca).toBe(apiserver.ca.cert);
+    expect(warnings).toEqual(["warn cannot use the changed cluster CA; keeping the previous one"]);
+  });
+
+  test("at start, a CA file that is empty stops it, naming the file", async () => {
+    const root = apiserver.writeServiceAccountRoot();
+    writeFileSync(caPath(root.root), "");
+    const access = await withEnvironment(
+      { KUBERNETES_SERVICE_HOST: root.host, KUBERNETES_SERVICE_PORT: root.port },
+      () => loadClusterAccess({ inClusterRoot: root.root }),
+    );
+    if (!access) throw new Error("no cluster access from the service-account root");
+    expect(() => createCredentials(access, { recheckMs: 0 })).toThrow(
+      `cannot read the cluster CA ${caPath(root.root)}: it is empty`,
+    );
+  });
+
+  test("inline certificate-authority-data that is no certificate stops it", () => {
+    const access = loadClusterAccess({
+      kubeconfigPath: apiserver.writeKubeconfig({ caPem: "not a certificate" }),
+    });
+    if (!access) throw new Error("no cluster access from the kubeconfig");
+    expect(() => createCredentials(access, { recheckMs: 0 })).toThrow(
+      "cannot use the cluster CA of the kubeconfig (certificate-authority-data): it holds no PEM certificate",
+    );
+  });
+});

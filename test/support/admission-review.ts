@@ -192,3 +192,14 @@ export function scaleReview(
     oldObject: scaleObject(from, name),
   });
 }
+
+/** Alice creating pod default/hand-0 straight onto `nodeName`, unmarked: the gate GETs the node. */
+export const podOnNodeReview = (nodeName: string): AdmissionReviewBody =>
+  admissionReview({
+    username: "alice",
+    name: "hand-0",
+    object: {
+      metadata: { name: "hand-0", namespace: "default" },
+      spec: { nodeName, containers: [{ name: "c", image: "busybox" }] },
+    },
+  });

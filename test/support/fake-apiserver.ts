@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { COCOON_GROUP, COCOON_VERSION, COCOONHIBERNATION_PLURAL } from "../../src/cocoon/resources";
+import {
+  COCOON_GROUP,
+  COCOON_VERSION,
+  COCOONHIBERNATION_KIND,
+  COCOONHIBERNATION_PLURAL,
+} from "../../src/cocoon/resources";
 import { createTestCa, type TestCa } from "./certs";
 import { base64, kubeconfigYaml } from "./kubeconfig";
 
@@ -51,7 +56,12 @@ export type FakeFailure =
    * chunks, with or without a Content-Length header; `sentBytes` tells how
    * much a client actually pulled.
    */
-  | { readonly kind: "oversized"; readonly bytes: number; readonly declareLength?: boolean };
+  | { readonly kind: "oversized"; readonly bytes: number; readonly declareLength?: boolean }
+  /**
+   * Answer 200 with `body` sent as it is under `Content-Encoding: encoding`,
+   * whatever the client asked for (see compression-bombs.ts).
+   */
+  | { readonly kind: "encoded"; readonly encoding: string; readonly body: Uint8Array };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -59,6 +69,7 @@ export interface RecordedRequest {
   readonly path: string;
   readonly authorization: string | undefined;
   readonly accept: string | undefined;
+  readonly acceptEncoding: string | undefined;
 }
 
 export interface FakeApiserverOptions {
@@ -76,6 +87,10 @@ export interface FakeApiserverOptions {
 export interface KubeconfigOverrides {
   /** PEM of the CA the client should trust; default the fake's own CA. */
   readonly caPem?: string;
+  /** A CA file the kubeconfig names (`certificate-authority`) instead of inline CA data. */
+  readonly caFile?: string;
+  /** Another server URL, such as a proxy in front of this server. */
+  readonly server?: string;
   /** Inline token; default the current token (or the token file in tokenFile mode). */
   readonly token?: string;
   /** Include the client certificate; default as in FakeApiserverOptions. */
@@ -123,6 +138,7 @@ export interface FakeApiserver {
     object: unknown,
   ): void;
   removeWorkload(resource: "deployments" | "statefulsets", namespace: string, name: string): void;
+  /** Items are served as the apiserver stores them: apiVersion and kind filled in when absent. */
   setHibernations(namespace: string, items: readonly unknown[]): void;
   /**
    * LISTs answer at most `size` items per page (fewer when the client's
@@ -199,7 +215,10 @@ export async function startFakeApiserver(
           }
         : {};
     const user = overrides.user ?? { ...credential, ...certificate };
-    writeFileSync(path, kubeconfigYaml(url, overrides.caPem ?? ca.cert, user));
+    const trust: Record<string, string> = overrides.caFile
+      ? { "certificate-authority": overrides.caFile }
+      : { "certificate-authority-data": base64(overrides.caPem ?? ca.cert) };
+    writeFileSync(path, kubeconfigYaml(overrides.server ?? url, trust, user));
     return path;
   };
 
@@ -227,7 +246,8 @@ export async function startFakeApiserver(
       state.workloads.set(workloadKey(resource, namespace, name), object),
     removeWorkload: (resource, namespace, name) =>
       state.workloads.delete(workloadKey(resource, namespace, name)),
-    setHibernations: (namespace, items) => state.hibernations.set(namespace, [...items]),
+    setHibernations: (namespace, items) =>
+      state.hibernations.set(namespace, items.map(asServedHibernation)),
     setNode: (name, object) =>
       object === undefined ? state.nodes.delete(name) : state.nodes.set(name, object),
     setPod: (namespace, name, object) =>
@@ -296,6 +316,7 @@ class ApiserverState {
       path: `${url.pathname}${url.search}`,
       authorization: request.headers.get("authorization") ?? undefined,
       accept: request.headers.get("accept") ?? undefined,
+      acceptEncoding: request.headers.get("accept-encoding") ?? undefined,
     });
     const failure = this.queuedFailures.shift() ?? this.standingFailure;
     switch (failure?.kind) {
@@ -321,6 +342,11 @@ class ApiserverState {
         );
       case "oversized":
         return this.oversized(failure.bytes, failure.declareLength ?? false);
+      case "encoded":
+        return new Response(failure.body, {
+          status: 200,
+          headers: { "Content-Type": "application/json", "Content-Encoding": failure.encoding },
+        });
       default:
         return this.answer(request, url);
     }
@@ -417,6 +443,16 @@ function asServed(object: unknown, resource: string, namespace: string, name: st
     kind: resource === "deployments" ? "Deployment" : "StatefulSet",
     ...stored,
     metadata: { name, namespace, ...metadata },
+  };
+}
+
+/** A CocoonHibernation as a LIST serves it: a custom resource's items always carry apiVersion and kind. */
+function asServedHibernation(item: unknown): unknown {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+  return {
+    apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
+    kind: COCOONHIBERNATION_KIND,
+    ...item,
   };
 }
 

@@ -1,5 +1,5 @@
 /** Process and machine figures read from /proc (Linux only). */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 
 /** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
@@ -16,6 +16,11 @@ function statusField(pid: number, field: string): number | undefined {
 /** Resident set size in bytes (VmRSS). */
 export function rssBytes(pid: number): number {
   return statusField(pid, "VmRSS") ?? Number.NaN;
+}
+
+/** Resident anonymous memory in bytes (RssAnon): the heap, without the binary's file pages. */
+export function anonymousRssBytes(pid: number): number {
+  return statusField(pid, "RssAnon") ?? Number.NaN;
 }
 
 /** Peak resident set size in bytes (VmHWM). */
@@ -80,4 +85,9 @@ export function describeMachine(): MachineDescription {
     kernel: release(),
     loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
   };
+}
+
+/** Starts the peak resident set size (VmHWM) over from the current size (`clear_refs` 5). */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5");
 }

@@ -1,0 +1,133 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createLargeReviewGate } from "../../src/admission/large-reviews";
+import { eventually } from "../support/eventually";
+
+const KIB = 1024;
+
+/** A decision that finishes when the test says so, recording when it started. */
+function pendingDecision(name: string, started: string[]) {
+  let finish = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  return {
+    decide: async () => {
+      started.push(name);
+      await finished;
+      return name;
+    },
+    finish: () => finish(),
+  };
+}
+
+/** Lets a finished decision release its bytes and the gate admit the next through its macrotask. */
+async function handedOver() {
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const gate = () => createLargeReviewGate({ largeBytes: 100 * KIB, budgetBytes: 400 * KIB });
+
+describe("the large-review gate", () => {
+  test("small reviews run at once, whatever the large ones are doing", async () => {
+    const large = gate();
+    const started: string[] = [];
+    const big = pendingDecision("big", started);
+    const running = large.run(400 * KIB, big.decide);
+    const waiting = large.run(400 * KIB, pendingDecision("next big", started).decide);
+    expect(await large.run(2 * KIB, async () => "small")).toBe("small");
+    expect(started).toEqual(["big"]);
+    expect(large.decoding).toBe(1);
+    expect(large.waiting).toBe(1);
+    big.finish();
+    expect(await running).toBe("big");
+    void waiting;
+  });
+
+  test("large reviews share the byte budget, in arrival order", async () => {
+    const large = gate();
+    const started: string[] = [];
+    const decisions = ["a", "b", "c", "d"].map((name) => pendingDecision(name, started));
+    const [a, b, c, d] = decisions;
+    const answers = [
+      large.run(200 * KIB, a?.decide ?? (async () => "")),
+      large.run(200 * KIB, b?.decide ?? (async () => "")),
+      large.run(300 * KIB, c?.decide ?? (async () => "")),
+      large.run(100 * KIB, d?.decide ?? (async () => "")),
+    ];
+    await Bun.sleep(0);
+    expect(started).toEqual(["a", "b"]);
+    a?.finish();
+    await answers[0];
+    await handedOver();
+    // c needs 300 KiB while b holds 200: it waits, and d waits behind it.
+    expect(started).toEqual(["a", "b"]);
+    b?.finish();
+    await answers[1];
+    await handedOver();
+    expect(started).toEqual(["a", "b", "c", "d"]);
+    c?.finish();
+    d?.finish();
+    expect(await Promise.all(answers)).toEqual(["a", "b", "c", "d"]);
+    expect(large.decoding).toBe(0);
+  });
+
+  test("a body over the budget runs alone; one of unknown length counts as the whole budget", async () => {
+    const large = gate();
+    const started: string[] = [];
+    const huge = pendingDecision("huge", started);
+    const unknown = pendingDecision("unknown", started);
+    const answers = [large.run(4000 * KIB, huge.decide), large.run(undefined, unknown.decide)];
+    await Bun.sleep(0);
+    expect(started).toEqual(["huge"]);
+    huge.finish();
+    await answers[0];
+    await handedOver();
+    expect(started).toEqual(["huge", "unknown"]);
+    unknown.finish();
+    await Promise.all(answers);
+  });
+
+  test("a decision that fails releases its bytes", async () => {
+    const large = gate();
+    await expect(
+      large.run(400 * KIB, async () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    await handedOver();
+    expect(large.decoding).toBe(0);
+    expect(await large.run(400 * KIB, async () => "next")).toBe("next");
+  });
+});
+
+describe("the large-review gate in a server", () => {
+  test("small reviews that arrive while large ones are decoded are answered between them, not after all", async () => {
+    const { freePort } = await import("../e2e/harness");
+    const port = freePort();
+    const server = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "../support/large-review-server.ts"), String(port)],
+      { stdout: "ignore", stderr: "inherit" },
+    );
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await eventually(() => fetch(`${base}/events`).then((response) => response.ok), Boolean);
+      const post = (path: string) => fetch(`${base}${path}`, { method: "POST", body: "x" });
+      const large = Array.from({ length: 6 }, () => post("/large"));
+      const small: Promise<Response>[] = [];
+      for (let sent = 0; sent < 6; sent++) {
+        await Bun.sleep(50); // deliberate: small reviews keep arriving while large ones decode
+        small.push(post("/small"));
+      }
+      await Promise.all([...large, ...small]);
+      const order = (await (await fetch(`${base}/events`)).json()) as string[];
+      // Bun calls every request whose bytes have arrived before it polls for more: without the
+      // handover on a later turn, all six large reviews ran before the first small one.
+      const whileSmallOnesArrived = order.slice(0, order.lastIndexOf("small") + 1).join(" ");
+      expect(whileSmallOnesArrived).not.toContain("large large large");
+      expect(whileSmallOnesArrived).toContain("small");
+    } finally {
+      server.kill();
+    }
+  });
+});
