@@ -1,8 +1,8 @@
-import type { Context, Env, Hono, MiddlewareHandler } from "hono";
+import type { Context, Env, Hono } from "hono";
 import type { z } from "zod";
 import { allowOnly } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { admissionDuration, admissionTotal, childrenOf } from "../observability/metrics";
+import { admissionTotal, childrenOf } from "../observability/metrics";
 import { logDecision } from "./decision-log";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
@@ -21,9 +21,10 @@ export interface ReviewRouteOptions {
 }
 
 /**
- * One route per endpoint of the table: POST its path through the timer, the
- * validation middleware and the endpoint's review; any other method is a
- * 405. The handler then only ever sees a valid envelope.
+ * One route per endpoint of the table: POST its path through the validation
+ * middleware and the endpoint's review; any other method is a 405. The
+ * handler then only ever sees a valid envelope. (The app's request metrics
+ * time each review, `http/observe.ts`.)
  */
 export function mountReviewRoutes<E extends Env>(
   app: Hono<E>,
@@ -36,7 +37,7 @@ export function mountReviewRoutes<E extends Env>(
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
     const reviewed = review(endpoint, handler, log, options.enforcement[endpoint]);
-    app.post(path, timeReview(endpoint), ...validation, reviewed);
+    app.post(path, ...validation, reviewed);
     allowOnly(app, path, ["POST"]);
   }
 }
@@ -64,8 +65,6 @@ type ReviewInput = {
   out: { json: z.output<typeof admissionReviewSchema> };
 };
 
-const REVIEW_RESPONSE_INIT: ResponseInit = { headers: { "Content-Type": "application/json" } };
-
 const INTERNAL_ERROR = errored(
   "internal",
   "internal error while evaluating the request; retry, and report it if it persists",
@@ -92,9 +91,8 @@ function review<E extends HandlerLabel>(
       const decision = enforce(verdict, action);
       countDecision(decision);
       logDecision(log, endpoint, request, decision, thrown);
-      // A Response built directly: c.json() would make a Headers object per answer.
-      const encoded = encodeResponse(apiVersion, request.uid, endpoint, decision);
-      return new Response(JSON.stringify(encoded), REVIEW_RESPONSE_INIT);
+      // Response.json, not c.json(): Hono's would make a Headers object per answer.
+      return Response.json(encodeResponse(apiVersion, request.uid, endpoint, decision));
     };
     let verdict: Verdict<E> | Promise<Verdict<E>>;
     try {
@@ -106,17 +104,6 @@ function review<E extends HandlerLabel>(
       return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
     }
     return answer(verdict);
-  };
-}
-
-/** The endpoint's duration histogram: from the first byte of a review read to its answer. */
-function timeReview(endpoint: HandlerLabel): MiddlewareHandler {
-  const duration = admissionDuration.labels(endpoint);
-  return async (c, next) => {
-    const receivedAt = performance.now();
-    await next();
-    // Only a review is timed; a refused request never reached the handler.
-    if (c.res.status === 200) duration.observe((performance.now() - receivedAt) / 1000);
   };
 }
 

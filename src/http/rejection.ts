@@ -1,4 +1,4 @@
-import type { Env, ErrorHandler, Hono } from "hono";
+import type { Context, Env, ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
@@ -30,15 +30,20 @@ export class Rejection extends HTTPException {
 
 /**
  * The one error path of an app (`app.onError`): a Rejection is answered with
- * its status, headers and `{error, details?}`; anything else is a bug, logged
- * and answered 500.
+ * its status, headers and `{error, details?}` and told to `onRejected` (the
+ * admission app's 4xx warn line); anything else is a bug, logged and
+ * answered 500.
  */
-export function answerErrors(log: Logger): ErrorHandler {
+export function answerErrors<E extends Env>(
+  log: Logger,
+  onRejected?: (rejection: Rejection, c: Context<E>) => void,
+): ErrorHandler<E> {
   return (error, c) => {
     if (!(error instanceof Rejection)) {
       log.error({ err: error, path: echo(c.req.path) }, "unhandled error");
       return c.json({ error: "internal error" }, 500);
     }
+    onRejected?.(error, c);
     for (const [name, value] of Object.entries(error.extra.headers ?? {})) c.header(name, value);
     const { details } = error.extra;
     return c.json(

@@ -1,11 +1,17 @@
 import { Hono } from "hono";
-import { endpointAt } from "../admission/endpoints";
+import { ENDPOINTS, endpointAt, HANDLER_LABELS } from "../admission/endpoints";
 import { mountReviewRoutes, type ReviewRouteOptions } from "../admission/review-route";
 import type { Handlers } from "../admission/verdict";
-import { countInFlight, countResponses, type ListenerEnv, warnOnRejections } from "../http/observe";
+import {
+  type ListenerEnv,
+  measureRequests,
+  type RequestMeasures,
+  warnOnRejection,
+} from "../http/observe";
 import { allowOnly, answerErrors, refuseUnknownPaths } from "../http/rejection";
 import type { Logger } from "../observability/logger";
 import {
+  admissionDuration,
   cachedExposition,
   childrenOf,
   httpRequestsInFlight,
@@ -19,18 +25,25 @@ function pathLabel(path: string): string {
   return endpointAt(path) === undefined ? "other" : path;
 }
 
-/** Counts a response in the series of its path label and status code. */
-function responseCounter(): (path: string, status: number) => void {
-  const countOf = childrenOf((label: string, status: number) =>
+/** The request metrics of the admission listener, bound to their prom-client series. */
+function admissionRequestMeasures(): RequestMeasures {
+  const responsesOf = childrenOf((label: string, status: number) =>
     httpResponsesTotal.labels(label, String(status)),
   );
-  return (path, status) => countOf(pathLabel(path), status).inc();
+  const durations = new Map<string, { observe(seconds: number): void }>(
+    HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, admissionDuration.labels(label)]),
+  );
+  return {
+    inFlight: httpRequestsInFlight,
+    countResponse: (path, status) => responsesOf(pathLabel(path), status).inc(),
+    reviewDuration: (path) => durations.get(path),
+  };
 }
 
 /**
- * The HTTPS admission app: requests in flight, responses by path and status
- * and the 4xx warn line for every request; one review route per endpoint of
- * the table, the probes, and a 404 for anything else.
+ * The HTTPS admission app: the request metrics and the 4xx warn line for
+ * every request; one review route per endpoint of the table, the probes,
+ * and a 404 for anything else.
  */
 export function createAdmissionApp(
   handlers: Handlers,
@@ -39,9 +52,8 @@ export function createAdmissionApp(
   options: ReviewRouteOptions,
 ): Hono<ListenerEnv> {
   const app = new Hono<ListenerEnv>();
-  app.onError(answerErrors(log));
-  app.use(countInFlight(httpRequestsInFlight), countResponses(responseCounter()));
-  app.use(warnOnRejections(log));
+  app.onError(answerErrors(log, warnOnRejection(log)));
+  app.use(measureRequests(admissionRequestMeasures()));
   mountReviewRoutes(app, handlers, log, options);
   mountProbes(app, readiness);
   refuseUnknownPaths(app);

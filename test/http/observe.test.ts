@@ -1,44 +1,45 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import {
-  countInFlight,
-  countResponses,
-  type ListenerEnv,
-  warnOnRejections,
-} from "../../src/http/observe";
+import { type ListenerEnv, measureRequests, warnOnRejection } from "../../src/http/observe";
 import { answerErrors, Rejection, refuseUnknownPaths } from "../../src/http/rejection";
 import { capturingLogger } from "../support/capturing-logger";
 
 function observedApp() {
   const { log, lines } = capturingLogger("warn");
   const counted: string[] = [];
+  const timed: string[] = [];
   const inFlight = { now: 0, most: 0 };
   const app = new Hono<ListenerEnv>();
-  app.onError(answerErrors(log));
+  app.onError(answerErrors(log, warnOnRejection(log)));
   app.use(
-    countInFlight({
-      inc: () => {
-        inFlight.now++;
-        inFlight.most = Math.max(inFlight.most, inFlight.now);
+    measureRequests({
+      inFlight: {
+        inc: () => {
+          inFlight.now++;
+          inFlight.most = Math.max(inFlight.most, inFlight.now);
+        },
+        dec: () => inFlight.now--,
       },
-      dec: () => inFlight.now--,
+      countResponse: (path, status) => counted.push(`${path} ${status}`),
+      reviewDuration: (path) =>
+        path === "/ok" || path === "/refused"
+          ? { observe: (seconds) => timed.push(`${path} ${seconds >= 0}`) }
+          : undefined,
     }),
-    countResponses((path, status) => counted.push(`${path} ${status}`)),
   );
-  app.use(warnOnRejections(log));
   app.get("/ok", (c) => c.text("ok"));
   app.post("/refused", () => {
     throw new Rejection(415, "wrong type");
   });
   refuseUnknownPaths(app);
-  return { app, lines, counted, inFlight };
+  return { app, lines, counted, timed, inFlight };
 }
 
 const bindings = {
   requestIP: () => ({ address: "10.0.0.7", port: 4242, family: "IPv4" as const }),
 };
 
-describe("observing middleware", () => {
+describe("observing the admission listener", () => {
   test("every answer is counted, refusals and unknown paths included, and nothing stays in flight", async () => {
     const { app, counted, inFlight } = observedApp();
     await app.request("/ok");
@@ -46,6 +47,14 @@ describe("observing middleware", () => {
     await app.request("/nowhere");
     expect(counted).toEqual(["/ok 200", "/refused 415", "/nowhere 404"]);
     expect(inFlight).toEqual({ now: 0, most: 1 });
+  });
+
+  test("only an answered review (200 on a path with a duration) is timed", async () => {
+    const { app, timed } = observedApp();
+    await app.request("/ok");
+    await app.request("/refused", { method: "POST" });
+    await app.request("/nowhere");
+    expect(timed).toEqual(["/ok true"]);
   });
 
   test("a 4xx is one warn line with its reason and the client; a 200 is none", async () => {
