@@ -16,7 +16,8 @@
  * BENCH_CONNECTIONS (32),
  * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server),
  * BENCH_FIXED_RATE_S (10 per fixed-rate run), BENCH_SCENARIOS (all; a comma-separated
- * list of scenario ids to measure, for a quick look at one of them).
+ * list of scenario ids to measure, for a quick look at one of them), BENCH_COCOON_BINARY
+ * (dist/cocoon-webhook; another build, such as an earlier revision's, for before/after figures).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,6 +79,9 @@ function numberFromEnv(name: string, fallback: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 }
+
+/** The webhook binary measured: BENCH_COCOON_BINARY, or this checkout's build. */
+const COCOON_BINARY = process.env.BENCH_COCOON_BINARY || join(REPO, "dist/cocoon-webhook");
 
 const settings = {
   warmupSeconds: numberFromEnv("BENCH_WARMUP_S", 5),
@@ -192,6 +196,7 @@ async function main(): Promise<void> {
     apiserverToken: apiserver.token,
     probeBodyFile: bodyFiles.get("pod-common") ?? "",
     peerBundle,
+    cocoonBinary: COCOON_BINARY,
   };
 
   const running = new Map<ServerId, RunningServer>();
@@ -416,7 +421,7 @@ async function main(): Promise<void> {
     const memory = await memoryPhase("cocoon");
     const floorMemory = await memoryPhase("floor");
 
-    const validator = await validatorThroughput(join(REPO, "dist/cocoon-webhook"), workDir, 10_000);
+    const validator = await validatorThroughput(COCOON_BINARY, workDir, 10_000);
     if (validator)
       log(`validator: ${validator.documents} documents in ${validator.seconds.toFixed(2)} s`);
 
