@@ -11,7 +11,8 @@
  * below saturation.
  */
 import { join } from "node:path";
-import { freePort, type RunningServer, type ServerEnvironment, type ServerId } from "./servers";
+import { freePort } from "../../test/support/free-port";
+import type { RunningServer, ServerEnvironment, ServerId } from "./servers";
 import { runWrk, type WrkRun } from "./wrk";
 
 /** The line bench/gc-host.ts prints its figures on. */

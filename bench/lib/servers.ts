@@ -6,6 +6,7 @@ import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { KeyPair, TestCa } from "../../test/support/certs";
+import { freePort } from "../../test/support/free-port";
 
 export type ServerId = "cocoon" | "floor" | "design" | "peer";
 
@@ -50,13 +51,6 @@ export interface ServerEnvironment {
 
 const READY_DEADLINE_MS = 15_000;
 const POLL_INTERVAL_MS = 2;
-
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 function command(id: ServerId, env: ServerEnvironment): string[] {
   switch (id) {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createLargeReviewGate } from "../../src/admission/large-reviews";
 import { eventually } from "../support/eventually";
+import { freePort } from "../support/free-port";
 
 const KIB = 1024;
 
@@ -103,7 +104,6 @@ describe("the large-review gate", () => {
 
 describe("the large-review gate in a server", () => {
   test("small reviews that arrive while large ones are decoded are answered between them, not after all", async () => {
-    const { freePort } = await import("../e2e/harness");
     const port = freePort();
     const server = Bun.spawn(
       [process.execPath, join(import.meta.dir, "../support/large-review-server.ts"), String(port)],

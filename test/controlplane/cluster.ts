@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort } from "../e2e/harness";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
+import { freePort } from "../support/free-port";
 import { base64, kubeconfigYaml } from "../support/kubeconfig";
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../e2e/harness";
 import { createTestCa } from "../support/certs";
+import { freePort } from "../support/free-port";
 import { SecretVolume } from "../support/secret-volume";
 import { type ControlPlane, type ControlPlaneBinaries, startControlPlane } from "./cluster";
 import { type InstalledWebhook, installWebhook } from "./install";

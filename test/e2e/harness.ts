@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
 import { eventually } from "../support/eventually";
+import { freePort } from "../support/free-port";
 
 /** The compiled binary; COCOON_WEBHOOK_BINARY points a run at another build (before/after figures). */
 export const BINARY =
@@ -11,14 +12,6 @@ export const BINARY =
 
 if (!existsSync(BINARY)) {
   throw new Error(`${BINARY} is missing: run \`make build\` (or \`make e2e\`) first`);
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
 }
 
 export interface WebhookProcess {

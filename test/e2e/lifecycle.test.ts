@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { admissionReview } from "../support/admission-review";
 import { eventually } from "../support/eventually";
-import { freePort, holdRequest, readReview, startWebhook } from "./harness";
+import { freePort } from "../support/free-port";
+import { holdRequest, readReview, startWebhook } from "./harness";
 
 const plainPod = admissionReview({ object: { metadata: { name: "plain" }, spec: {} } });
 
