@@ -19,6 +19,17 @@ export const LARGE_REVIEW_BUDGET_BYTES = 4 * 1024 * 1024;
  */
 export const COLLECT_ABOVE_RSS_BYTES = 160 * 1024 * 1024;
 
+export interface LargeReviewGateOptions {
+  /** LARGE_REVIEW_BYTES unless given. */
+  readonly largeBytes?: number;
+  /** LARGE_REVIEW_BUDGET_BYTES unless given. */
+  readonly budgetBytes?: number;
+  /** The process's resident size now; `process.memoryUsage.rss()` unless given. */
+  readonly residentBytes?: () => number;
+  /** A full collection of the heap; `Bun.gc(true)` unless given. */
+  readonly collect?: () => void;
+}
+
 export interface LargeReviewGate {
   /**
    * Runs `decide` at once for a small body; for a large one (or one of
@@ -54,12 +65,13 @@ interface Waiter {
  * it). Below that size a collection costs more than it saves: collecting
  * after every ≈1 MB pod review doubled its CPU (3.3 → 6.6 ms per review).
  */
-export function createLargeReviewGate(
-  options: { largeBytes: number; budgetBytes: number } = {
-    largeBytes: LARGE_REVIEW_BYTES,
-    budgetBytes: LARGE_REVIEW_BUDGET_BYTES,
-  },
-): LargeReviewGate {
+export function createLargeReviewGate(options: LargeReviewGateOptions = {}): LargeReviewGate {
+  const {
+    largeBytes = LARGE_REVIEW_BYTES,
+    budgetBytes = LARGE_REVIEW_BUDGET_BYTES,
+    residentBytes = () => process.memoryUsage.rss(),
+    collect = () => Bun.gc(true),
+  } = options;
   const queue: Waiter[] = [];
   let bytesInUse = 0;
   let decoding = 0;
@@ -68,7 +80,7 @@ export function createLargeReviewGate(
   const admitWaiting = () => {
     if (handingOver) return;
     for (let next = queue[0]; next; next = queue[0]) {
-      if (decoding > 0 && bytesInUse + next.bytes > options.budgetBytes) return;
+      if (decoding > 0 && bytesInUse + next.bytes > budgetBytes) return;
       queue.shift();
       bytesInUse += next.bytes;
       decoding++;
@@ -82,16 +94,16 @@ export function createLargeReviewGate(
     handingOver = true;
     setImmediate(() => {
       handingOver = false;
-      if (decoding === 0 && process.memoryUsage.rss() > COLLECT_ABOVE_RSS_BYTES) Bun.gc(true);
+      if (decoding === 0 && residentBytes() > COLLECT_ABOVE_RSS_BYTES) collect();
       admitWaiting();
     });
   };
 
   return {
     run(bodyBytes, decide) {
-      if (bodyBytes !== undefined && bodyBytes < options.largeBytes) return decide();
+      if (bodyBytes !== undefined && bodyBytes < largeBytes) return decide();
       // A body of unknown length may be as large as MAX_REQUEST_BYTES.
-      const bytes = bodyBytes ?? options.budgetBytes;
+      const bytes = bodyBytes ?? budgetBytes;
       return new Promise((resolve, reject) => {
         queue.push({
           bytes,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createLargeReviewGate } from "../../src/admission/large-reviews";
+import { COLLECT_ABOVE_RSS_BYTES, createLargeReviewGate } from "../../src/admission/large-reviews";
 import { eventually } from "../support/eventually";
 import { freePort } from "../support/free-port";
 
@@ -30,6 +30,36 @@ async function handedOver() {
 const gate = () => createLargeReviewGate({ largeBytes: 100 * KIB, budgetBytes: 400 * KIB });
 
 describe("the large-review gate", () => {
+  test("collects the heap after the last large review only once the process is past 160 MiB", async () => {
+    let resident = COLLECT_ABOVE_RSS_BYTES;
+    let collections = 0;
+    const large = createLargeReviewGate({
+      largeBytes: 100 * KIB,
+      budgetBytes: 400 * KIB,
+      residentBytes: () => resident,
+      collect: () => collections++,
+    });
+    await large.run(200 * KIB, async () => "at the threshold");
+    await large.run(2 * KIB, async () => "small");
+    await handedOver();
+    expect(collections).toBe(0);
+
+    resident = COLLECT_ABOVE_RSS_BYTES + 1;
+    await large.run(2 * KIB, async () => "small");
+    await handedOver();
+    expect(collections).toBe(0);
+    const first = pendingDecision("first", []);
+    const second = pendingDecision("second", []);
+    const answers = [large.run(200 * KIB, first.decide), large.run(200 * KIB, second.decide)];
+    first.finish();
+    await handedOver();
+    expect(collections).toBe(0);
+    second.finish();
+    await Promise.all(answers);
+    await handedOver();
+    expect(collections).toBe(1);
+  });
+
   test("small reviews run at once, whatever the large ones are doing", async () => {
     const large = gate();
     const started: string[] = [];
