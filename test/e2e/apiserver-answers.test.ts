@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   admissionReview,
-  COCOONSET_KIND,
+  cocoonSetReview,
   HIBERNATION_KIND,
   scaleObject,
   scaleReview,
@@ -272,18 +272,7 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
 describe("bounded answers", () => {
   test("a CocoonSet with 150 000 empty toolboxes is denied with a small answer and a small log line", async () => {
     const toolboxes = Array.from({ length: 150_000 }, () => ({}));
-    const body = admissionReview({
-      kind: COCOONSET_KIND,
-      namespace: "team-a",
-      name: "huge",
-      username: "alice",
-      object: {
-        apiVersion: "cocoonset.cocoonstack.io/v1",
-        kind: "CocoonSet",
-        metadata: { name: "huge", namespace: "team-a" },
-        spec: { agent: { image: "cocoon/agent:1" }, toolboxes },
-      },
-    });
+    const body = cocoonSetReview({ agent: { image: "cocoon/agent:1" }, toolboxes }, "huge");
     const response = await webhook.post("/validate-cocoonset", body);
     const text = await response.text();
     expect(response.status).toBe(200);

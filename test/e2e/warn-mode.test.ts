@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import {
-  admissionReview,
-  COCOONSET_KIND,
-  COCOONSET_RESOURCE,
-  scaleReview,
-} from "../support/admission-review";
+import { admissionReview, cocoonSetReview, scaleReview } from "../support/admission-review";
 import { readReview, startWebhook, type WebhookProcess } from "./harness";
 
 /*
@@ -94,18 +89,7 @@ describe("warn mode through the binary", () => {
 
   test("a CocoonSet with many violations gets ten warnings and one that counts the rest", async () => {
     const toolboxes = Array.from({ length: 14 }, (_, index) => ({ name: `tool-${index}` }));
-    const review = admissionReview({
-      kind: COCOONSET_KIND,
-      resource: COCOONSET_RESOURCE,
-      namespace: "team-a",
-      name: "agents",
-      object: {
-        apiVersion: "cocoonset.cocoonstack.io/v1",
-        kind: "CocoonSet",
-        metadata: { name: "agents", namespace: "team-a" },
-        spec: { agent: { image: "agent:1" }, toolboxes },
-      },
-    });
+    const review = cocoonSetReview({ agent: { image: "agent:1" }, toolboxes });
     const { response } = await readReview(await webhook.post("/validate-cocoonset", review));
     expect(response.allowed).toBeTrue();
     expect(response.warnings).toHaveLength(11);

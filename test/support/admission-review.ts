@@ -147,6 +147,23 @@ export function admissionReview(options: ReviewOptions = {}): AdmissionReviewBod
   return { apiVersion, kind: "AdmissionReview", request };
 }
 
+/** A CocoonSet CREATE of team-a/`name` by alice, its `spec` as given. */
+export function cocoonSetReview(spec: unknown, name = "agents"): AdmissionReviewBody {
+  return admissionReview({
+    kind: COCOONSET_KIND,
+    resource: COCOONSET_RESOURCE,
+    namespace: "team-a",
+    name,
+    username: "alice",
+    object: {
+      apiVersion: "cocoonset.cocoonstack.io/v1",
+      kind: "CocoonSet",
+      metadata: { name, namespace: "team-a" },
+      spec,
+    },
+  });
+}
+
 /** A Deployment in team-a; `replicas` undefined leaves the field out (the apiserver's default is 1). */
 export function workloadObject(replicas: number | undefined, cocoon: boolean, name = "agents") {
   return {
