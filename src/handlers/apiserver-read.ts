@@ -1,7 +1,7 @@
 import { KubeApiError } from "../kube/port";
 
 /** A read a verdict depends on: its answer, or why there is none (and the verdict fails closed). */
-export type ApiserverRead<T> =
+export type ReadOutcome<T> =
   | { readonly ok: true; readonly answer: T }
   | { readonly ok: false; readonly failure: string };
 
@@ -11,7 +11,7 @@ export type ApiserverRead<T> =
  * handler refuses the request over; anything else is a bug, and propagates to
  * be answered as an internal error.
  */
-export async function readApiserver<T>(read: () => Promise<T>): Promise<ApiserverRead<T>> {
+export async function readApiserver<T>(read: () => Promise<T>): Promise<ReadOutcome<T>> {
   try {
     return { ok: true, answer: await read() };
   } catch (error) {

@@ -17,7 +17,7 @@ import type { KubeApi } from "../kube/port";
 import { NODES, PODS } from "../kube/resources";
 import type { RuleOf } from "../rules/catalogue";
 import { describeJson } from "../rules/json-values";
-import { type ApiserverRead, readApiserver, retryOnceReachable } from "./apiserver-read";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 
 type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
 
@@ -183,7 +183,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   });
 }
 
-type NodeRead = ApiserverRead<"vm" | "not_vm">;
+type NodeRead = ReadOutcome<"vm" | "not_vm">;
 
 /** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
 async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {

@@ -16,7 +16,7 @@ import { echo } from "../echo";
 import type { KubeApi } from "../kube/port";
 import type { WorkloadFields } from "../kube/resources";
 import type { RuleOf } from "../rules/catalogue";
-import { type ApiserverRead, readApiserver, retryOnceReachable } from "./apiserver-read";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 
 type ScaleGuardVerdict = Verdict<"validate", RuleOf<"validate">>;
 
@@ -78,7 +78,7 @@ async function readParent(
   kube: KubeApi,
   resource: WorkloadResource,
   { namespace, name }: ScaleDown,
-): Promise<ApiserverRead<WorkloadFields | undefined>> {
+): Promise<ReadOutcome<WorkloadFields | undefined>> {
   if (!namespace || !name) return { ok: false, failure: "the request names no namespace/name" };
   return readApiserver(() => kube.get(WORKLOADS[resource], { namespace, name }));
 }
