@@ -11,11 +11,7 @@
  * TLS_CERT, TLS_KEY and LISTEN_PORT in the environment.
  */
 import { readFileSync } from "node:fs";
-import { Hono } from "hono";
-import { ENDPOINTS, HANDLER_LABELS } from "../src/admission/endpoints";
-import { reviewValidation } from "../src/admission/review-route";
-import { answerErrors } from "../src/http/rejection";
-import { createLogger } from "../src/observability/logger";
+import { designFloorApp } from "./lib/design-floor-app";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -23,20 +19,7 @@ function required(name: string): string {
   return value;
 }
 
-const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
-
-const app = new Hono();
-app.onError(answerErrors(createLogger("error")));
-for (const endpoint of HANDLER_LABELS) {
-  app.post(ENDPOINTS[endpoint].path, ...reviewValidation(MAX_REQUEST_BYTES), (c) => {
-    const { apiVersion, request } = c.req.valid("json");
-    return Response.json({
-      apiVersion,
-      kind: "AdmissionReview",
-      response: { uid: request.uid, allowed: true },
-    });
-  });
-}
+const app = designFloorApp();
 
 const server = Bun.serve({
   hostname: "127.0.0.1",

@@ -2,7 +2,7 @@ import type { Context, Env, Hono } from "hono";
 import type { z } from "zod";
 import { allowOnly } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { admissionTotal, childrenOf } from "../observability/metrics";
+import { admissionDecisions, childrenOf } from "../observability/metrics";
 import { logDecision } from "./decision-log";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
@@ -18,6 +18,8 @@ export interface ReviewRouteOptions {
   readonly maxRequestBytes: number;
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
+  /** Counts an endpoint's decisions; into cocoon_webhook_admission_total unless given. */
+  readonly countDecisions?: (endpoint: HandlerLabel) => (decision: Decision) => void;
 }
 
 /**
@@ -36,7 +38,8 @@ export function mountReviewRoutes<E extends Env>(
   for (const endpoint of HANDLER_LABELS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
-    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint]);
+    const countDecision = (options.countDecisions ?? decisionCounter)(endpoint);
+    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint], countDecision);
     app.post(path, ...validation, reviewed);
     allowOnly(app, path, ["POST"]);
   }
@@ -82,9 +85,9 @@ function review<E extends HandlerLabel>(
   handler: Handler<E>,
   log: Logger,
   action: EnforcementAction,
+  countDecision: (decision: Decision) => void,
 ) {
   const examine = gateOperations(endpoint, handler);
-  const countDecision = decisionCounter(endpoint);
   return (c: Context<Env, string, ReviewInput>): Response | Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
     const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
@@ -109,13 +112,15 @@ function review<E extends HandlerLabel>(
 
 /**
  * Counts `endpoint`'s decisions by result and reason. Every (result, reason)
- * the endpoint table lists for it starts at 0, so each series exists, and
- * `increase()` sees its first decision, from the start.
+ * the endpoint table lists for it has its cell from the start, so each series
+ * exists, and `increase()` sees its first decision, from the first scrape.
  */
-function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
-  const countOf = childrenOf((result: string, reason: string) =>
-    admissionTotal.labels(endpoint, result, reason),
+export function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
+  const cellOf = childrenOf((result: string, reason: string) =>
+    admissionDecisions.cell({ handler: endpoint, result, reason }),
   );
-  for (const { result, reason } of resultReasons(endpoint)) countOf(result, reason).inc(0);
-  return (decision) => countOf(decision.result, decision.reason).inc();
+  for (const { result, reason } of resultReasons(endpoint)) cellOf(result, reason);
+  return (decision) => {
+    cellOf(decision.result, decision.reason).count++;
+  };
 }

@@ -9,14 +9,16 @@ import {
   warnOnRejection,
 } from "../http/observe";
 import { allowOnly, answerErrors, refuseUnknownPaths } from "../http/rejection";
+import type { Observer } from "../observability/cells";
 import type { Logger } from "../observability/logger";
 import {
   admissionDuration,
   cachedExposition,
   childrenOf,
-  httpRequestsInFlight,
-  httpResponsesTotal,
+  exposition,
+  httpResponses,
   registry,
+  requestsInFlight,
 } from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";
 
@@ -25,17 +27,23 @@ function pathLabel(path: string): string {
   return endpointAt(path) === undefined ? "other" : path;
 }
 
-/** The request metrics of the admission listener, bound to their prom-client series. */
-function admissionRequestMeasures(): RequestMeasures {
+/** The request metrics of the admission listener, bound to their cells. */
+export function admissionRequestMeasures(): RequestMeasures {
   const responsesOf = childrenOf((label: string, status: number) =>
-    httpResponsesTotal.labels(label, String(status)),
+    httpResponses.cell({ path: label, code: String(status) }),
   );
-  const durations = new Map<string, { observe(seconds: number): void }>(
-    HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, admissionDuration.labels(label)]),
+  const durations = new Map<string, Observer>(
+    HANDLER_LABELS.map((label) => [
+      ENDPOINTS[label].path,
+      admissionDuration.series({ handler: label }),
+    ]),
   );
   return {
-    inFlight: httpRequestsInFlight,
-    countResponse: (path, status) => responsesOf(pathLabel(path), status).inc(),
+    inFlight: {
+      inc: () => requestsInFlight.count++,
+      dec: () => requestsInFlight.count--,
+    },
+    countResponse: (path, status) => responsesOf(pathLabel(path), status).count++,
     reviewDuration: (path) => durations.get(path),
   };
 }
@@ -49,11 +57,11 @@ export function createAdmissionApp(
   handlers: Handlers,
   readiness: Readiness,
   log: Logger,
-  options: ReviewRouteOptions,
+  options: ReviewRouteOptions & { readonly requestMeasures?: RequestMeasures },
 ): Hono<ListenerEnv> {
   const app = new Hono<ListenerEnv>();
   app.onError(answerErrors(log, warnOnRejection(log)));
-  app.use(measureRequests(admissionRequestMeasures()));
+  app.use(measureRequests(options.requestMeasures ?? admissionRequestMeasures()));
   mountReviewRoutes(app, handlers, log, options);
   mountProbes(app, readiness);
   refuseUnknownPaths(app);
@@ -68,9 +76,9 @@ export function createOpsApp(
 ): Hono {
   const app = new Hono();
   app.onError(answerErrors(log));
-  const exposition = cachedExposition(registry, options.metricsRenderIntervalMs);
+  const scrape = cachedExposition(exposition, options.metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
-    c.body(await exposition(), 200, { "Content-Type": registry.contentType }),
+    c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );
   allowOnly(app, "/metrics", ["GET"]);
   mountProbes(app, readiness);

@@ -7,7 +7,7 @@ import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { answerErrors } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
-import { admissionTotal } from "../../src/observability/metrics";
+import { admissionDecisions } from "../../src/observability/metrics";
 import { collectViolations, violation } from "../../src/violations";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
@@ -52,7 +52,7 @@ async function send(app: Hono, body: unknown) {
 const review = (apiVersion?: string) => admissionReview({ apiVersion, uid: "uid-1" });
 
 async function samples(result: string, reason: string): Promise<number> {
-  const metric = await admissionTotal.get();
+  const metric = await admissionDecisions.counter.get();
   return (
     metric.values.find(
       (value) =>
@@ -116,7 +116,7 @@ describe("the review routes", () => {
 
   test("every result and reason the table lists for the endpoint is a series from the start", async () => {
     appWith(() => skipped("no_change"));
-    const series = (await admissionTotal.get()).values
+    const series = (await admissionDecisions.counter.get()).values
       .filter((value) => value.labels.handler === "validate_cocoonset")
       .map((value) => `${value.labels.result}/${value.labels.reason}`);
     for (const { result, reason } of resultReasons("validate_cocoonset")) {

@@ -6,7 +6,7 @@ import {
 } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { ConfigMap } from "kubernetes-models/v1";
 import { HANDLER_LABELS, resultReasons, VERDICT_RESULTS } from "../../src/admission/endpoints";
-import { registry } from "../../src/observability/metrics";
+import { admissionDuration, registry } from "../../src/observability/metrics";
 import {
   checkPromql,
   exposedSeriesNames,
@@ -29,14 +29,19 @@ import { validateSchema } from "./schemas";
 const objects = render("manifests/monitoring");
 const defaults = render("manifests/default");
 
-const families: MetricFamily[] = (await registry.getMetricsAsJSON()).map((metric) => ({
-  name: metric.name,
-  type: String(metric.type),
-}));
+/** The registry's families, and the admission duration histogram rendered beside them. */
+const families: MetricFamily[] = [
+  ...(await registry.getMetricsAsJSON()).map((metric) => ({
+    name: metric.name,
+    type: String(metric.type),
+  })),
+  { name: admissionDuration.name, type: admissionDuration.type },
+];
 const exposed = exposedSeriesNames(families);
 
 /** Label names a metric family declares (prom-client keeps them on the metric object). */
 function labelNamesOf(family: MetricFamily): string[] {
+  if (family.name === admissionDuration.name) return [...admissionDuration.labelNames];
   const metric: unknown = registry.getSingleMetric(family.name);
   if (
     typeof metric === "object" &&

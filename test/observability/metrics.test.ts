@@ -18,7 +18,7 @@ function countingRegistry() {
 describe("cachedExposition", () => {
   test("concurrent scrapes share one render; scrapes within the interval get the cached text", async () => {
     const { registry, counter, renders } = countingRegistry();
-    const scrape = cachedExposition(registry, 200);
+    const scrape = cachedExposition(() => registry.metrics(), 200);
     const concurrent = await Promise.all(Array.from({ length: 50 }, () => scrape()));
     expect(renders()).toBe(1);
     expect(new Set(concurrent).size).toBe(1);
@@ -30,7 +30,7 @@ describe("cachedExposition", () => {
   test("a scrape after the interval renders again and sees new values", async () => {
     const { registry, counter, renders } = countingRegistry();
     const clock = new ManualClock();
-    const scrape = cachedExposition(registry, 20, clock);
+    const scrape = cachedExposition(() => registry.metrics(), 20, clock);
     expect(await scrape()).toContain("c 0");
     counter.inc();
     clock.advance(19);
@@ -44,7 +44,7 @@ describe("cachedExposition", () => {
     const { registry, renders } = countingRegistry();
     const metrics = registry.metrics.bind(registry);
     registry.metrics = () => Promise.reject(new Error("boom"));
-    const scrape = cachedExposition(registry, 10_000);
+    const scrape = cachedExposition(() => registry.metrics(), 10_000);
     await expect(scrape()).rejects.toThrow("boom");
     registry.metrics = metrics;
     expect(await scrape()).toContain("# TYPE c counter");

@@ -1,0 +1,28 @@
+import { Hono } from "hono";
+import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
+import { reviewValidation } from "../../src/admission/review-route";
+import { answerErrors } from "../../src/http/rejection";
+import { createLogger } from "../../src/observability/logger";
+
+const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
+
+/**
+ * The design floor's app: every review route runs exactly the middleware of
+ * the product's review routes (reviewValidation of
+ * src/admission/review-route.ts), then answers a fixed allow (uid echoed).
+ */
+export function designFloorApp(): Hono {
+  const app = new Hono();
+  app.onError(answerErrors(createLogger("error")));
+  for (const endpoint of HANDLER_LABELS) {
+    app.post(ENDPOINTS[endpoint].path, ...reviewValidation(MAX_REQUEST_BYTES), (c) => {
+      const { apiVersion, request } = c.req.valid("json");
+      return Response.json({
+        apiVersion,
+        kind: "AdmissionReview",
+        response: { uid: request.uid, allowed: true },
+      });
+    });
+  }
+  return app;
+}

@@ -1,0 +1,152 @@
+/**
+ * The in-process A/B behind the admission metrics' cells
+ * (src/observability/cells.ts). Three apps answer common-case reviews through
+ * `app.fetch` in one process, in alternating rounds:
+ *
+ * - **cells**: the admission app as shipped;
+ * - **prom-client**: the same app with its metrics counted through
+ *   prom-client directly, on a registry of its own: `Counter.inc`,
+ *   `Gauge.inc`/`dec` and `Histogram.observe` on children made once with
+ *   `labels()`;
+ * - **design floor**: the review routes' middleware and a fixed allow
+ *   (bench/lib/design-floor-app.ts).
+ *
+ * CPU per review is compared in pairs of adjacent rounds, so drift on the
+ * machine cancels out; the medians are printed as a markdown table.
+ *
+ *   node_modules/.bin/bun bench/metrics-ab.ts [rounds, 100]
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { endpointAt, type HandlerLabel } from "../src/admission/endpoints";
+import { DENY_EVERYWHERE } from "../src/admission/enforcement";
+import type { Decision } from "../src/admission/verdict";
+import { buildHandlers } from "../src/handlers";
+import type { RequestMeasures } from "../src/http/observe";
+import { createLogger } from "../src/observability/logger";
+import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
+import { createAdmissionApp } from "../src/server/apps";
+import { FakeKube } from "../test/support/fake-kube";
+import { designFloorApp } from "./lib/design-floor-app";
+import { buildScenarios } from "./payloads";
+
+const REVIEWS_PER_ROUND = 1500;
+const WARM_UP_ROUNDS = 10;
+
+interface App {
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+/** The admission app's metrics through prom-client directly, as before the cells. */
+function promClientMetrics() {
+  const registry = new Registry();
+  const responses = new Counter({
+    name: "responses_total",
+    help: "h",
+    labelNames: ["path", "code"] as const,
+    registers: [registry],
+  });
+  const inFlight = new Gauge({ name: "in_flight", help: "h", registers: [registry] });
+  const decisions = new Counter({
+    name: "decisions_total",
+    help: "h",
+    labelNames: ["handler", "result", "reason"] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "duration_seconds",
+    help: "h",
+    labelNames: ["handler"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const responsesOf = childrenOf((path: string, status: number) =>
+    responses.labels(path, String(status)),
+  );
+  const durations = childrenOf((handler: HandlerLabel, _: undefined) => duration.labels(handler));
+  const requestMeasures: RequestMeasures = {
+    inFlight,
+    countResponse: (path, status) =>
+      responsesOf(endpointAt(path) === undefined ? "other" : path, status).inc(),
+    reviewDuration: (path) => {
+      const endpoint = endpointAt(path);
+      return endpoint === undefined ? undefined : durations(endpoint, undefined);
+    },
+  };
+  const countDecisions = (endpoint: HandlerLabel) => {
+    const childOf = childrenOf((result: string, reason: string) =>
+      decisions.labels(endpoint, result, reason),
+    );
+    return (decision: Decision) => childOf(decision.result, decision.reason).inc();
+  };
+  return { requestMeasures, countDecisions };
+}
+
+function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
+  return createAdmissionApp(
+    buildHandlers({ podCreators: new Set<string>(), kube: new FakeKube() }),
+    { ready: true },
+    createLogger("info"),
+    { maxRequestBytes: 7 * 1024 * 1024, enforcement: DENY_EVERYWHERE, ...metrics },
+  );
+}
+
+const scenario = buildScenarios().find((each) => each.id === "pod-common");
+if (!scenario) throw new Error("metrics-ab: no pod-common scenario");
+const url = `https://127.0.0.1${scenario.path}`;
+const headers = {
+  "content-type": "application/json",
+  "content-length": String(Buffer.byteLength(scenario.body)),
+};
+
+/** CPU microseconds per review over one round. */
+async function round(app: App): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < REVIEWS_PER_ROUND; i++) {
+    const request = new Request(url, { method: "POST", body: scenario?.body, headers });
+    const response = await app.fetch(request);
+    if (response.status !== 200) throw new Error(`metrics-ab: answered ${response.status}`);
+    await response.arrayBuffer();
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / REVIEWS_PER_ROUND;
+}
+
+const variants = {
+  cells: admissionApp(),
+  "prom-client": admissionApp(promClientMetrics()),
+  "design floor": designFloorApp(),
+} satisfies Record<string, App>;
+type Variant = keyof typeof variants;
+const names = Object.keys(variants) as Variant[];
+
+const rounds = Number(process.argv[2] ?? 100);
+const cpu: Record<Variant, number[]> = { cells: [], "prom-client": [], "design floor": [] };
+for (let i = 0; i < WARM_UP_ROUNDS; i++) for (const name of names) await round(variants[name]);
+for (let i = 0; i < rounds; i++) {
+  for (const name of i % 2 === 0 ? names : [...names].reverse()) {
+    cpu[name].push(await round(variants[name]));
+  }
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+const pairedRatio = (a: Variant, b: Variant) =>
+  median(cpu[a].map((value, i) => value / (cpu[b][i] ?? Number.NaN)));
+
+console.log(
+  `${rounds} rounds of ${REVIEWS_PER_ROUND} common-case reviews per variant, alternating\n`,
+);
+console.log("| variant | CPU per review (median) | ÷ design floor's (median of pairs) |");
+console.log("|---|---:|---:|");
+for (const name of names) {
+  console.log(
+    `| ${name} | ${median(cpu[name]).toFixed(1)} µs | ${pairedRatio(name, "design floor").toFixed(3)}× |`,
+  );
+}
+const saved = 1 - pairedRatio("cells", "prom-client");
+console.log(
+  `\ncells ÷ prom-client (median of pairs): ${pairedRatio("cells", "prom-client").toFixed(3)}×, ` +
+    `so the cells save ${(saved * 100).toFixed(1)} % of the CPU per review`,
+);
