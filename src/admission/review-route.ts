@@ -115,7 +115,7 @@ function review<E extends HandlerLabel>(
  * the endpoint table lists for it has its cell from the start, so each series
  * exists, and `increase()` sees its first decision, from the first scrape.
  */
-export function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
+function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
   const cellOf = childrenOf((result: string, reason: string) =>
     admissionDecisions.cell({ handler: endpoint, result, reason }),
   );

@@ -9,7 +9,7 @@ import {
 /*
  * The metrics every review touches, kept in plain cells. prom-client hashes
  * and checks the label set on every inc() and observe(), children from
- * labels() included; on the review path that was 11-12 % of the webhook's
+ * labels() included; on the review path that was 11-13 % of the webhook's
  * CPU per review (the in-process A/B of bench/metrics-ab.ts,
  * docs/performance.md). Here the request path adds to a number, and the
  * totals reach the exposition when it is scraped: counters and gauges

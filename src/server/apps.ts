@@ -28,7 +28,7 @@ function pathLabel(path: string): string {
 }
 
 /** The request metrics of the admission listener, bound to their cells. */
-export function admissionRequestMeasures(): RequestMeasures {
+function admissionRequestMeasures(): RequestMeasures {
   const responsesOf = childrenOf((label: string, status: number) =>
     httpResponses.cell({ path: label, code: String(status) }),
   );
