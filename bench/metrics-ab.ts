@@ -17,7 +17,12 @@
  *   node_modules/.bin/bun bench/metrics-ab.ts [rounds, 100]
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { endpointAt, type HandlerLabel } from "../src/admission/endpoints";
+import {
+  ENDPOINTS,
+  endpointAt,
+  HANDLER_LABELS,
+  type HandlerLabel,
+} from "../src/admission/endpoints";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import type { Decision } from "../src/admission/verdict";
 import { buildHandlers } from "../src/handlers";
@@ -62,15 +67,14 @@ function promClientMetrics() {
   const responsesOf = childrenOf((path: string, status: number) =>
     responses.labels(path, String(status)),
   );
-  const durations = childrenOf((handler: HandlerLabel, _: undefined) => duration.labels(handler));
+  const durations = new Map<string, Histogram.Internal<"handler">>(
+    HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, duration.labels(label)]),
+  );
   const requestMeasures: RequestMeasures = {
     inFlight,
     countResponse: (path, status) =>
       responsesOf(endpointAt(path) === undefined ? "other" : path, status).inc(),
-    reviewDuration: (path) => {
-      const endpoint = endpointAt(path);
-      return endpoint === undefined ? undefined : durations(endpoint, undefined);
-    },
+    reviewDuration: (path) => durations.get(path),
   };
   const countDecisions = (endpoint: HandlerLabel) => {
     const childOf = childrenOf((result: string, reason: string) =>

@@ -9,12 +9,12 @@ import {
 /*
  * The metrics every review touches, kept in plain cells. prom-client hashes
  * and checks the label set on every inc() and observe(), children from
- * labels() included; on the review path that was 11-13 % of the webhook's
- * CPU per review (the in-process A/B of bench/metrics-ab.ts,
- * docs/performance.md). Here the request path adds to a number, and the
- * totals reach the exposition when it is scraped: counters and gauges
- * through prom-client's collect hook, which it calls before every read; the
- * duration histogram, for which prom-client has no way to add counts other
+ * labels() included; on the review path that was about 11 % of the webhook's
+ * CPU per review (median of seven runs, 9-13 %; the in-process A/B of
+ * bench/metrics-ab.ts, docs/performance.md). Here the request path adds to
+ * a number, and the totals reach the exposition when it is scraped: counters
+ * and gauges through prom-client's collect hook, which it calls before every
+ * read; the duration histogram, for which prom-client has no way to add counts other
  * than one observe() each, is rendered in the exposition format beside the
  * registry's text.
  */
