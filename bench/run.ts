@@ -15,7 +15,7 @@
  * Environment: BENCH_WARMUP_S (5), BENCH_DURATION_S (5 per round), BENCH_ROUNDS (2),
  * BENCH_CONNECTIONS (32),
  * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server),
- * BENCH_FIXED_RATE_S (10 per fixed-rate run), BENCH_SCENARIOS (all; a comma-separated
+ * BENCH_FIXED_RATE_S (70: each server's time at 2 000 req/s, in 10 s turns; a seventh at 10 000), BENCH_SCENARIOS (all; a comma-separated
  * list of scenario ids to measure, for a quick look at one of them), BENCH_COCOON_BINARY
  * (dist/cocoon-webhook; another build, such as an earlier revision's, for before/after figures).
  */
@@ -36,9 +36,10 @@ import {
 import {
   FIXED_RATES,
   type FixedRateResult,
-  fixedRateRun,
+  fixedRatePhase,
   type GcProbeResult,
   gcProbe,
+  TAIL_GOAL_RATE,
 } from "./lib/fixed-rate";
 import {
   evaluateGoals,
@@ -70,6 +71,10 @@ const RESULTS_DIR = join(import.meta.dir, "results");
 const SERVERS: readonly ServerId[] = ["floor", "design", "cocoon", "peer"];
 /** The floors answer every review with a fixed allow. */
 const FLOORS: ReadonlySet<ServerId> = new Set(["floor", "design"]);
+/** The servers of the tail-latency phase: the webhook and both floors. */
+const TAIL_SERVERS: readonly ServerId[] = ["floor", "design", "cocoon"];
+/** How long bench/gc-host.ts is driven at 2 000 req/s. */
+const GC_PROBE_SECONDS = 10;
 /** Upper bound on each half of the memory phase. */
 const MEMORY_PHASE_BOUND_SECONDS = 120;
 
@@ -90,7 +95,7 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 32),
   memoryRequests: numberFromEnv("BENCH_MEMORY_REQUESTS", 200_000),
   starts: numberFromEnv("BENCH_STARTS", 5),
-  fixedRateSeconds: numberFromEnv("BENCH_FIXED_RATE_S", 10),
+  fixedRateSeconds: numberFromEnv("BENCH_FIXED_RATE_S", 70),
 };
 
 /** The peer implements the routes of its time; it has no CocoonHibernation handler. */
@@ -355,37 +360,35 @@ async function main(): Promise<void> {
       }
     }
 
-    // Tail latency at fixed rates: the floor and the webhook take turns at each rate.
+    // Tail latency at fixed rates: the floors and the webhook take turns at each rate.
     const fixedRate: FixedRateResult[] = [];
     const commonBody = bodyFiles.get("pod-common");
     const gc: GcProbeResult[] = [];
     if (commonBody) {
+      const takingTurns = TAIL_SERVERS.flatMap((id) => running.get(id) ?? []);
       for (const rate of FIXED_RATES) {
-        for (const id of ["floor", "cocoon"] as const) {
-          const server = running.get(id);
-          if (!server) continue;
-          const run = await fixedRateRun(
-            script,
-            server,
-            commonBody,
-            rate,
-            settings.fixedRateSeconds,
-          );
-          fixedRate.push(run);
+        const runs = await fixedRatePhase(
+          script,
+          takingTurns,
+          commonBody,
+          rate,
+          settings.fixedRateSeconds * rate.shareOfSeconds,
+        );
+        fixedRate.push(...runs);
+        for (const run of runs) {
           log(
-            `fixed ${rate.requestsPerSecond} req/s ${id}: ${run.wrk.requestsPerSecond.toFixed(0)} req/s, p50 ${(run.wrk.p50Us / 1000).toFixed(2)} ms, p99 ${(run.wrk.p99Us / 1000).toFixed(2)} ms, p99.9 ${(run.wrk.p999Us / 1000).toFixed(2)} ms`,
+            `fixed ${rate.requestsPerSecond} req/s ${run.server}: ${run.requestsPerSecond.toFixed(0)} req/s over ${run.seconds.toFixed(0)} s, p50 ${(run.p50Us / 1000).toFixed(2)} ms, p99 ${(run.p99Us / 1000).toFixed(2)} ms, p99.9 ${(run.p999Us / 1000).toFixed(2)} ms (median turn ${(run.medianTurnP999Us / 1000).toFixed(2)} ms), ${(run.stolenShare * 100).toFixed(1)} % stolen`,
           );
         }
       }
-      const [slowest] = FIXED_RATES;
       for (const which of ["floor", "cocoon"] as const) {
         const probe = await gcProbe(
           which,
           env,
           script,
           commonBody,
-          slowest,
-          settings.fixedRateSeconds,
+          TAIL_GOAL_RATE,
+          GC_PROBE_SECONDS,
         );
         gc.push(probe);
         log(

@@ -5,9 +5,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type LatencyHistogram, parseHistogram } from "./latency-histogram";
 
 const RESULT_MARKER = "BENCH_RESULT ";
 const LIMIT_MARKER = "BENCH_LIMIT_REACHED";
+const HISTOGRAM_MARKER = "BENCH_HISTOGRAM ";
 
 const LUA_SCRIPT = `-- Written by bench/lib/wrk.ts.
 local file = assert(io.open(os.getenv("BENCH_BODY_FILE"), "rb"))
@@ -47,6 +49,15 @@ done = function(summary, latency, requests)
     summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
     latency.max, latency.mean))
+  -- Every latency wrk recorded, as microseconds:count pairs, so runs can be merged.
+  if os.getenv("BENCH_HISTOGRAM") == "1" then
+    local entries = {}
+    for i = 1, #latency do
+      local value, count = latency(i)
+      entries[#entries + 1] = string.format("%d:%d", value, count)
+    end
+    io.write("${HISTOGRAM_MARKER}" .. table.concat(entries, ",") .. "\\n")
+  end
 end
 `;
 
@@ -69,6 +80,8 @@ export interface WrkFigures {
 }
 
 export interface WrkRun extends WrkFigures {
+  /** Every latency recorded (microseconds → responses), when asked for with `histogram`. */
+  readonly histogram?: LatencyHistogram;
   readonly requestsPerSecond: number;
   readonly errors: number;
   /** CPU seconds wrk itself used (user + system). */
@@ -84,6 +97,8 @@ export interface WrkOptions {
   readonly requestLimit?: number;
   /** Each connection pauses this many milliseconds after each response (fixed-rate load). */
   readonly delayMs?: number;
+  /** Return every recorded latency too, so that several runs can be merged. */
+  readonly histogram?: boolean;
 }
 
 /** Installs wrk with apt-get when it is missing (we are root on the bench machines). */
@@ -160,6 +175,7 @@ export async function runWrk(script: string, options: WrkOptions): Promise<WrkRu
         BENCH_BODY_FILE: options.bodyFile,
         BENCH_LIMIT: String(options.requestLimit ?? 0),
         BENCH_DELAY_MS: String(options.delayMs ?? 0),
+        BENCH_HISTOGRAM: options.histogram ? "1" : "0",
       },
     },
   );
@@ -171,9 +187,15 @@ export async function runWrk(script: string, options: WrkOptions): Promise<WrkRu
   const line = stdout.split("\n").find((each) => each.startsWith(RESULT_MARKER));
   if (!line) throw new Error(`wrk printed no result (exit ${child.exitCode}): ${stdout}${stderr}`);
   const figures = JSON.parse(line.slice(RESULT_MARKER.length)) as WrkFigures;
+  const histogramLine = stdout.split("\n").find((each) => each.startsWith(HISTOGRAM_MARKER));
+  if (options.histogram && !histogramLine)
+    throw new Error(`wrk printed no latency histogram: ${stdout}${stderr}`);
   const usage = child.resourceUsage();
   return {
     ...figures,
+    ...(histogramLine
+      ? { histogram: parseHistogram(histogramLine.slice(HISTOGRAM_MARKER.length)) }
+      : {}),
     requestsPerSecond: figures.requests / (figures.durationUs / 1e6),
     errors:
       figures.connectErrors +

@@ -50,6 +50,8 @@ export function processState(pid: number): string {
 export interface MachineCpu {
   readonly busy: number;
   readonly total: number;
+  /** Time the hypervisor ran something else while this machine wanted the CPU. */
+  readonly steal: number;
 }
 
 export function machineCpu(): MachineCpu {
@@ -57,7 +59,13 @@ export function machineCpu(): MachineCpu {
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const total = values.reduce((sum, value) => sum + value, 0);
   const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  return { busy: total - idle, total };
+  return { busy: total - idle, total, steal: values[7] ?? 0 };
+}
+
+/** The share of the machine's CPU time stolen by the hypervisor between two samples (0 … 1). */
+export function stolenShare(before: MachineCpu, after: MachineCpu): number {
+  const total = after.total - before.total;
+  return total > 0 ? (after.steal - before.steal) / total : 0;
 }
 
 /** Machine CPU use between two samples, in cores (0 … nproc). */
