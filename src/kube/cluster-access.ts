@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { isIPv6 } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { errorText } from "../errors";
 import type { LogLevel } from "../observability/logger";
@@ -48,11 +47,14 @@ export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess 
 /**
  * client-node and its dependency tree take most of the webhook's start-up
  * time and a good part of its memory, so it is loaded only for a KUBECONFIG
- * (runs outside a cluster); the in-cluster path reads three files itself.
+ * (runs outside a cluster), and so is the YAML parser; the in-cluster path
+ * reads three files itself. (Every module loaded stays on the heap, and a
+ * smaller heap is a shorter pause when the garbage collector marks it.)
  */
 function loadKubeconfigFile(path: string): ClusterAccess {
   const { KubeConfig } =
     require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const { parse: parseYaml } = require("yaml") as typeof import("yaml");
   const kubeConfig = new KubeConfig();
   let text: string;
   let raw: ReturnType<typeof rawKubeconfig.safeParse>;

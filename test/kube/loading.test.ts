@@ -131,3 +131,40 @@ describe("without any cluster configuration", () => {
     expect(listDeltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
   });
 });
+
+describe("modules loaded only for a KUBECONFIG", () => {
+  /** The packages under node_modules that a fresh process has loaded (ES modules too) after `script`. */
+  function packagesLoadedBy(script: string): string[] {
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        "-e",
+        `${script}
+console.log(JSON.stringify(Object.keys(require.cache)));`,
+      ],
+      { cwd: join(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" },
+    );
+    if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+    const loaded = JSON.parse(run.stdout.toString()) as string[];
+    const names = loaded.flatMap(
+      (path) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? [],
+    );
+    return [...new Set(names)];
+  }
+
+  test("serving in a cluster loads neither client-node nor the YAML parser", () => {
+    const serving = packagesLoadedBy('await import("./src/cli/serve");');
+    expect(serving).toContain("hono");
+    expect(serving).not.toContain("@kubernetes/client-node");
+    expect(serving).not.toContain("yaml");
+  });
+
+  test("a KUBECONFIG loads both", () => {
+    const withKubeconfig = packagesLoadedBy(
+      `const { loadClusterAccess } = await import("./src/kube/cluster-access");
+loadClusterAccess({ kubeconfigPath: ${JSON.stringify(apiserver.kubeconfigPath)} });`,
+    );
+    expect(withKubeconfig).toContain("@kubernetes/client-node");
+    expect(withKubeconfig).toContain("yaml");
+  });
+});
