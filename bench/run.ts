@@ -56,6 +56,7 @@ import {
   type ServerId,
   startServer,
 } from "./lib/servers";
+import { median } from "./lib/statistics";
 import { validatorThroughput } from "./lib/validator";
 import { ensureWrk, runWrk, writeLuaScript, wrkVersion } from "./lib/wrk";
 import {
@@ -106,14 +107,6 @@ const PEER_SCENARIOS = new Set([
   "cocoonset-10",
   "pod-1mb",
 ]);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 function log(message: string): void {
   console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -377,7 +370,7 @@ async function main(): Promise<void> {
         fixedRate.push(...runs);
         for (const run of runs) {
           log(
-            `fixed ${rate.requestsPerSecond} req/s ${run.server}: ${run.requestsPerSecond.toFixed(0)} req/s over ${run.seconds.toFixed(0)} s, p50 ${(run.p50Us / 1000).toFixed(2)} ms, p99 ${(run.p99Us / 1000).toFixed(2)} ms, p99.9 ${(run.p999Us / 1000).toFixed(2)} ms (median turn ${(run.medianTurnP999Us / 1000).toFixed(2)} ms), ${(run.stolenShare * 100).toFixed(1)} % stolen`,
+            `fixed ${rate.requestsPerSecond} req/s ${run.server}: ${run.requestsPerSecond.toFixed(0)} req/s over ${run.seconds.toFixed(0)} s, p50 ${(run.p50Us / 1000).toFixed(2)} ms, p99 ${(run.p99Us / 1000).toFixed(2)} ms, p99.9 ${(run.p999Us / 1000).toFixed(2)} ms (quiet turns ${run.quietTurnsP999Us === undefined ? "too few" : `${(run.quietTurnsP999Us / 1000).toFixed(2)} ms`}), ${(run.stolenShare * 100).toFixed(1)} % stolen`,
           );
         }
       }

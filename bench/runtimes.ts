@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { createTestCa } from "../test/support/certs";
 import { describeMachine, processCpuSeconds } from "../test/support/procfs";
 import { type ServerEnvironment, startServer } from "./lib/servers";
+import { median } from "./lib/statistics";
 import { ensureWrk, runWrk, writeLuaScript } from "./lib/wrk";
 import { buildScenarios, type ScenarioId } from "./payloads";
 
@@ -49,14 +50,6 @@ interface Sample {
   readonly p99Ms: number;
   readonly cpuMsPerRequest: number;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 /** The sha256 of the runtime bun-runtime.ts unpacked for a package, if it is there. */
 function runtimeDigest(directory: string): string {
