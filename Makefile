@@ -168,7 +168,7 @@ controlplane: build
 	$(BUN) test --preload ./test/controlplane/setup.ts --timeout 60000 test/controlplane
 
 # Not part of `make test`: timings are figures to read, never assertions.
-## benchmark against a floor and a peer, then the two x64 runtimes (about 8 minutes; figures)
+## benchmark against a floor and a peer, then the two x64 runtimes (about 14 minutes; figures)
 bench: build
 	$(BUN) bench/run.ts
 	$(MAKE) --no-print-directory dist DIST_TARGETS="linux-x64 linux-x64-avx2"

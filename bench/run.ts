@@ -15,8 +15,9 @@
  * Environment: BENCH_WARMUP_S (5), BENCH_DURATION_S (5 per round), BENCH_ROUNDS (2),
  * BENCH_CONNECTIONS (32),
  * BENCH_MEMORY_REQUESTS (200000), BENCH_STARTS (5 start-to-ready samples per server),
- * BENCH_FIXED_RATE_S (70: each server's time at 2 000 req/s, in 10 s turns; a seventh at 10 000), BENCH_SCENARIOS (all; a comma-separated
- * list of scenario ids to measure, for a quick look at one of them), BENCH_COCOON_BINARY
+ * BENCH_FIXED_RATE_S (70: each server's time at 2 000 req/s in 10 s turns; a seventh of
+ * it at 10 000), BENCH_SCENARIOS (all; a comma-separated list of scenario ids to measure,
+ * for a quick look at one of them), BENCH_COCOON_BINARY
  * (dist/cocoon-webhook; another build, such as an earlier revision's, for before/after figures).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

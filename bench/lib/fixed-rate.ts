@@ -94,9 +94,9 @@ export const FIXED_RATES: readonly FixedRate[] = [
 /**
  * A turn is quiet when the hypervisor took at most this share of the
  * machine's CPU during it. On the shared machines the bench runs on, the
- * bare floor's p99.9 at 2 000 req/s was 3.0–4.3 ms in turns at 0.1–0.2 %
- * and 5–15 ms in turns at 0.4–2 %: a tail goal of half a millisecond can
- * only be judged on quiet turns.
+ * bare floor's p99.9 at 2 000 req/s read 2.9–4.4 ms in turns with at most
+ * 0.3 % stolen and 4.0–20.8 ms in turns with 0.4–6.8 %: a tail goal of half
+ * a millisecond can only be judged on quiet turns.
  */
 export const QUIET_TURN_STOLEN_SHARE = 0.003;
 /** Quiet turns each server needs before the tail goal is judged. */
