@@ -64,6 +64,9 @@ describe("release workflow", () => {
     expect(targets.sort()).toEqual(["linux-arm64", "linux-x64"]);
     for (const target of targets) expect(Object.keys(RELEASE_TARGETS)).toContain(target);
     const steps = JSON.stringify(release.jobs.release.steps);
+    // make dist writes each binary's SBOM from its own build (npm sbom lists package.json's view).
+    expect(steps).toContain('"run":"make dist"');
+    expect(steps).not.toContain("npm sbom");
     for (const target of targets) {
       for (const suffix of ["", ".sha256", ".sigstore.json", ".spdx.json"]) {
         expect(steps).toContain(` cocoon-webhook-${target}${suffix} `);
