@@ -96,8 +96,9 @@ lint-shell:
 	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
 	shellcheck scripts/*.sh .ci/run
 
-# actionlint checks keys, permissions, expressions, action inputs and, through
-# shellcheck, every run: script.
+# actionlint checks keys, permissions, expressions and, through shellcheck, every
+# run: script. It knows action inputs by tag only, so with SHA pins `make unit`
+# checks them (.github/action-inputs.yaml, test/release/action-inputs.test.ts).
 ## the GitHub workflows with actionlint and shellcheck
 lint-workflows:
 	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
