@@ -96,8 +96,9 @@ lint-shell:
 	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
 	shellcheck scripts/*.sh .ci/run
 
-# actionlint checks keys, permissions, expressions, action inputs and, through
-# shellcheck, every run: script.
+# actionlint checks keys, permissions, expressions and, through shellcheck, every
+# run: script. It knows action inputs by tag only, so with SHA pins `make unit`
+# checks them (.github/action-inputs.yaml, test/release/action-inputs.test.ts).
 ## the GitHub workflows with actionlint and shellcheck
 lint-workflows:
 	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
@@ -114,23 +115,28 @@ lint-chart: deps
 ## unit and property tests (no binary needed)
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**' \
-	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/release/dist.test.ts' \
+	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/release/dist*.test.ts' \
 	  --path-ignore-patterns='test/controlplane/**'
 
 ## compile dist/cocoon-webhook for this machine
 build: deps
 	$(COMPILE) --outfile dist/cocoon-webhook
 
-# Release binaries $(DIST_DIR)/cocoon-webhook-<target> and their sha256sum files.
+# Release binaries $(DIST_DIR)/cocoon-webhook-<target>, their sha256sum files and
+# SPDX SBOMs (<binary>.spdx.json: the packages the build's metafile says the
+# bundle holds, and the embedded runtime; scripts/sbom.ts).
 # The embedded runtimes are Bun's npm packages, pinned with their integrity
 # in package-lock.json (scripts/bun-runtime.ts), so only the npm registry is needed.
-## release binaries for linux-x64 (no AVX2 needed) and linux-arm64 with .sha256 files
+## release binaries for linux-x64 (no AVX2 needed) and linux-arm64 with .sha256 files and SBOMs
 dist: deps
 	for target in $(DIST_TARGETS); do \
 	  runtime="$$($(BUN) scripts/bun-runtime.ts "$$target")"; \
 	  bun_target="$$($(BUN) scripts/bun-runtime.ts "$$target" --bun-target)"; \
 	  $(COMPILE) --target="$$bun_target" --compile-executable-path="$$runtime" \
+	    --metafile="$(DIST_DIR)/cocoon-webhook-$$target.metafile.json" \
 	    --outfile "$(DIST_DIR)/cocoon-webhook-$$target"; \
+	  BUILD_TIME="$(BUILD_TIME)" $(BUN) scripts/sbom.ts "$$target" "$(DIST_DIR)/cocoon-webhook-$$target" \
+	    "$(DIST_DIR)/cocoon-webhook-$$target.metafile.json"; \
 	  (cd "$(DIST_DIR)" && sha256sum "cocoon-webhook-$$target" > "cocoon-webhook-$$target.sha256"); \
 	done
 
@@ -140,7 +146,7 @@ dist: deps
 ## run the release binaries (arm64 under qemu) and check they rebuild to the same bytes
 dist-test: dist
 	scripts/debian-packages.sh $(ARM64_PACKAGES)
-	$(BUN) test --timeout 120000 test/release/dist.test.ts
+	$(BUN) test --timeout 120000 test/release/dist.test.ts test/release/dist-sbom.test.ts
 
 ## end-to-end tests: the compiled binary over TLS against the fake apiserver
 e2e: build

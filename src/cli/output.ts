@@ -8,30 +8,36 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
  * The report for stdout, and what goes to stderr. In text the input problems
- * go to stderr and the rest to stdout; in json stdout stays one JSON value; in
- * junit and sarif stdout is one document holding everything.
+ * go to stderr and the rest to stdout. In json, junit, sarif and github stdout
+ * is the document alone; the summary and notes beside it go to stderr, and
+ * only when stderr is a stream of its own: with `> report 2>&1` or `&> report`
+ * (`sharedStream`) they would land in the document's file and make it
+ * unreadable. Input problems outside the document (json) go to stderr always:
+ * that run exits 2 and its findings are incomplete.
  */
 export function render(
   format: OutputFormat,
   report: RunReport,
+  { sharedStream = false }: { readonly sharedStream?: boolean } = {},
 ): { stdout: string; stderr: string } {
   const summary = summaryLine(report);
   const notes = notesOf(report).map((note) => `note: ${note}`);
   const problems = report.problems.map(
     (problem) => `cocoon-webhook validate: ${problemLine(problem)}`,
   );
+  const beside = (...texts: string[]) => (sharedStream ? [] : texts);
   switch (format) {
     case "json":
       return {
         stdout: `${JSON.stringify(report.summary.findings, null, 2)}\n`,
-        stderr: lines([...problems, ...notes, summary]),
+        stderr: lines([...problems, ...beside(...notes, summary)]),
       };
     case "junit":
-      return { stdout: junitReport(report), stderr: lines([...problems, summary]) };
+      return { stdout: junitReport(report), stderr: lines(beside(...problems, summary)) };
     case "sarif":
-      return { stdout: sarifReport(report), stderr: lines([...problems, summary]) };
+      return { stdout: sarifReport(report), stderr: lines(beside(...problems, summary)) };
     case "github":
-      return { stdout: githubAnnotations(report), stderr: "" };
+      return { stdout: githubAnnotations(report), stderr: lines(beside(summary)) };
     case "text":
       return {
         stdout: lines([...report.summary.findings.map(findingLine), ...notes, summary]),

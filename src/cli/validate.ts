@@ -1,3 +1,5 @@
+import { fstatSync } from "node:fs";
+import { isatty } from "node:tty";
 import { z } from "zod";
 import { errorText } from "../errors";
 import { VERSION_LINE } from "../version";
@@ -71,13 +73,31 @@ export interface ValidateIo {
   readonly readStdin: () => Promise<string>;
   readonly stdout: (text: string) => Promise<unknown>;
   readonly stderr: (text: string) => Promise<unknown>;
+  /** Whether what goes to stderr lands in stdout's file (see render). */
+  readonly stderrSharesStdout: () => boolean;
 }
 
 const processIo: ValidateIo = {
   readStdin: () => Bun.stdin.text(),
   stdout: (text) => writeAll(process.stdout, text),
   stderr: (text) => writeAll(process.stderr, text),
+  stderrSharesStdout,
 };
+
+/**
+ * File descriptors 1 and 2 open the same file (`> f 2>&1`, `&> f`, `> f 2> f`,
+ * `2>&1 | jq`) and it is not a terminal, where a person reads both.
+ */
+function stderrSharesStdout(): boolean {
+  try {
+    const stdout = fstatSync(1, { bigint: true });
+    const stderr = fstatSync(2, { bigint: true });
+    return stdout.dev === stderr.dev && stdout.ino === stderr.ino && !isatty(1);
+  } catch {
+    // A closed descriptor shares nothing.
+    return false;
+  }
+}
 
 /**
  * Resolves once the stream has taken every byte: the caller exits the process
@@ -119,7 +139,7 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
   }
   const summary = checkObjects(objects, options);
   const report = { summary, files: sources.length, problems: [...problems, ...unparsable] };
-  const output = render(options.output, report);
+  const output = render(options.output, report, { sharedStream: io.stderrSharesStdout() });
   await io.stdout(output.stdout);
   await io.stderr(output.stderr);
   if (report.problems.length > 0) return EXIT_UNUSABLE;

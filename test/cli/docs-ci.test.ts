@@ -23,6 +23,7 @@ async function exitCodeOf(args: string[]): Promise<{ code: number; stdout: strin
       stdout += text;
     },
     stderr: async () => {},
+    stderrSharesStdout: () => false,
   });
   return { code, stdout };
 }

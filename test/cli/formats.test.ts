@@ -6,7 +6,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { checkObjects } from "../../src/cli/check";
 import { parseSource } from "../../src/cli/documents";
 import { ALL_RULES } from "../../src/cli/manifest-rules";
-import { render } from "../../src/cli/output";
+import { OUTPUT_FORMATS, render } from "../../src/cli/output";
 import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
 import { RULE_CATALOGUE } from "../../src/rules/catalogue";
 
@@ -212,16 +212,17 @@ describe("--output github", () => {
   const lines = render("github", reportOf()).stdout.trimEnd().split("\n");
   const commands = lines.map(parseWorkflowCommand);
 
-  test("one annotation per finding and per unreadable input, a notice, then the summary", () => {
+  test("one annotation per finding and per unreadable input, a notice; the summary on stderr", () => {
     expect(commands.map((each) => each?.command)).toEqual([
       "error",
       "warning",
       "warning",
       "error",
       "notice",
-      undefined,
     ]);
-    expect(lines.at(-1)).toStartWith("1 error, 2 warnings in 2 of 5 objects");
+    expect(render("github", reportOf()).stderr).toStartWith(
+      "1 error, 2 warnings in 2 of 5 objects",
+    );
   });
 
   test("file, line, col and title are set and escaped; the message survives the round trip", () => {
@@ -268,5 +269,34 @@ describe("--output json", () => {
     });
     expect(stderr).toContain(`note: ${DUPLICATES_NOTE}`);
     expect(stderr).toContain("deploy/broken.yaml:3:7: bad");
+  });
+});
+
+describe("stderr in the same file as stdout", () => {
+  const machineReadable = OUTPUT_FORMATS.filter((format) => format !== "text");
+
+  test.each(machineReadable)(
+    "-o %s: the same document, and no summary or note beside it",
+    (format) => {
+      const alone = render(format, reportOf());
+      const shared = render(format, reportOf(), { sharedStream: true });
+      expect(shared.stdout).toBe(alone.stdout);
+      expect(alone.stderr).toContain("1 error, 2 warnings in 2 of 5 objects");
+      expect(shared.stderr).not.toContain("1 error, 2 warnings");
+      expect(shared.stderr).not.toContain("note:");
+    },
+  );
+
+  test("-o json names an input problem anyway: the document does not hold it", () => {
+    expect(render("json", reportOf(), { sharedStream: true }).stderr).toBe(
+      'cocoon-webhook validate: deploy/broken.yaml:3:7: bad "yaml" & <more>\n',
+    );
+    for (const format of ["junit", "sarif", "github"] as const) {
+      expect(render(format, reportOf(), { sharedStream: true }).stderr).toBe("");
+    }
+  });
+
+  test("-o text keeps its summary on stdout and problems on stderr", () => {
+    expect(render("text", reportOf(), { sharedStream: true })).toEqual(render("text", reportOf()));
   });
 });

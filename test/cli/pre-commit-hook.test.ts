@@ -38,6 +38,7 @@ async function runHook(directory: string): Promise<{ code: number; stdout: strin
       stdout += text;
     },
     stderr: async () => {},
+    stderrSharesStdout: () => false,
   });
   return { code, stdout };
 }

@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { OUTPUT_FORMATS } from "../../src/cli/output";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import packageJson from "../../package.json";
+import type { OutputFormat } from "../../src/cli/output";
 import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
 import { waitUntil } from "../support/eventually";
 import { processCpuSeconds, processState } from "../support/procfs";
@@ -239,36 +241,89 @@ describe("cocoon-webhook validate", () => {
     }
   });
 
-  test.each(OUTPUT_FORMATS)(
-    "-o %s: the whole output survives > file 2>&1 and &> file",
-    (format) => {
-      const args = ["-o", format, "invalid", "hibernations", "broken.yaml.txt"];
+  /** `validate ARGS REDIRECT` through bash, the file that REDIRECT names, and the exit status. */
+  function redirected(args: string[], redirect: string): { code: number | null; written: string } {
+    const directory = mkdtempSync(join(tmpdir(), "cocoon-redirect-"));
+    try {
+      const out = join(directory, "out");
+      const shell = Bun.spawnSync(
+        ["bash", "-c", `"$0" validate ${args.join(" ")} ${redirect}`, BINARY, out],
+        { cwd: FIXTURES, env: { PATH: process.env.PATH ?? "" } },
+      );
+      return { code: shell.exitCode, written: readFileSync(out, "utf8") };
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }
+
+  const SHARED_FILE = ['> "$1" 2>&1', '&> "$1"', '>> "$1" 2>&1', '> "$1" 2> "$1"'];
+  const documentReaders: Record<Exclude<OutputFormat, "text">, (written: string) => unknown> = {
+    json: (written) => JSON.parse(written),
+    sarif: (written) => JSON.parse(written).runs[0].results,
+    junit: (written) => {
+      expect(XMLValidator.validate(written)).toBe(true);
+      return new XMLParser().parse(written).testsuites;
+    },
+    github: (written) => {
+      const lines = written.trimEnd().split("\n");
+      for (const line of lines) expect(line).toMatch(/^::(error|warning|notice)[ :]/);
+      return lines;
+    },
+  };
+
+  test.each(Object.entries(documentReaders))(
+    "-o %s: with stdout and stderr in one file the file is the document alone, and it parses",
+    (format, read) => {
+      const args = ["-o", format, "invalid", "hibernations"];
       const piped = validate(args);
-      expect(piped.code).toBe(2);
-      const directory = mkdtempSync(join(tmpdir(), "cocoon-redirect-"));
-      try {
-        for (const redirect of ['> "$1" 2>&1', '&> "$1"', '>> "$1" 2>&1']) {
-          const out = join(directory, "out");
-          rmSync(out, { force: true });
-          const command = `"$0" validate ${args.join(" ")} ${redirect}`;
-          const shell = Bun.spawnSync(["bash", "-c", command, BINARY, out], {
-            cwd: FIXTURES,
-            env: { PATH: process.env.PATH ?? "" },
-          });
-          expect(shell.exitCode).toBe(2);
-          const written = readFileSync(out, "utf8");
-          // One file for both streams: every byte of each, in some interleaving.
-          expect(written.length).toBe(piped.stdout.length + piped.stderr.length);
-          expect(written).not.toContain("\0");
-          for (const line of `${piped.stdout}${piped.stderr}`.split("\n")) {
-            expect(written).toContain(line);
-          }
-        }
-      } finally {
-        rmSync(directory, { recursive: true, force: true });
+      expect(piped.code).toBe(1);
+      expect(piped.stderr).toContain("across 5 files\n");
+      for (const redirect of SHARED_FILE) {
+        const { code, written } = redirected(args, redirect);
+        expect({ redirect, code }).toEqual({ redirect, code: 1 });
+        expect(written).toBe(piped.stdout);
+        expect(read(written)).toBeTruthy();
       }
     },
   );
+
+  test("-o json: an unreadable input is still named beside the document (exit 2)", () => {
+    const { code, written } = redirected(["-o", "json", "valid", "broken.yaml.txt"], '&> "$1"');
+    expect(code).toBe(2);
+    expect(written).toContain("cocoon-webhook validate: broken.yaml.txt:8:3: ");
+    expect(written).not.toContain("could not be read or parsed");
+  });
+
+  test("-o text keeps its summary and every problem in a shared file", () => {
+    const args = ["invalid", "broken.yaml.txt"];
+    const piped = validate(args);
+    for (const redirect of SHARED_FILE.slice(0, 3)) {
+      const { code, written } = redirected(args, redirect);
+      expect(code).toBe(2);
+      expect(written.length).toBe(piped.stdout.length + piped.stderr.length);
+      for (const line of `${piped.stdout}${piped.stderr}`.split("\n")) {
+        expect(written).toContain(line);
+      }
+    }
+  });
+
+  test("on a terminal, where a person reads both streams, -o json keeps its summary", () => {
+    const terminal = Bun.spawnSync(
+      [
+        "script",
+        "--quiet",
+        "--return",
+        "--command",
+        `"${BINARY}" validate -o json invalid/set.json`,
+        "/dev/null",
+      ],
+      { cwd: FIXTURES, env: { PATH: process.env.PATH ?? "" } },
+    );
+    expect(terminal.exitCode).toBe(1);
+    expect(terminal.stdout.toString()).toContain(
+      "1 error, 0 warnings in 1 of 1 object (0 of other API groups skipped) across 1 file",
+    );
+  });
 
   test.each([
     [[]],
@@ -316,7 +371,7 @@ describe("cocoon-webhook validate", () => {
     for (const flag of ["--version", "-v"]) {
       const { code, stdout } = validate([flag]);
       expect(code).toBe(0);
-      expect(stdout).toMatch(/^cocoon-webhook \d+\.\d+\.\d+ \(revision \S+, built /);
+      expect(stdout).toStartWith(`cocoon-webhook ${packageJson.version} (revision `);
     }
   });
 
@@ -327,7 +382,7 @@ describe("cocoon-webhook validate", () => {
   });
 
   test("-o github annotates each finding at its file, line and column", () => {
-    const { code, stdout } = validate(["-o", "github", "invalid/set.json", "hibernations"]);
+    const { code, stdout, stderr } = validate(["-o", "github", "invalid/set.json", "hibernations"]);
     expect(code).toBe(1);
     expect(stdout.split("\n")).toEqual([
       expect.stringMatching(
@@ -337,9 +392,11 @@ describe("cocoon-webhook validate", () => {
         /^::error file=hibernations\/second.yaml,line=9,col=5,title=hibernation.one-per-pod%3A CocoonHibernation team-a\/agents-2::/,
       ),
       `::notice::${NOTE}`,
-      "2 errors, 0 warnings in 2 of 4 objects (0 of other API groups skipped) across 3 files",
       "",
     ]);
+    expect(stderr).toBe(
+      "2 errors, 0 warnings in 2 of 4 objects (0 of other API groups skipped) across 3 files\n",
+    );
   });
 
   test("a report larger than a pipe buffer reaches a slow reader whole", async () => {

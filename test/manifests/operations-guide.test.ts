@@ -4,12 +4,14 @@ import { join } from "node:path";
 import packageJson from "../../package.json";
 import { HANDLER_LABELS, resultReasons } from "../../src/admission/endpoints";
 import { headingAnchors } from "../support/markdown";
+import { docsRef } from "../support/releases";
 import { isRecord, render } from "./kustomize";
 
 const REPO = join(import.meta.dir, "../..");
 const GUIDE = "docs/operations.md";
-// The guide of the release the alerts were installed with, not whatever main says today.
-const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/v${packageJson.version}/${GUIDE}#`;
+// The guide of the release the alerts were installed with, not whatever main says today
+// (a -dev build of main: main's, as no tag of its version exists).
+const GUIDE_URL = `https://github.com/cocoonstack/cocoon-webhook/blob/${docsRef(packageJson.version)}/${GUIDE}#`;
 const guide = readFileSync(join(REPO, GUIDE), "utf8");
 
 const anchors = headingAnchors(guide);

@@ -1,7 +1,7 @@
 /*
  * The release binaries from `make dist` (run by `make dist-test`, not by
  * `make test`): they run, carry the stamp of the commit, match their checksum
- * files, rebuild to the same bytes, and the arm64 one behaves like the x64 one
+ * files, rebuild to the same bytes and SBOMs, and the arm64 one behaves like the x64 one
  * under qemu-aarch64 (Debian: qemu-user and libc6-arm64-cross, which
  * `make dist-test` installs when missing). Without them the run fails: an
  * architecture that was not run must never pass as tested.
@@ -98,9 +98,11 @@ describe("make dist", () => {
         run([binary("linux-x64"), "version"]).stdout,
       );
       for (const target of TARGETS) {
-        expect(readFileSync(`${binary(target, rebuildDir)}.sha256`, "utf8")).toBe(
-          readFileSync(`${binary(target)}.sha256`, "utf8"),
-        );
+        for (const suffix of [".sha256", ".spdx.json"]) {
+          expect(readFileSync(`${binary(target, rebuildDir)}${suffix}`, "utf8")).toBe(
+            readFileSync(`${binary(target)}${suffix}`, "utf8"),
+          );
+        }
       }
     });
   });

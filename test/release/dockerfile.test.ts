@@ -111,9 +111,12 @@ describe("Dockerfile", () => {
     expect(/^IMAGE := (.+)$/m.exec(makefile)?.[1]).toBe(container?.image?.replace(/:[^:/]+$/, ""));
   });
 
-  test("the build context carries the runtime fetcher make dist needs", () => {
+  test("the build context carries the scripts make dist runs (runtime fetcher, SBOM writer)", () => {
     const ignored = readFileSync(repoPath(".dockerignore"), "utf8").split("\n");
-    expect(ignored).toContain("!scripts/bun-runtime.ts");
+    const dist = makefile.slice(makefile.indexOf("\ndist:"), makefile.indexOf("\ndist-test:"));
+    const scripts = [...new Set(dist.match(/scripts\/[\w-]+\.ts/g))];
+    expect(scripts.sort()).toEqual(["scripts/bun-runtime.ts", "scripts/sbom.ts"]);
+    for (const script of scripts) expect(ignored).toContain(`!${script}`);
     expect(ignored).not.toContain("package.json");
     expect(ignored).not.toContain("src");
   });

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parse } from "yaml";
 import packageJson from "../../package.json";
 import {
@@ -10,6 +12,7 @@ import {
   RELEASE_TARGETS,
 } from "../../scripts/bun-runtime";
 import { readYamlDocuments, repoPath } from "../manifests/kustomize";
+import { isPreRelease, releasedVersions } from "../support/releases";
 
 const lock: unknown = JSON.parse(readFileSync(repoPath("package-lock.json"), "utf8"));
 const lockPackages = (lock as { packages: Record<string, { engines?: { node?: string } }> })
@@ -35,11 +38,51 @@ describe("one version, from package.json", () => {
     ]);
   });
 
-  test("the top CHANGELOG.md entry is it", () => {
-    const changelog = readFileSync(repoPath("CHANGELOG.md"), "utf8");
-    const top = /^## \[(\d+\.\d+\.\d+[^\]]*)\] - (\d{4}-\d\d-\d\d)$/m.exec(changelog);
-    expect(top?.[1]).toBe(packageJson.version);
+  test("is the top CHANGELOG.md release, or on main the next version's -dev", () => {
+    const [latest = ""] = releasedVersions();
+    const { version } = packageJson;
+    if (!isPreRelease(version)) {
+      expect(version).toBe(latest);
+      return;
+    }
+    // Unreleased work on main: a build of it must never call itself a released version.
+    const next = /^(\d+\.\d+\.\d+)-dev$/.exec(version)?.[1] ?? "";
+    expect(Bun.semver.order(next, latest)).toBe(1);
+    expect(readFileSync(repoPath("CHANGELOG.md"), "utf8")).toContain("\n## [Unreleased]\n");
   });
+
+  test.each([
+    ["v0.3.0", "0.3.0", "## [0.3.0] - 2027-01-02", 0],
+    ["v0.3.0", "0.3.0", "## [Unreleased]", 1],
+    ["v0.3.0-dev", "0.3.0-dev", "## [0.3.0-dev] - 2027-01-02", 1],
+    ["v0.3.1", "0.3.0", "## [0.3.0] - 2027-01-02", 1],
+    ["v0.3.0", "0.3.0", "## [0.3.01] - 2027-01-02", 1],
+  ])(
+    "the release workflow's first check: tag %s, version %s, %s → exit %d",
+    (tag, version, entry, code) => {
+      const release = parse(
+        workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "",
+      );
+      const step = (release.jobs.check.steps as { id?: string; run?: string }[]).find(
+        (each) => each.id === "version",
+      );
+      const directory = mkdtempSync(join(tmpdir(), "cocoon-release-check-"));
+      try {
+        writeFileSync(join(directory, "package.json"), JSON.stringify({ version }));
+        writeFileSync(join(directory, "CHANGELOG.md"), `# Changelog\n\n${entry}\n`);
+        const output = join(directory, "output");
+        const run = Bun.spawnSync(["bash", "-eo", "pipefail", "-c", step?.run ?? "exit 9"], {
+          cwd: directory,
+          env: { PATH: process.env.PATH ?? "", GITHUB_REF_NAME: tag, GITHUB_OUTPUT: output },
+        });
+        expect(run.exitCode).toBe(code);
+        if (code === 0) expect(readFileSync(output, "utf8")).toBe(`version=${version}\n`);
+        else expect(run.stdout.toString()).toStartWith("::error::");
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("the release workflow refuses a tag other than v<version> and pushes <version>", () => {
     const release = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
@@ -64,6 +107,9 @@ describe("release workflow", () => {
     expect(targets.sort()).toEqual(["linux-arm64", "linux-x64"]);
     for (const target of targets) expect(Object.keys(RELEASE_TARGETS)).toContain(target);
     const steps = JSON.stringify(release.jobs.release.steps);
+    // make dist writes each binary's SBOM from its own build (npm sbom lists package.json's view).
+    expect(steps).toContain('"run":"make dist"');
+    expect(steps).not.toContain("npm sbom");
     for (const target of targets) {
       for (const suffix of ["", ".sha256", ".sigstore.json", ".spdx.json"]) {
         expect(steps).toContain(` cocoon-webhook-${target}${suffix} `);
@@ -84,6 +130,49 @@ describe("release workflow", () => {
       expect(job.permissions["id-token"]).toBe("write");
       expect(job.permissions.attestations).toBe("write");
     }
+  });
+
+  test("attests the pushed chart by its OCI digest, as it does the image", () => {
+    const steps = release.jobs.release.steps as { id?: string; uses?: string; with?: object }[];
+    const chart = steps.find((step) => step.id === "chart") as { run: string };
+    expect(chart.run).toContain(
+      `echo "name=$\{CHART_REPOSITORY#oci://}/cocoon-webhook" >> "$GITHUB_OUTPUT"`,
+    );
+    const attestations = steps.filter((step) =>
+      step.uses?.startsWith("actions/attest-build-provenance@"),
+    );
+    expect(attestations.map((step) => step.with)).toContainEqual({
+      "subject-name": `$\{{ steps.chart.outputs.name }}`,
+      "subject-digest": `$\{{ steps.chart.outputs.digest }}`,
+      "push-to-registry": true,
+    });
+  });
+
+  test("every cosign verify in the docs and the notes checks the workflow's identity and issuer", () => {
+    const text = workflows.find((workflow) => workflow.name === "release.yml")?.text ?? "";
+    const pages = ["README.md", ...readdirSync(repoPath("docs")).map((name) => `docs/${name}`)];
+    const commands = [text, ...pages.map((page) => readFileSync(repoPath(page), "utf8"))].flatMap(
+      (source) =>
+        [...source.replaceAll("\\\n", " ").matchAll(/cosign verify(?:-blob)? [^\n]+/g)].map(
+          (match) => match[0],
+        ),
+    );
+    // The image, the chart and a file, in the notes and in docs/releases.md.
+    expect(commands.length).toBeGreaterThanOrEqual(6);
+    expect(
+      commands.filter((command) => /charts\/cocoon-webhook@|\$\{chart\}/.test(command)),
+    ).toHaveLength(2);
+    for (const command of commands) {
+      expect(command).toMatch(/--certificate-identity "?\$\{?identity/);
+      expect(command).toMatch(/--certificate-oidc-issuer "?\$\{?issuer/);
+    }
+    const identity = "/.github/workflows/release.yml@refs/tags/v";
+    expect(text).toContain(
+      `identity="https://github.com/$\{GITHUB_REPOSITORY}${identity}$\{VERSION}"`,
+    );
+    expect(readFileSync(repoPath("docs/releases.md"), "utf8")).toContain(
+      `identity="https://github.com/cocoonstack/cocoon-webhook${identity}$VERSION"`,
+    );
   });
 
   test("records the image digest in the notes, the manifests and the chart", () => {

@@ -1,10 +1,10 @@
 import type { RunReport } from "../report";
-import { notesOf, repositoryPath, summaryLine } from "../report";
+import { notesOf, repositoryPath } from "../report";
 
 /**
  * GitHub Actions workflow commands: one `::error` or `::warning` annotation
  * per finding and per unreadable input, at its file, line and column; the
- * notes as `::notice`; the summary as a plain log line.
+ * notes as `::notice`.
  */
 export function githubAnnotations(report: RunReport): string {
   const annotations = report.summary.findings.map((finding) =>
@@ -32,7 +32,7 @@ export function githubAnnotations(report: RunReport): string {
     ),
   );
   const notes = notesOf(report).map((note) => command("notice", {}, note));
-  return [...annotations, ...problems, ...notes, summaryLine(report)].map((l) => `${l}\n`).join("");
+  return [...annotations, ...problems, ...notes].map((line) => `${line}\n`).join("");
 }
 
 function command(name: string, properties: Record<string, string>, message: string): string {
