@@ -54,7 +54,7 @@ describe("the pod gate through a real apiserver", () => {
         `"pods.cocoon-webhook.cocoonstack.io" denied the request: cocoon-webhook: pod ` +
         `${namespace}/${name} carries a cocoon marker`,
     );
-    expect(result?.stderr).toContain("metadata.ownerReferences has no CocoonSet owner");
+    expect(result?.stderr).toContain("metadata.ownerReferences has no CocoonSet or Sandbox owner");
     expect(counted).toEqual({ "deny/not_owned": 1 });
   });
 
@@ -90,7 +90,7 @@ describe("the pod gate through a real apiserver", () => {
       body: { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-late" } } },
     });
     expect(answer.status).toBe(403);
-    expect(messageOf(answer)).toContain("has no CocoonSet owner");
+    expect(messageOf(answer)).toContain("has no CocoonSet or Sandbox owner");
   });
 
   describe("pods bound by name", () => {
