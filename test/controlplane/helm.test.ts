@@ -101,7 +101,7 @@ describe("the Helm chart installed into a real apiserver", () => {
       body: gatedPod(uniqueName("handmade")),
     });
     expect(handmade.status).toBe(403);
-    expect(messageOf(handmade)).toContain("has no CocoonSet owner");
+    expect(messageOf(handmade)).toContain("has no CocoonSet or Sandbox owner");
     await expectCreated(
       cluster.request("POST", pods, { as: OPERATOR, body: gatedPod(uniqueName("vm"), owner) }),
     );
