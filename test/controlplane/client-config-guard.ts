@@ -7,8 +7,15 @@ import { parseAllDocuments } from "yaml";
  * dial a ClusterIP from its service range, an address off this machine, so
  * the harness refuses to send one: every write the tier makes, through its
  * REST client, kubectl or helm, is checked first. Local runs name the webhook
- * by `clientConfig.url` on 127.0.0.1.
+ * by `clientConfig.url` on 127.0.0.1. A dry run stores nothing, so it may
+ * carry the manifests as they are (the tier dry-runs manifests/default).
  */
+
+/** Whether a kubectl command line or a REST path only dry-runs its write. */
+export const isDryRun = (argsOrPath: readonly string[] | string): boolean =>
+  typeof argsOrPath === "string"
+    ? /[?&]dryRun=All(&|$)/.test(argsOrPath)
+    : argsOrPath.some((arg) => /^--dry-run(=(server|client))?$/.test(arg));
 
 export class ServiceClientConfigRefused extends Error {
   override readonly name = "ServiceClientConfigRefused";
@@ -76,6 +83,7 @@ export async function refuseServiceClientConfigInKubectl(
   stdin: string | undefined,
   render: (directory: string) => Promise<string>,
 ): Promise<void> {
+  if (isDryRun(args)) return;
   const what = `kubectl ${args.join(" ")}`;
   if (stdin !== undefined) refuseServiceClientConfigText(stdin, what);
   for (let index = 0; index < args.length; index++) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
+  isDryRun,
   refuseServiceClientConfig,
   refuseServiceClientConfigInKubectl,
   ServiceClientConfigRefused,
@@ -80,5 +81,19 @@ describe("the control-plane harness refuses Service-mode client configurations",
     await expect(
       refuseServiceClientConfigInKubectl(["apply", "-f", "-"], "kind: Namespace\n", async () => ""),
     ).resolves.toBeUndefined();
+  });
+
+  test("a dry run stores nothing, so it may carry a Service", async () => {
+    const yaml = `kind: MutatingWebhookConfiguration\nwebhooks:\n  - clientConfig:\n      service: { name: w }\n`;
+    await expect(
+      refuseServiceClientConfigInKubectl(
+        ["apply", "--dry-run=server", "-f", "-"],
+        yaml,
+        async () => "",
+      ),
+    ).resolves.toBeUndefined();
+    expect(isDryRun("/apis/x?dryRun=All")).toBe(true);
+    expect(isDryRun("/apis/x?dryRunner=All")).toBe(false);
+    expect(isDryRun(["apply", "-f", "-"])).toBe(false);
   });
 });
