@@ -7,6 +7,7 @@ import {
   OPERATOR_FINALIZER,
   OVER_BUDGET_SET_NAME,
   operatorPods,
+  RUNTIME_ANNOTATION_PATCHES,
   SANDBOX_NAME,
   sandboxOwner,
   sandboxSandboxdPod,
@@ -184,6 +185,41 @@ describe("sandbox-operator's pods through a real apiserver", () => {
       await expectCreated(bind(SANDBOX_OPERATOR));
     });
     expect(counted).toEqual({ "deny/creator": 1, "allow/": 1 });
+  });
+});
+
+describe("cocoon-operator's pods through a real apiserver", () => {
+  test("all five are created by the operator; the runtime annotation patches never reach the webhook", async () => {
+    const namespace = await createNamespace(cluster, "operator");
+    const owner = await createOwnerCocoonSet(cluster, namespace);
+    const pods = Object.values(operatorPods(namespace, owner.metadata.uid, uniqueName("vm-node")));
+    for (const pod of pods) pod.metadata.ownerReferences = [ownerReferenceTo(owner)];
+    const created = await admissionsDuring("mutate", async () => {
+      for (const pod of pods) {
+        await expectCreated(
+          cluster.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
+            as: OPERATOR,
+            body: pod,
+          }),
+        );
+      }
+    });
+    expect(created).toEqual({ "allow/": pods.length });
+
+    const patched = await admissionsDuring("mutate", async () => {
+      for (const [index, annotations] of Object.values(RUNTIME_ANNOTATION_PATCHES).entries()) {
+        const pod = pods[index % pods.length];
+        await expectCreated(
+          cluster.request("PATCH", `/api/v1/namespaces/${namespace}/pods/${pod?.metadata.name}`, {
+            as: OPERATOR,
+            contentType: "application/strategic-merge-patch+json",
+            body: { metadata: { annotations } },
+          }),
+        );
+      }
+    });
+    // matchConditions send an UPDATE only when the old pod carried no marker.
+    expect(patched).toEqual({});
   });
 });
 
