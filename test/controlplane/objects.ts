@@ -99,6 +99,16 @@ export function hibernation(podName: string, desire = "Hibernate"): KubeObject {
   };
 }
 
+/** A Binding that places pod `podName` on node `nodeName` (POST to the pod's `binding`). */
+export function bindingTo(podName: string, nodeName: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Binding",
+    metadata: { name: podName },
+    target: { apiVersion: "v1", kind: "Node", name: nodeName },
+  };
+}
+
 /** A Node tainted like the ones vk-cocoon registers. */
 export function vmNode(name: string): KubeObject {
   return {

@@ -18,6 +18,7 @@ import type { ControlPlane, Identity } from "./cluster";
 import { OPERATOR, ORDINARY_USER, USER_GROUP } from "./install";
 import {
   admissionsDuring,
+  bindingTo,
   COCOON_API,
   createNamespace,
   createOwnerCocoonSet,
@@ -173,12 +174,7 @@ describe("sandbox-operator's pods through a real apiserver", () => {
     const bind = (as: Identity) =>
       cluster.request("POST", `/api/v1/namespaces/${namespace}/pods/${unbound}/binding`, {
         as,
-        body: {
-          apiVersion: "v1",
-          kind: "Binding",
-          metadata: { name: unbound },
-          target: { apiVersion: "v1", kind: "Node", name: vmNodeName },
-        },
+        body: bindingTo(unbound, vmNodeName),
       });
     const counted = await admissionsDuring("mutate", async () => {
       expect((await bind(OPERATOR)).status).toBe(403);

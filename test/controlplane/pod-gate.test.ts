@@ -4,6 +4,7 @@ import type { CommandResult, ControlPlane } from "./cluster";
 import { OPERATOR, ORDINARY_USER, SCHEDULER } from "./install";
 import {
   admissionsDuring,
+  bindingTo,
   createNamespace,
   createOwnerCocoonSet,
   expectCreated,
@@ -126,12 +127,7 @@ describe("the pod gate through a real apiserver", () => {
     const bind = (podName: string, nodeName: string, as: typeof ORDINARY_USER) =>
       cluster.request("POST", `/api/v1/namespaces/${namespace}/pods/${podName}/binding`, {
         as,
-        body: {
-          apiVersion: "v1",
-          kind: "Binding",
-          metadata: { name: podName },
-          target: { apiVersion: "v1", kind: "Node", name: nodeName },
-        },
+        body: bindingTo(podName, nodeName),
       });
 
     test("a Binding of an unmarked pod to a VM node by a user is refused after reading the pod", async () => {

@@ -284,14 +284,22 @@ interface SandboxPodOptions {
   readonly uid: string;
 }
 
+interface SandboxRuntime {
+  readonly image: string;
+  readonly annotations: Record<string, string>;
+  readonly nodeSelector: Record<string, string>;
+}
+
 /**
- * A Sandbox's pod with the vk-cocoon runtime, as sandbox-operator creates it
- * in the Sandbox's own namespace (controllers/sandbox_controller.go createPod,
- * then pkg/podruntime/cocoon.go mutateVKCocoon): the README's Sandbox
- * (template annotation sandbox.cocoonstack.io/runtime: vk-cocoon).
+ * A Sandbox's pod as sandbox-operator creates it in the Sandbox's own
+ * namespace (controllers/sandbox_controller.go createPod: the name-hash
+ * label, the propagated template annotation, the controller reference),
+ * after its runtime's mutation (pkg/podruntime/cocoon.go).
  */
-export function sandboxVkCocoonPod({ namespace, name, uid }: SandboxPodOptions): KubeJson {
-  const image = "ghcr.io/cocoonstack/cocoon/ubuntu:24.04";
+function sandboxPod(
+  { namespace, name, uid }: SandboxPodOptions,
+  runtime: SandboxRuntime,
+): KubeJson {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -300,51 +308,50 @@ export function sandboxVkCocoonPod({ namespace, name, uid }: SandboxPodOptions):
       namespace,
       labels: { "agents.x-k8s.io/sandbox-name-hash": SANDBOX_NAME_HASH },
       annotations: {
-        "sandbox.cocoonstack.io/runtime": "vk-cocoon",
         "agents.x-k8s.io/propagated-annotations": "sandbox.cocoonstack.io/runtime",
-        "cocoonset.cocoonstack.io/mode": "run",
-        "cocoonset.cocoonstack.io/managed": "true",
-        "vm.cocoonstack.io/name": SANDBOX_VM_NAME,
-        "cocoonset.cocoonstack.io/image": image,
-        "cocoonset.cocoonstack.io/os": "linux",
+        ...runtime.annotations,
       },
       ownerReferences: [sandboxOwner(name, uid)],
     },
     spec: {
-      containers: [{ name: "agent", image }],
-      nodeSelector: { "node.kubernetes.io/instance-type": "virtual-node" },
+      containers: [{ name: "agent", image: runtime.image }],
+      nodeSelector: runtime.nodeSelector,
       tolerations: [SANDBOX_TOLERATION],
     },
   };
 }
 
+const VK_COCOON_IMAGE = "ghcr.io/cocoonstack/cocoon/ubuntu:24.04";
+const SANDBOXD_IMAGE = "ghcr.io/cocoonstack/sandbox/python:3.12";
+
 /**
- * A Sandbox's pod with the sandboxd runtime (pkg/podruntime/cocoon.go
- * mutateSandboxd): the toleration and the owner, no VM name annotation.
+ * The vk-cocoon runtime (mutateVKCocoon), for the README's Sandbox (template
+ * annotation sandbox.cocoonstack.io/runtime: vk-cocoon): the VM annotations.
  */
-export function sandboxSandboxdPod({ namespace, name, uid }: SandboxPodOptions): KubeJson {
-  const image = "ghcr.io/cocoonstack/sandbox/python:3.12";
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name,
-      namespace,
-      labels: { "agents.x-k8s.io/sandbox-name-hash": SANDBOX_NAME_HASH },
-      annotations: {
-        "sandbox.cocoonstack.io/runtime": "sandboxd",
-        "agents.x-k8s.io/propagated-annotations": "sandbox.cocoonstack.io/runtime",
-        "sandbox.cocoonstack.io/template": image,
-      },
-      ownerReferences: [sandboxOwner(name, uid)],
+export const sandboxVkCocoonPod = (options: SandboxPodOptions): KubeJson =>
+  sandboxPod(options, {
+    image: VK_COCOON_IMAGE,
+    annotations: {
+      "sandbox.cocoonstack.io/runtime": "vk-cocoon",
+      "cocoonset.cocoonstack.io/mode": "run",
+      "cocoonset.cocoonstack.io/managed": "true",
+      "vm.cocoonstack.io/name": SANDBOX_VM_NAME,
+      "cocoonset.cocoonstack.io/image": VK_COCOON_IMAGE,
+      "cocoonset.cocoonstack.io/os": "linux",
     },
-    spec: {
-      containers: [{ name: "agent", image }],
-      nodeSelector: { "sandbox.cocoonstack.io/runtime": "sandboxd" },
-      tolerations: [SANDBOX_TOLERATION],
+    nodeSelector: { "node.kubernetes.io/instance-type": "virtual-node" },
+  });
+
+/** The sandboxd runtime (mutateSandboxd): the toleration and the owner, no VM name annotation. */
+export const sandboxSandboxdPod = (options: SandboxPodOptions): KubeJson =>
+  sandboxPod(options, {
+    image: SANDBOXD_IMAGE,
+    annotations: {
+      "sandbox.cocoonstack.io/runtime": "sandboxd",
+      "sandbox.cocoonstack.io/template": SANDBOXD_IMAGE,
     },
-  };
-}
+    nodeSelector: { "sandbox.cocoonstack.io/runtime": "sandboxd" },
+  });
 
 // ------------------------------------------- cocoon-operator's finalizer updates
 
