@@ -59,11 +59,10 @@ export function parsePodCreators(
       problems.push(`entry "${entry}" ${parsed.problem}`);
       continue;
     }
-    const kinds = podCreators.get(parsed.identity) ?? [];
-    for (const kind of parsed.kinds) {
-      if (!kinds.some((known) => sameOwnerKind(known, kind))) kinds.push(kind);
-    }
-    podCreators.set(parsed.identity, kinds);
+    podCreators.set(
+      parsed.identity,
+      withKinds(podCreators.get(parsed.identity) ?? [], parsed.kinds),
+    );
   }
   if (problems.length === 0 && podCreators.size === 0) {
     problems.push("must name at least one identity");
@@ -79,9 +78,6 @@ function parseEntry(entry: string): ParsedEntry {
   const separator = entry.indexOf("=");
   const identity = (separator < 0 ? entry : entry.slice(0, separator)).trim();
   if (identity === "") return { problem: "names no identity before '='" };
-  if (/[\s|]/.test(identity)) {
-    return { problem: "has an identity with whitespace or '|'; separate entries with ','" };
-  }
   if (separator < 0) {
     if (parseOwnerKind(identity) === undefined) return { identity, kinds: [COCOONSET_OWNER] };
     return { problem: "is a kind, not an identity; join one creator's kinds with '|', not ','" };
@@ -111,11 +107,13 @@ function parseOwnerKind(text: string): OwnerKind | undefined {
 
 /** Every kind some creator is paired with, each once, in the order POD_CREATORS names them. */
 export function pairedOwnerKinds(podCreators: PodCreators): OwnerKind[] {
-  const kinds: OwnerKind[] = [];
-  for (const paired of podCreators.values()) {
-    for (const kind of paired) {
-      if (!kinds.some((known) => sameOwnerKind(known, kind))) kinds.push(kind);
-    }
+  return [...podCreators.values()].reduce<OwnerKind[]>(withKinds, []);
+}
+
+/** `kinds` with each of `more` it does not hold yet appended. */
+function withKinds(kinds: OwnerKind[], more: readonly OwnerKind[]): OwnerKind[] {
+  for (const kind of more) {
+    if (!kinds.some((known) => sameOwnerKind(known, kind))) kinds.push(kind);
   }
   return kinds;
 }
