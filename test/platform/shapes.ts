@@ -63,6 +63,11 @@ interface OperatorPodOptions {
   readonly vm: Record<string, string>;
   /** Sub-agents are bound to the main agent's node (cocoon-operator cocoonset/pods.go buildAgentPod). */
   readonly nodeName?: string;
+  /**
+   * The container's resources: the spec's, with `storage` as an
+   * ephemeral-storage request and limit (cocoonset/pods.go applyStorageRequest).
+   */
+  readonly resources?: KubeJson;
 }
 
 /**
@@ -96,7 +101,13 @@ function operatorPod(options: OperatorPodOptions): KubeJson {
       terminationGracePeriodSeconds: 1,
       tolerations: OPERATOR_TOLERATIONS,
       nodeSelector: { "cocoonstack.io/pool": "default" },
-      containers: [{ name: "agent", image: "ghcr.io/cocoonstack/placeholder:latest" }],
+      containers: [
+        {
+          name: "agent",
+          image: "ghcr.io/cocoonstack/placeholder:latest",
+          ...(options.resources === undefined ? {} : { resources: options.resources }),
+        },
+      ],
       ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
     },
   };
@@ -115,14 +126,29 @@ const agentVm = (vmName: string, image: string, forkFrom?: string): Record<strin
   "cocoonset.cocoonstack.io/managed": "true",
 });
 
-/** The pods cocoon-operator creates for `OPERATOR_SAMPLE_SET` in `namespace`. */
+/**
+ * The pods cocoon-operator creates for `OPERATOR_SAMPLE_SET` in `namespace`
+ * (its main agent and one sub-agent), and for three toolboxes as if the set
+ * listed them: `browser` (run), `ide` (clone, probePort 8080) and `win`
+ * (static, rdp).
+ */
 export function operatorPods(namespace: string, setUid: string, mainNode: string) {
   const set = OPERATOR_SAMPLE_SET.metadata.name;
   const image = OPERATOR_SAMPLE_SET.spec.agent.image;
   const mainVm = `vk-${namespace}-${set}-0`;
   const common = { namespace, set, setUid };
+  const agentResources = {
+    requests: { cpu: "2", memory: "4Gi", "ephemeral-storage": "20Gi" },
+    limits: { cpu: "2", memory: "4Gi", "ephemeral-storage": "20Gi" },
+  };
   return {
-    main: operatorPod({ ...common, role: "main", slot: "0", vm: agentVm(mainVm, image) }),
+    main: operatorPod({
+      ...common,
+      role: "main",
+      slot: "0",
+      vm: agentVm(mainVm, image),
+      resources: agentResources,
+    }),
     /** A sub-agent forks the main VM on its node, so it names that node. */
     subAgent: operatorPod({
       ...common,
@@ -130,6 +156,7 @@ export function operatorPods(namespace: string, setUid: string, mainNode: string
       slot: "1",
       vm: agentVm(`vk-${namespace}-${set}-1`, image, mainVm),
       nodeName: mainNode,
+      resources: agentResources,
     }),
     /** meta.FromToolboxSpec: a run toolbox, managed. */
     runToolbox: operatorPod({
