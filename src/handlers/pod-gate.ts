@@ -122,7 +122,7 @@ function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): stri
   const kinds = [...new Set(owners.map(ownerKindText))];
   const creators = creatorsOf(podCreators, owners);
   return (
-    `POD_CREATORS lets only ${creators.join(", ")} create VM-backed pods owned by a ` +
+    `POD_CREATORS lets only ${creators.join(", ")} create VM-backed pods whose owner is ` +
     kinds.join(" or ")
   );
 }
