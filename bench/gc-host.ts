@@ -43,7 +43,7 @@ async function floorAnswer(request: Request): Promise<Response> {
 
 function cocoonApp(): (request: Request) => Response | Promise<Response> {
   const app = createAdmissionApp(
-    buildHandlers({ podCreators: new Set<string>(), kube: new FakeKube() }),
+    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
     { maxRequestBytes: 3 * 1024 * 1024, enforcement: DENY_EVERYWHERE },

@@ -87,7 +87,7 @@ function promClientMetrics() {
 
 function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
   return createAdmissionApp(
-    buildHandlers({ podCreators: new Set<string>(), kube: new FakeKube() }),
+    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
     { maxRequestBytes: 7 * 1024 * 1024, enforcement: DENY_EVERYWHERE, ...metrics },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Enforcement, parseEnforcement } from "./admission/enforcement";
-import { OPERATOR_USERNAME } from "./cocoon/identities";
+import { DEFAULT_POD_CREATORS, type PodCreators, parsePodCreators } from "./cocoon/pod-creators";
 import { LOG_LEVELS } from "./observability/logger";
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -49,18 +49,13 @@ const listenAddress = z.string().transform((text, ctx): ListenAddress => {
   return hostname === "" ? { port } : { hostname, port };
 });
 
-const usernameList = z
-  .string()
-  .transform(
-    (text) =>
-      new Set(
-        text
-          .split(",")
-          .map((name) => name.trim())
-          .filter(Boolean),
-      ) as ReadonlySet<string>,
-  )
-  .refine((names) => names.size > 0, "must name at least one user");
+/** POD_CREATORS: `identity[=group/Kind|…]` entries; each malformed one is named. */
+const podCreators = z.string().transform((text, ctx): PodCreators => {
+  const parsed = parsePodCreators(text);
+  if ("podCreators" in parsed) return parsed.podCreators;
+  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
+  return z.NEVER;
+});
 
 const positiveInteger = z
   .string()
@@ -91,7 +86,7 @@ const environmentSchema = z.object({
   TLS_KEY: z.string().min(1).default("/etc/cocoon/webhook/certs/tls.key"),
   LISTEN_ADDR: listenAddress.prefault(":8443"),
   METRICS_ADDR: listenAddress.prefault(":9090"),
-  POD_CREATORS: usernameList.prefault(OPERATOR_USERNAME),
+  POD_CREATORS: podCreators.prefault(DEFAULT_POD_CREATORS),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
   APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),

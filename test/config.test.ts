@@ -27,7 +27,16 @@ describe("loadConfig", () => {
       tlsKeyPath: "/etc/cocoon/webhook/certs/tls.key",
       listenAddress: { port: 8443 },
       metricsAddress: { port: 9090 },
-      podCreators: new Set(["system:serviceaccount:cocoon-system:cocoon-operator"]),
+      podCreators: new Map([
+        [
+          "system:serviceaccount:cocoon-system:cocoon-operator",
+          [{ group: "cocoonset.cocoonstack.io", kind: "CocoonSet" }],
+        ],
+        [
+          "system:serviceaccount:sandbox-system:sandbox-operator",
+          [{ group: "agents.x-k8s.io", kind: "Sandbox" }],
+        ],
+      ]),
       apiserverTimeoutMs: 3000,
       apiserverListPageSize: 500,
       shutdownTimeoutMs: 15_000,
@@ -39,9 +48,59 @@ describe("loadConfig", () => {
     });
   });
 
-  test("POD_CREATORS entries are trimmed and empty ones dropped", () => {
+  test("POD_CREATORS entries are trimmed, empty ones dropped, and an entry without = means CocoonSet", () => {
+    const cocoonSet = { group: "cocoonset.cocoonstack.io", kind: "CocoonSet" };
     expect(loadConfig({ POD_CREATORS: " alice , ,bob," }).podCreators).toEqual(
-      new Set(["alice", "bob"]),
+      new Map([
+        ["alice", [cocoonSet]],
+        ["bob", [cocoonSet]],
+      ]),
+    );
+  });
+
+  test("POD_CREATORS pairs each identity with the kinds it names, merged when named twice", () => {
+    const { podCreators } = loadConfig({
+      POD_CREATORS:
+        "op = example.com/Machine | cocoonset.cocoonstack.io/CocoonSet, op=example.com/Machine,carol",
+    });
+    expect(podCreators).toEqual(
+      new Map([
+        [
+          "op",
+          [
+            { group: "example.com", kind: "Machine" },
+            { group: "cocoonset.cocoonstack.io", kind: "CocoonSet" },
+          ],
+        ],
+        ["carol", [{ group: "cocoonset.cocoonstack.io", kind: "CocoonSet" }]],
+      ]),
+    );
+  });
+
+  test.each([
+    ["a kind without its group", "op=Sandbox", '"op=Sandbox"'],
+    ["an empty kind list", "op=", '"op="'],
+    ["a group that is not a DNS name", "op=Agents_X/Sandbox", '"op=Agents_X/Sandbox"'],
+    ["a kind in lower case", "op=agents.x-k8s.io/sandbox", "agents.x-k8s.io/sandbox"],
+    ["a version in the kind", "op=agents.x-k8s.io/v1beta1/Sandbox", "v1beta1/Sandbox"],
+    ["no identity", "=agents.x-k8s.io/Sandbox", '"=agents.x-k8s.io/Sandbox"'],
+    ["kinds joined by a comma", "op=a.io/A,b.io/B", '"b.io/B"'],
+  ])("POD_CREATORS with %s is refused, naming the entry", (_case, value, named) => {
+    expect(() => loadConfig({ POD_CREATORS: value })).toThrow(named);
+    try {
+      loadConfig({ POD_CREATORS: `system:serviceaccount:x:y,${value}` });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      const problems = error.problems.join("\n");
+      expect(problems).toContain("POD_CREATORS: ");
+      expect(problems).toContain(named);
+    }
+  });
+
+  test("POD_CREATORS of only separators is refused", () => {
+    expect(() => loadConfig({ POD_CREATORS: " , ," })).toThrow(
+      "POD_CREATORS: must name at least one identity",
     );
   });
 

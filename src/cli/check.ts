@@ -14,6 +14,7 @@ import { checkNoOtherHibernation, hibernationViolations } from "../rules/hiberna
 import { quote } from "../rules/json-values";
 import type { Violation } from "../rules/violation";
 import { collected } from "../violations";
+import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
@@ -128,9 +129,11 @@ export function checkObjects(
         kind === COCOONSET_KIND
           ? cocoonSetViolations(object.value, namespace)
           : hibernationViolationsAcrossInput(object, namespace, hibernationsByPod);
+      const schemaProblems = kind === COCOONSET_KIND ? cocoonSetSchemaProblems(object.value) : [];
       problems = violations
         ? [
             ...violations.map((each): Problem => ({ ...each, severity: "error" })),
+            ...schemaProblems.map((each): Problem => ({ ...each, severity: "error" })),
             ...unknownFieldProblems(object.value, kind, offlineSeverity),
           ]
         : [undecodable(kind)];
@@ -185,7 +188,9 @@ function unknownObjectProblem(object: SourceObject, severity: Severity): Problem
     if (!meant) return undefined;
     return problem("has no apiVersion", `a ${meant} needs apiVersion: ${CHECKED_API_VERSION}`);
   }
-  if (!isCocoonGroup(groupOf(apiVersion))) return undefined;
+  // A cocoon kind of any group (the legacy cocoon.cis/v1alpha1 included) is no other project's.
+  const cocoonKind = CHECKED_KINDS.find((checked) => checked === kind);
+  if (!isCocoonGroup(groupOf(apiVersion)) && cocoonKind === undefined) return undefined;
   if (apiVersion !== CHECKED_API_VERSION) {
     const meant = closestMatch(apiVersion, [CHECKED_API_VERSION]);
     return problem(

@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
 import { VM_NAME_ANNOTATION } from "./markers";
-import { COCOONSET_KIND } from "./resources";
+import type { OwnerKind } from "./pod-creators";
 import { hasCocoonToleration } from "./tolerations";
 
 /*
@@ -56,17 +56,22 @@ export function podEntersCocoonGate(pod: unknown): boolean {
 }
 
 /**
- * Whether any owner reference is of kind CocoonSet. Each reference is read
- * on its own: a malformed one owns nothing, and so do unreadable ownerReferences.
+ * The kind of each owner reference: its `kind` and its `apiVersion`'s group
+ * (`""` for the core group). Each reference is read on its own: a malformed
+ * one owns nothing, and so do unreadable ownerReferences.
  */
-export function podOwnedByCocoonSet(pod: unknown): boolean {
+export function podOwnerKinds(pod: unknown): OwnerKind[] {
   const references = readList(valueAt(pod, OWNER_REFERENCES));
-  if (references === undefined || references === MISTYPED) return false;
-  return references.some(isCocoonSetReference);
-}
-
-function isCocoonSetReference(reference: unknown): boolean {
-  return isJsonObject(reference) && reference.kind === COCOONSET_KIND;
+  if (references === undefined || references === MISTYPED) return [];
+  const kinds: OwnerKind[] = [];
+  for (const reference of references) {
+    if (!isJsonObject(reference)) continue;
+    const { apiVersion, kind } = reference;
+    if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
+    const slash = apiVersion.indexOf("/");
+    kinds.push({ group: slash < 0 ? "" : apiVersion.slice(0, slash), kind });
+  }
+  return kinds;
 }
 
 /**

@@ -1,65 +1,103 @@
 import { isJsonObject } from "../json/read";
+import { COCOONSET_SPEC_FIELDS, type FieldNode } from "./crd-fields";
 import { quantitiesEqual } from "./quantity";
 
-/**
- * Where a CocoonSet spec holds resource quantities: `storage` of the VM
- * options and the values of `resources.limits` / `resources.requests`.
- * Only there do two strings compare by value. Elsewhere a string that merely
- * looks like a quantity is a name (toolbox `1k` is not toolbox `1000`), and
- * equating the two would let a real change skip validation.
+/*
+ * The operator adds and removes its finalizer by writing the whole CocoonSet
+ * back through its Go types, so a spec it never meant to change arrives
+ * re-encoded: `suspend: false`, `toolboxes: []` or `probePort: 0` dropped
+ * (omitempty), `resources: {}` added, quantities in canonical form. Two specs
+ * are the same when those types would hold the same values, field by field
+ * as COCOONSET_SPEC_FIELDS describes them (docs/behaviour.md lists the rule
+ * per field). A field the types do not know, or a value of the wrong type,
+ * compares as sent (only `null` equals absent), so nothing outside the types
+ * can hide a real change.
  */
-const QUANTITY_FIELD = "storage";
-const QUANTITY_MAPS: ReadonlySet<string> = new Set(["limits", "requests"]);
 
-type Position = "plain" | "quantity-map" | "quantity";
-
-/**
- * Whether two specs mean the same: object key order is irrelevant, an
- * explicit `null` equals an absent field, and quantities compare by value
- * (`1Gi` equals `1024Mi`).
- */
+/** Whether two CocoonSet specs hold the same values as the operator's Go types read them. */
 export function specsSemanticallyEqual(left: unknown, right: unknown): boolean {
-  return equalAt(left, right, "plain");
+  return equalAs(COCOONSET_SPEC_FIELDS, left, right);
 }
 
-function equalAt(left: unknown, right: unknown, position: Position): boolean {
-  if (position === "quantity") {
-    const a = quantityText(left);
-    const b = quantityText(right);
-    if (a !== undefined && b !== undefined && quantitiesEqual(a, b)) return true;
+const absent = (value: unknown): boolean => value === undefined || value === null;
+
+function equalAs(node: FieldNode | undefined, left: unknown, right: unknown): boolean {
+  switch (node?.type) {
+    case "scalar":
+      return scalarsEqual(node, left, right);
+    case "list":
+      return listsEqual(node.items, left, right);
+    case "map":
+      return mapsEqual(node.values, left, right);
+    case "object":
+      if (node.pointer && (absent(left) || absent(right))) return absent(left) && absent(right);
+      return objectsEqual(node.fields, absent(left) ? {} : left, absent(right) ? {} : right);
+    default:
+      return equalAsSent(left, right);
   }
+}
+
+function scalarsEqual(
+  node: Extract<FieldNode, { type: "scalar" }>,
+  left: unknown,
+  right: unknown,
+): boolean {
+  const a = absent(left) ? node.zero : left;
+  const b = absent(right) ? node.zero : right;
+  if (node.quantity) {
+    const x = quantityText(a);
+    const y = quantityText(b);
+    if (x !== undefined && y !== undefined && quantitiesEqual(x, y)) return true;
+  }
+  return equalAsSent(a, b);
+}
+
+/** A nil and an empty slice are the same to the Go types. */
+function listsEqual(items: FieldNode, left: unknown, right: unknown): boolean {
+  const a = absent(left) ? [] : left;
+  const b = absent(right) ? [] : right;
+  if (!Array.isArray(a) || !Array.isArray(b)) return equalAsSent(a, b);
+  return a.length === b.length && a.every((item, index) => equalAs(items, item, b[index]));
+}
+
+/** A nil and an empty map are the same; every key present on one side must be on the other. */
+function mapsEqual(values: FieldNode | undefined, left: unknown, right: unknown): boolean {
+  const a = absent(left) ? {} : left;
+  const b = absent(right) ? {} : right;
+  if (!isJsonObject(a) || !isJsonObject(b)) return equalAsSent(a, b);
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    if (!(key in a) || !(key in b) || !equalAs(values, a[key], b[key])) return false;
+  }
+  return true;
+}
+
+function objectsEqual(
+  fields: Readonly<Record<string, FieldNode>>,
+  left: unknown,
+  right: unknown,
+): boolean {
+  if (!isJsonObject(left) || !isJsonObject(right)) return equalAsSent(left, right);
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+  for (const key of keys) {
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (!equalAs(field, left[key], right[key])) return false;
+  }
+  return true;
+}
+
+/** Deep equality of JSON as sent: key order is irrelevant and `null` equals an absent key. */
+function equalAsSent(left: unknown, right: unknown): boolean {
   if (Array.isArray(left) || Array.isArray(right)) {
     return (
       Array.isArray(left) &&
       Array.isArray(right) &&
       left.length === right.length &&
-      left.every((item, index) => equalAt(item, right[index], "plain"))
+      left.every((item, index) => equalAsSent(item, right[index]))
     );
   }
-  if (isJsonObject(left) && isJsonObject(right)) return recordsEqual(left, right, position);
-  return left === right;
-}
-
-function recordsEqual(
-  left: Record<string, unknown>,
-  right: Record<string, unknown>,
-  position: Position,
-): boolean {
-  const keys = new Set([...presentKeys(left), ...presentKeys(right)]);
-  for (const key of keys) {
-    if (!equalAt(left[key], right[key], childPosition(position, key))) return false;
-  }
-  return true;
-}
-
-function childPosition(parent: Position, key: string): Position {
-  if (parent === "quantity-map") return "quantity";
-  if (key === QUANTITY_FIELD) return "quantity";
-  return QUANTITY_MAPS.has(key) ? "quantity-map" : "plain";
-}
-
-function presentKeys(record: Record<string, unknown>): string[] {
-  return Object.keys(record).filter((key) => record[key] !== null && record[key] !== undefined);
+  if (isJsonObject(left) && isJsonObject(right)) return objectsEqual({}, left, right);
+  return left === right || (absent(left) && absent(right));
 }
 
 /** Quantity fields are int-or-string in JSON: `2` and `"2"` are the same CPU count. */

@@ -1,5 +1,6 @@
 import type { HandlerLabel } from "../admission/endpoints";
 import type { Handler } from "../admission/verdict";
+import type { PodCreators } from "../cocoon/pod-creators";
 import type { KubeApi } from "../kube/port";
 import type { RuleOf } from "../rules/catalogue";
 import { validateCocoonSet } from "./cocoonset";
@@ -9,8 +10,8 @@ import { podGate } from "./pod-gate";
 import { scaleGuard } from "./scale-guard";
 
 export interface HandlerDeps {
-  /** Usernames allowed to create gated pods (POD_CREATORS). */
-  readonly podCreators: ReadonlySet<string>;
+  /** Who may create gated pods, and owned by which kinds (POD_CREATORS). */
+  readonly podCreators: PodCreators;
   /** The apiserver, as the handlers that read it see it. */
   readonly kube: KubeApi;
 }

@@ -6,11 +6,18 @@ import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
 import { readNodeKind } from "../cocoon/node";
 import {
   podEntersCocoonGate,
-  podOwnedByCocoonSet,
+  podOwnerKinds,
   readPodMarkers,
   requestedNodeName,
 } from "../cocoon/pod";
-import { COCOONSET_KIND } from "../cocoon/resources";
+import {
+  creatorsOf,
+  type OwnerKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwnerKinds,
+  sameOwnerKind,
+} from "../cocoon/pod-creators";
 import { echo } from "../echo";
 import { isDnsLabel, isDnsSubdomain } from "../kube/names";
 import type { KubeApi } from "../kube/port";
@@ -22,8 +29,8 @@ import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver
 type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
 
 export interface PodGateDeps {
-  /** Usernames allowed to create gated pods (POD_CREATORS). */
-  readonly podCreators: ReadonlySet<string>;
+  /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */
+  readonly podCreators: PodCreators;
   /** Reads the node a pod is bound to by name, and the pod a Binding places. */
   readonly kube: KubeApi;
 }
@@ -32,11 +39,12 @@ const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
 /**
- * `/mutate` (CREATE and UPDATE): only the cocoon operator may create
- * VM-backed pods, turn an existing pod into one, or put a pod on a VM node by
- * name (`spec.nodeName`, a Binding, which the API only creates) past the taint. Never patches. Synchronous, without any
- * apiserver call, for every pod that neither carries a marker nor names a
- * node.
+ * `/mutate` (CREATE and UPDATE): only a trusted creator may create VM-backed
+ * pods, turn an existing pod into one, or put a pod on a VM node by name
+ * (`spec.nodeName`, a Binding, which the API only creates) past the taint,
+ * and only pods owned by a kind POD_CREATORS pairs it with. Never patches.
+ * Synchronous, without any apiserver call, for every pod that neither
+ * carries a marker nor names a node.
  */
 export function podGate(
   request: AdmissionRequest,
@@ -56,8 +64,8 @@ export function podGate(
     return skipped("no_change");
   }
   return markedPodChecks(request, request.object, deps, {
-    notOwned: () => notOwnedMessage(request),
-    creator: (username) => creatorMessage(request, username, deps.podCreators),
+    notOwned: (owners) => notOwnedMessage(request, owners),
+    creator: (username, pairing) => creatorMessage(request, username, pairing),
   });
 }
 
@@ -71,17 +79,52 @@ function isBindingRequest(request: AdmissionRequest): boolean {
   );
 }
 
-/** The gate a marked pod passes: a CocoonSet owner, and a requester in POD_CREATORS. */
+/** What a denial names: the owner kinds POD_CREATORS trusts, and who may create pods of them. */
+interface PodGateMessages {
+  /** `owners`: the kinds POD_CREATORS pairs with some creator, as "CocoonSet or Sandbox owner (…)". */
+  readonly notOwned: (owners: string) => string;
+  /** `pairing`: which identities POD_CREATORS lets create pods owned by this pod's owners. */
+  readonly creator: (username: string, pairing: string) => string;
+}
+
+/**
+ * The gate a marked pod passes: an owner of a kind POD_CREATORS pairs with a
+ * creator, and a requester paired with the kind of one of its owners.
+ */
 function markedPodChecks(
   request: AdmissionRequest,
   pod: unknown,
   deps: PodGateDeps,
-  messages: { notOwned: () => string; creator: (username: string) => string },
+  messages: PodGateMessages,
 ): PodGateVerdict {
-  if (!podOwnedByCocoonSet(pod)) return denied("not_owned", messages.notOwned());
+  const paired = pairedOwnerKinds(deps.podCreators);
+  const owners = podOwnerKinds(pod).filter((owner) => includesKind(paired, owner));
+  if (owners.length === 0) return denied("not_owned", messages.notOwned(trustedOwners(paired)));
   const username = request.userInfo?.username ?? "";
-  if (!deps.podCreators.has(username)) return denied("creator", messages.creator(username));
+  const mine = deps.podCreators.get(username) ?? [];
+  if (!owners.some((owner) => includesKind(mine, owner))) {
+    return denied("creator", messages.creator(username, pairingOf(deps.podCreators, owners)));
+  }
   return allowed();
+}
+
+const includesKind = (kinds: readonly OwnerKind[], kind: OwnerKind): boolean =>
+  kinds.some((known) => sameOwnerKind(known, kind));
+
+/** "CocoonSet or Sandbox owner (cocoonset.cocoonstack.io/CocoonSet, agents.x-k8s.io/Sandbox)". */
+function trustedOwners(paired: readonly OwnerKind[]): string {
+  const names = [...new Set(paired.map((kind) => kind.kind))].join(" or ");
+  return `${names} owner (${paired.map(ownerKindText).join(", ")}, the kinds POD_CREATORS pairs with a creator)`;
+}
+
+/** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */
+function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
+  const kinds = [...new Set(owners.map(ownerKindText))];
+  const creators = creatorsOf(podCreators, owners);
+  return (
+    `POD_CREATORS lets only ${creators.join(", ")} create VM-backed pods whose owner is ` +
+    kinds.join(" or ")
+  );
 }
 
 /** An unmarked pod CREATE with `spec.nodeName`: gated like a marked pod when the node is a VM node. */
@@ -106,14 +149,14 @@ async function podBoundByNameGate(
   if (node.answer === "not_vm") return skipped("not_cocoon");
   const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
   return markedPodChecks(request, request.object, deps, {
-    notOwned: () =>
-      `${subject}, but metadata.ownerReferences has no ${COCOONSET_KIND} owner: a pod on a VM ` +
-      `node becomes a VM and must be managed by a ${COCOONSET_KIND}; remove spec.nodeName and ` +
-      `let the scheduler place the pod, or create a ${COCOONSET_KIND} instead`,
-    creator: (username) =>
+    notOwned: (owners) =>
+      `${subject}, but metadata.ownerReferences has no ${owners}: a pod on a VM node becomes a ` +
+      `VM and must be managed by its operator; remove spec.nodeName and let the scheduler place ` +
+      `the pod, or create the owning resource instead`,
+    creator: (username, pairing) =>
       `user "${echo(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
-      `${VM_NODE}: ${onlyCreators(deps.podCreators)}; remove spec.nodeName and let the scheduler ` +
-      `place the pod, or let the cocoon operator create it from a ${COCOONSET_KIND}`,
+      `${VM_NODE}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
+      `the owner's operator create it`,
   });
 }
 
@@ -174,12 +217,12 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
   return markedPodChecks(request, boundPod, deps, {
-    notOwned: () =>
+    notOwned: (owners) =>
       `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
-      `no ${COCOONSET_KIND} owner; VM-backed pods must be managed by a ${COCOONSET_KIND}`,
-    creator: () =>
-      `${binding}: ${onlyCreators(deps.podCreators)}, and the scheduler (${SCHEDULER_USERNAME}) may ` +
-      `place them; let the scheduler bind the pod`,
+      `no ${owners}; VM-backed pods must be managed by their operator`,
+    creator: (_username, pairing) =>
+      `${binding}: ${pairing}, or bind them, and the scheduler (${SCHEDULER_USERNAME}) may place ` +
+      `them; let the scheduler bind the pod`,
   });
 }
 
@@ -225,29 +268,19 @@ function describePod(request: AdmissionRequest): string {
     : `a pod in namespace "${namespace}"`;
 }
 
-function onlyCreators(podCreators: ReadonlySet<string>): string {
-  const creators = podCreators.size > 0 ? [...podCreators].join(", ") : "(none configured)";
-  return `only the identities in POD_CREATORS (${creators}) may create VM-backed pods`;
-}
-
-function notOwnedMessage(request: AdmissionRequest): string {
+function notOwnedMessage(request: AdmissionRequest, owners: string): string {
   return (
     `${describePod(request)} carries a cocoon marker (${MARKERS}) but metadata.ownerReferences ` +
-    `has no ${COCOONSET_KIND} owner: VM-backed pods must be managed by a ${COCOONSET_KIND}; ` +
-    `create or scale a ${COCOONSET_KIND} instead, or remove the marker`
+    `has no ${owners}: VM-backed pods must be managed by their operator; create or scale the ` +
+    `owning resource (such as a CocoonSet) instead, or remove the marker`
   );
 }
 
-function creatorMessage(
-  request: AdmissionRequest,
-  username: string,
-  podCreators: ReadonlySet<string>,
-): string {
+function creatorMessage(request: AdmissionRequest, username: string, pairing: string): string {
   const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
   return (
     `user "${echo(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
-    `marker (${MARKERS}): ${onlyCreators(podCreators)}; a ${COCOONSET_KIND} owner reference is ` +
-    `set by the client and is not proof the operator made the pod — let the cocoon operator ` +
-    `create it from a ${COCOONSET_KIND}`
+    `marker (${MARKERS}): ${pairing}; an owner reference is set by the client and is not proof ` +
+    `that the owner's operator made the pod — let that operator create it`
   );
 }

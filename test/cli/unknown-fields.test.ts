@@ -123,10 +123,24 @@ describe("checkObjects", () => {
 
   test("objects of other groups are skipped and counted", () => {
     const summary = check(
-      "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: apps/v1\nkind: CocoonSet\n",
+      "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: apps/v1\nkind: Deployment\n",
     );
     expect(summary).toMatchObject({ findings: [], skipped: 2, objects: 2 });
   });
+
+  test.each(["cocoon.cis/v1alpha1", "apps/v1"])(
+    "a CocoonSet of %s, an API version this tool does not know, is reported, not skipped",
+    (apiVersion) => {
+      const summary = check(`apiVersion: ${apiVersion}\nkind: CocoonSet\nmetadata: {name: old}\n`);
+      expect(summary).toMatchObject({ skipped: 0, objects: 1 });
+      expect(summary.findings).toMatchObject([
+        { rule: "manifest.unknown-object", severity: "warning", line: 1 },
+      ]);
+      expect(summary.findings[0]?.message).toContain(
+        `apiVersion "${apiVersion}" is not one this tool knows`,
+      );
+    },
+  );
 
   test("a valid set from the operator's full schema has no findings", () => {
     const text = `apiVersion: cocoonset.cocoonstack.io/v1

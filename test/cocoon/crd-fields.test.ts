@@ -15,6 +15,7 @@ import {
 import {
   COCOONHIBERNATION_FIELDS,
   COCOONSET_FIELDS,
+  COCOONSET_SPEC_FIELDS,
   type FieldNode,
 } from "../../src/cocoon/crd-fields";
 import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/resources";
@@ -147,4 +148,59 @@ describe("the enumerated values the rules allow", () => {
       [...((enumAt(schemaOf(kind), path) as string[] | undefined) ?? [])].sort(),
     );
   });
+});
+
+/**
+ * Each scalar of the CocoonSet spec and what the Go types read for it when
+ * absent, as `path: type zero`, next to what the CRD's schema says of its type.
+ */
+function goTypesAgainstSchema(node: FieldNode, schema: unknown, at: string): string[] {
+  const field = isJsonObject(schema) ? schema : {};
+  switch (node.type) {
+    case "object": {
+      const properties = isJsonObject(field.properties) ? field.properties : {};
+      return Object.entries(node.fields).flatMap(([name, child]) =>
+        goTypesAgainstSchema(child, properties[name], `${at}.${name}`),
+      );
+    }
+    case "list":
+      return goTypesAgainstSchema(node.items, field.items, `${at}[]`);
+    case "map":
+      return node.values
+        ? goTypesAgainstSchema(node.values, field.additionalProperties, `${at}.*`)
+        : [];
+    default: {
+      const schemaType =
+        field["x-kubernetes-int-or-string"] === true ? "quantity" : String(field.type);
+      const goType = node.quantity
+        ? "quantity"
+        : node.zero === undefined
+          ? "pointer"
+          : typeof node.zero;
+      return [`${at}: ${schemaType} as ${goType}`];
+    }
+  }
+}
+
+test("the spec's Go value fields have the zero value of the CRD's type", () => {
+  const schema = crdSchemas().find(({ kind }) => kind === COCOONSET_KIND)?.openAPIV3Schema;
+  const spec =
+    isJsonObject(schema) && isJsonObject(schema.properties) ? schema.properties.spec : {};
+  const fields = goTypesAgainstSchema(COCOONSET_SPEC_FIELDS, spec, "spec");
+  const expected = {
+    boolean: "boolean",
+    integer: "number",
+    string: "string",
+    quantity: "quantity",
+  };
+  const mismatched = fields.filter((line) => {
+    const [, schemaType = "", goType = ""] = /: (\S+) as (\S+)$/.exec(line) ?? [];
+    // Pointers (storage, envFrom's references and optional) have no zero: any schema type.
+    return goType !== "pointer" && expected[schemaType as keyof typeof expected] !== goType;
+  });
+  expect(mismatched).toEqual([]);
+  expect(fields.filter((line) => line.endsWith("as pointer")).sort()).toEqual([
+    "spec.agent.envFrom[].configMapRef.optional: boolean as pointer",
+    "spec.agent.envFrom[].secretRef.optional: boolean as pointer",
+  ]);
 });

@@ -3,7 +3,7 @@ import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/mark
 import {
   type PodMarkers,
   podEntersCocoonGate,
-  podOwnedByCocoonSet,
+  podOwnerKinds,
   readPodMarkers,
 } from "../../src/cocoon/pod";
 import { COCOONSET_KIND } from "../../src/cocoon/resources";
@@ -178,39 +178,45 @@ describe("readPodMarkers and podEntersCocoonGate", () => {
   });
 });
 
-describe("podOwnedByCocoonSet", () => {
+describe("podOwnerKinds", () => {
+  const cocoonSet = { group: "cocoonset.cocoonstack.io", kind: COCOONSET_KIND };
+  const replicaSet = { group: "apps", kind: "ReplicaSet" };
   test.each(
-    cases<unknown, boolean>([
-      ["CocoonSet owner", pod({ ownerReferences: [cocoonSetOwner] }), true],
+    cases<unknown, { group: string; kind: string }[]>([
+      ["CocoonSet owner", pod({ ownerReferences: [cocoonSetOwner] }), [cocoonSet]],
       [
         "CocoonSet among other owners",
         pod({ ownerReferences: [replicaSetOwner, cocoonSetOwner] }),
-        true,
+        [replicaSet, cocoonSet],
       ],
       [
-        "CocoonSet beside malformed entries",
-        pod({ ownerReferences: [null, { kind: 3 }, cocoonSetOwner] }),
-        true,
+        "malformed entries own nothing",
+        pod({ ownerReferences: [null, { kind: 3 }, { kind: COCOONSET_KIND }, cocoonSetOwner] }),
+        [cocoonSet],
       ],
       [
-        "owners, none a CocoonSet",
-        pod({ ownerReferences: [replicaSetOwner, { ...replicaSetOwner, kind: "Job" }] }),
-        false,
+        "an apiVersion without a group is the core group",
+        pod({ ownerReferences: [{ apiVersion: "v1", kind: "ReplicationController" }] }),
+        [{ group: "", kind: "ReplicationController" }],
       ],
-      ["no ownerReferences", pod({}), false],
-      ["empty ownerReferences", pod({ ownerReferences: [] }), false],
-      ["ownerReferences is a string", pod({ ownerReferences: COCOONSET_KIND }), false],
-      ["ownerReferences is an object", pod({ ownerReferences: cocoonSetOwner }), false],
-      ["only malformed entries", pod({ ownerReferences: [null, { kind: 3 }] }), false],
       [
-        "kind differs in case",
+        "the Sandbox of sandbox-operator",
+        pod({ ownerReferences: [{ apiVersion: "agents.x-k8s.io/v1beta1", kind: "Sandbox" }] }),
+        [{ group: "agents.x-k8s.io", kind: "Sandbox" }],
+      ],
+      [
+        "kind as sent, case included",
         pod({ ownerReferences: [{ ...cocoonSetOwner, kind: "cocoonset" }] }),
-        false,
+        [{ ...cocoonSet, kind: "cocoonset" }],
       ],
-      ["metadata is a number", { metadata: 5 }, false],
-      ["not an object", "garbage", false],
+      ["no ownerReferences", pod({}), []],
+      ["empty ownerReferences", pod({ ownerReferences: [] }), []],
+      ["ownerReferences is a string", pod({ ownerReferences: COCOONSET_KIND }), []],
+      ["ownerReferences is an object", pod({ ownerReferences: cocoonSetOwner }), []],
+      ["metadata is a number", { metadata: 5 }, []],
+      ["not an object", "garbage", []],
     ]),
-  )("$name → $expected", ({ input: object, expected }) => {
-    expect(podOwnedByCocoonSet(object)).toBe(expected);
+  )("$name", ({ input: object, expected }) => {
+    expect(podOwnerKinds(object)).toEqual(expected);
   });
 });

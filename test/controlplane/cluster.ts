@@ -5,6 +5,11 @@ import type { Subprocess } from "bun";
 import { createTestCa, type KeyPair, type TestCa } from "../support/certs";
 import { freePort } from "../support/free-port";
 import { base64, kubeconfigYaml } from "../support/kubeconfig";
+import {
+  isDryRun,
+  refuseServiceClientConfig,
+  refuseServiceClientConfigInKubectl,
+} from "./client-config-guard";
 
 /**
  * A real control plane for tests, the way envtest runs one: etcd and
@@ -12,7 +17,9 @@ import { base64, kubeconfigYaml } from "../support/kubeconfig";
  * RBAC authorization, a client certificate in system:masters for the tests,
  * and a service-account issuer so the TokenRequest API works. No scheduler
  * and no controller-manager: tests create Nodes and Bindings themselves, and
- * nothing is garbage collected.
+ * nothing is garbage collected. Every write through `request` and `kubectl`
+ * is refused before it is sent when it names a Service in a clientConfig
+ * (client-config-guard.ts): the apiserver must never dial off this machine.
  */
 
 /** Who a request is sent as: the admin, or someone the admin impersonates. */
@@ -187,13 +194,21 @@ export async function startControlPlane(binaries: ControlPlaneBinaries): Promise
           .filter(Boolean)
           .map((line) => JSON.parse(line) as AuditEvent),
       request,
-      kubectl: (args, options = {}) =>
-        kubectl(
-          binaries.kubectl,
-          [`--kubeconfig=${adminKubeconfig}`, `--cache-dir=${join(dir, "kubectl-cache")}`],
-          args,
-          options,
-        ),
+      kubectl: async (args, options = {}) => {
+        const run = (command: readonly string[], stdin?: string) =>
+          kubectl(
+            binaries.kubectl,
+            [`--kubeconfig=${adminKubeconfig}`, `--cache-dir=${join(dir, "kubectl-cache")}`],
+            command,
+            stdin === undefined ? { as: options.as } : { as: options.as, stdin },
+          );
+        await refuseServiceClientConfigInKubectl(args, options.stdin, async (directory) => {
+          const rendered = await run(["kustomize", directory]);
+          if (rendered.exitCode !== 0) throw new Error(`kubectl kustomize: ${rendered.stderr}`);
+          return rendered.stdout;
+        });
+        return run(args, options.stdin);
+      },
       stop,
     };
   } catch (error) {
@@ -283,6 +298,9 @@ function impersonationHeaders(as: Identity | undefined): [string, string][] {
 
 function requester(url: string, ca: TestCa, admin: KeyPair) {
   return async (method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> => {
+    if (options.body !== undefined && !isDryRun(path)) {
+      refuseServiceClientConfig(options.body, `${method} ${path}`);
+    }
     const headers = new Headers(impersonationHeaders(options.as));
     headers.set("Accept", "application/json");
     if (options.body !== undefined)

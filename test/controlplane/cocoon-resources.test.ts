@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { eventually } from "../support/eventually";
 import type { ControlPlane } from "./cluster";
 import { LIST_PAGE_SIZE, ORDINARY_USER } from "./install";
 import {
@@ -12,6 +11,7 @@ import {
   type KubeObject,
   kubectlCreate,
   messageOf,
+  storedBeforeTheRule,
   uniqueName,
 } from "./objects";
 import { controlPlaneTier } from "./setup";
@@ -69,7 +69,7 @@ describe("CocoonSet through a real apiserver", () => {
     const legacyNamespace = await createNamespace(cluster, "legacy");
     const legacy = cocoonSet(name, BROKEN_SPEC);
     legacy.metadata.finalizers = ["cocoonset.cocoonstack.io/finalizer"];
-    await storedBeforeTheRule(legacyNamespace, legacy);
+    await storedBeforeTheRule(cluster, cocoonSets(legacyNamespace), legacy, BROKEN_SPEC);
     const path = `${cocoonSets(legacyNamespace)}/${name}`;
 
     const spec = await cluster.request("PATCH", path, {
@@ -94,50 +94,6 @@ describe("CocoonSet through a real apiserver", () => {
     expect((await cluster.request("GET", path)).status).toBe(404);
   });
 });
-
-/**
- * Stores `object` as if it had been created before the webhook knew the rule
- * it breaks: the CocoonSet webhook is turned away from `ns` (a
- * namespaceSelector, the one change to its registration) just long enough.
- */
-async function storedBeforeTheRule(ns: string, object: KubeObject): Promise<void> {
-  const configuration =
-    "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/cocoon-webhook";
-  const { body } = await cluster.request("GET", configuration);
-  const index = body.webhooks.findIndex((webhook: KubeObject) =>
-    webhook.name.startsWith("cocoonsets."),
-  );
-  const patch = (operations: KubeObject[]) =>
-    expectCreated(
-      cluster.request("PATCH", configuration, {
-        contentType: "application/json-patch+json",
-        body: operations,
-      }),
-    );
-  const probe = () =>
-    cluster.request("POST", `${cocoonSets(ns)}?dryRun=All`, {
-      as: ORDINARY_USER,
-      body: cocoonSet(uniqueName("probe"), BROKEN_SPEC),
-    });
-  await patch([
-    {
-      op: "add",
-      path: `/webhooks/${index}/namespaceSelector`,
-      value: {
-        matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [ns] }],
-      },
-    },
-  ]);
-  try {
-    expect((await eventually(probe, (answer) => answer.status === 201, 30_000)).status).toBe(201);
-    await expectCreated(
-      cluster.request("POST", cocoonSets(ns), { as: ORDINARY_USER, body: object }),
-    );
-  } finally {
-    await patch([{ op: "remove", path: `/webhooks/${index}/namespaceSelector` }]);
-  }
-  expect((await eventually(probe, (answer) => answer.status === 403, 30_000)).status).toBe(403);
-}
 
 describe("CocoonHibernation through a real apiserver", () => {
   const create = (body: KubeObject) =>

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { goTool } from "../../scripts/tools";
+import { refuseServiceClientConfigText } from "./client-config-guard";
 import { type ControlPlane, runCommand } from "./cluster";
 import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE } from "./install";
 import {
@@ -33,7 +34,16 @@ const RELEASE = "cocoon-webhook";
 let cluster: ControlPlane;
 let namespace: string;
 
+/** Runs helm; an install or upgrade is rendered first and refused if it names a Service in a clientConfig. */
 async function helm(args: readonly string[]): Promise<string> {
+  const [command, ...rest] = args;
+  if (command === "install" || command === "upgrade") {
+    refuseServiceClientConfigText(await runHelm(["template", ...rest]), `helm ${args.join(" ")}`);
+  }
+  return runHelm(args);
+}
+
+async function runHelm(args: readonly string[]): Promise<string> {
   const home = join(cluster.dir, "helm");
   const result = await runCommand(
     [goTool("helm"), `--kubeconfig=${cluster.adminKubeconfig}`, ...args],
@@ -91,7 +101,7 @@ describe("the Helm chart installed into a real apiserver", () => {
       body: gatedPod(uniqueName("handmade")),
     });
     expect(handmade.status).toBe(403);
-    expect(messageOf(handmade)).toContain("has no CocoonSet owner");
+    expect(messageOf(handmade)).toContain("has no CocoonSet or Sandbox owner");
     await expectCreated(
       cluster.request("POST", pods, { as: OPERATOR, body: gatedPod(uniqueName("vm"), owner) }),
     );

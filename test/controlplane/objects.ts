@@ -1,5 +1,6 @@
 import { stringify as toYaml } from "yaml";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { eventually } from "../support/eventually";
 import type { ApiAnswer, ControlPlane } from "./cluster";
 import { OPERATOR, ORDINARY_USER } from "./install";
 import { controlPlaneTier } from "./setup";
@@ -98,6 +99,16 @@ export function hibernation(podName: string, desire = "Hibernate"): KubeObject {
   };
 }
 
+/** A Binding that places pod `podName` on node `nodeName` (POST to the pod's `binding`). */
+export function bindingTo(podName: string, nodeName: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Binding",
+    metadata: { name: podName },
+    target: { apiVersion: "v1", kind: "Node", name: nodeName },
+  };
+}
+
 /** A Node tainted like the ones vk-cocoon registers. */
 export function vmNode(name: string): KubeObject {
   return {
@@ -173,4 +184,58 @@ async function admissionSamples(handler: string): Promise<Map<string, number>> {
     samples.set(`${label("result")}/${label("reason")}`, Number(value));
   }
   return samples;
+}
+
+/**
+ * Stores `object` at `collection` (a CocoonSets path) as if it had been
+ * created before the webhook knew the rule it breaks: the CocoonSet webhook
+ * is turned away from the namespace (a namespaceSelector, the one change to
+ * its registration) just long enough. `refusedSpec` is a spec the webhook
+ * refuses, to see the change take effect and be undone.
+ */
+export async function storedBeforeTheRule(
+  cluster: ControlPlane,
+  collection: string,
+  object: KubeObject,
+  refusedSpec: KubeObject,
+): Promise<void> {
+  const ns = /\/namespaces\/([^/]+)\//.exec(collection)?.[1] ?? "";
+  const configuration =
+    "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/cocoon-webhook";
+  const { body } = await cluster.request("GET", configuration);
+  const index = body.webhooks.findIndex((webhook: KubeObject) =>
+    webhook.name.startsWith("cocoonsets."),
+  );
+  const patch = (operations: KubeObject[]) =>
+    expectCreated(
+      cluster.request("PATCH", configuration, {
+        contentType: "application/json-patch+json",
+        body: operations,
+      }),
+    );
+  const probe = () =>
+    cluster.request("POST", `${collection}?dryRun=All`, {
+      as: ORDINARY_USER,
+      body: cocoonSet(uniqueName("probe"), refusedSpec),
+    });
+  await patch([
+    {
+      op: "add",
+      path: `/webhooks/${index}/namespaceSelector`,
+      value: {
+        matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: [ns] }],
+      },
+    },
+  ]);
+  try {
+    if ((await eventually(probe, (answer) => answer.status === 201, 30_000)).status !== 201) {
+      throw new Error("the CocoonSet webhook was not turned away from the namespace in 30 s");
+    }
+    await expectCreated(cluster.request("POST", collection, { as: ORDINARY_USER, body: object }));
+  } finally {
+    await patch([{ op: "remove", path: `/webhooks/${index}/namespaceSelector` }]);
+  }
+  if ((await eventually(probe, (answer) => answer.status === 403, 30_000)).status !== 403) {
+    throw new Error("the CocoonSet webhook did not come back to the namespace in 30 s");
+  }
 }

@@ -4,6 +4,7 @@ import type { CommandResult, ControlPlane } from "./cluster";
 import { OPERATOR, ORDINARY_USER, SCHEDULER } from "./install";
 import {
   admissionsDuring,
+  bindingTo,
   createNamespace,
   createOwnerCocoonSet,
   expectCreated,
@@ -54,7 +55,7 @@ describe("the pod gate through a real apiserver", () => {
         `"pods.cocoon-webhook.cocoonstack.io" denied the request: cocoon-webhook: pod ` +
         `${namespace}/${name} carries a cocoon marker`,
     );
-    expect(result?.stderr).toContain("metadata.ownerReferences has no CocoonSet owner");
+    expect(result?.stderr).toContain("metadata.ownerReferences has no CocoonSet or Sandbox owner");
     expect(counted).toEqual({ "deny/not_owned": 1 });
   });
 
@@ -90,7 +91,7 @@ describe("the pod gate through a real apiserver", () => {
       body: { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-late" } } },
     });
     expect(answer.status).toBe(403);
-    expect(messageOf(answer)).toContain("has no CocoonSet owner");
+    expect(messageOf(answer)).toContain("has no CocoonSet or Sandbox owner");
   });
 
   describe("pods bound by name", () => {
@@ -126,12 +127,7 @@ describe("the pod gate through a real apiserver", () => {
     const bind = (podName: string, nodeName: string, as: typeof ORDINARY_USER) =>
       cluster.request("POST", `/api/v1/namespaces/${namespace}/pods/${podName}/binding`, {
         as,
-        body: {
-          apiVersion: "v1",
-          kind: "Binding",
-          metadata: { name: podName },
-          target: { apiVersion: "v1", kind: "Node", name: nodeName },
-        },
+        body: bindingTo(podName, nodeName),
       });
 
     test("a Binding of an unmarked pod to a VM node by a user is refused after reading the pod", async () => {

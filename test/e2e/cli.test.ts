@@ -55,6 +55,18 @@ describe("command line", () => {
     expect(code).toBe(2);
     expect(stderr).toContain(variable);
   });
+
+  test.each([
+    "system:serviceaccount:sandbox-system:sandbox-operator=Sandbox",
+    "system:serviceaccount:x:op=agents.x-k8s.io/Sandbox,agents.x-k8s.io/Sandbox",
+    "system:serviceaccount:x:op=agents.x-k8s.io/v1beta1/Sandbox",
+  ])("serve refuses POD_CREATORS=%p, naming the bad entry", (value) => {
+    const bad = value.split(",").at(-1) ?? "";
+    const { code, stderr } = run(["serve"], { POD_CREATORS: `alice,${value}` });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`POD_CREATORS: entry "${bad}"`);
+    expect(stderr).not.toContain('entry "alice"');
+  });
 });
 
 describe("serve start-up", () => {

@@ -78,7 +78,7 @@ describe("a cluster CA file that turns unusable", () => {
     async (_name, content) => {
       relay.pointAt(real.port);
       copyFileSync(real.ca.certFile, caFile);
-      expect((await verdictOnPodOnVmNode()).message).toContain("no CocoonSet owner");
+      expect((await verdictOnPodOnVmNode()).message).toContain("no CocoonSet or Sandbox owner");
       const failuresBefore = await webhook.metric(
         "cocoon_webhook_apiserver_file_reload_failures_total",
         { file: "cluster_ca" },
@@ -106,7 +106,7 @@ describe("a cluster CA file that turns unusable", () => {
       relay.pointAt(real.port);
       const underReal = await verdictOnPodOnVmNode();
       expect(underReal.allowed).toBeFalse();
-      expect(underReal.message).toContain("no CocoonSet owner");
+      expect(underReal.message).toContain("no CocoonSet or Sandbox owner");
 
       expect(warnings).toBe(warningsBefore + 1);
       expect(

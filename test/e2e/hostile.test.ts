@@ -143,7 +143,12 @@ const head = (path: string, headers: Record<string, string | number>) =>
     .join("")}\r\n`;
 
 const gatedPod = {
-  metadata: { name: "p", ownerReferences: [{ kind: "CocoonSet", name: "s", uid: "1" }] },
+  metadata: {
+    name: "p",
+    ownerReferences: [
+      { apiVersion: "cocoonset.cocoonstack.io/v1", kind: "CocoonSet", name: "s", uid: "1" },
+    ],
+  },
   spec: {
     containers: [{ name: "c", image: "i" }],
     tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }],

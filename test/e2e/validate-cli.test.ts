@@ -98,6 +98,50 @@ describe("cocoon-webhook validate", () => {
     ]);
   });
 
+  test("what the CRD's own schema refuses is an error at its line, with or without --strict", () => {
+    const refused =
+      "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata: {name: s}\nspec:\n" +
+      "  hibernatePolicy: release\n  snapshotCompatibilityClass: x86-v3.\n  agent:\n" +
+      "    image: org/agent:1\n    replicas: 1\n    probePort: 70000\n    storage: 20 GB\n" +
+      "    resources: {limits: {memory: 4GiB}}\n";
+    for (const args of [
+      ["-f", "-"],
+      ["--strict", "-f", "-"],
+    ]) {
+      const { code, located, stdout } = validate(args, refused);
+      expect(code).toBe(1);
+      expect(located).toEqual([
+        "<stdin>:6:3: error: CocoonSet default/s: spec.snapshotCompatibilityClass",
+        "<stdin>:9:5: error: CocoonSet default/s: spec.agent.replicas",
+        "<stdin>:10:5: error: CocoonSet default/s: spec.agent.probePort",
+        "<stdin>:11:5: error: CocoonSet default/s: spec.agent.storage",
+        "<stdin>:12:26: error: CocoonSet default/s: spec.agent.resources.limits.memory",
+      ]);
+      for (const rule of [
+        "crd-port",
+        "crd-quantity",
+        "crd-snapshot-class",
+        "crd-hibernate-release",
+      ]) {
+        expect(stdout).toContain(`[manifest.${rule}]`);
+      }
+    }
+  });
+
+  test("a CocoonSet of the legacy cocoon.cis/v1alpha1 is reported: a warning, an error with --strict", () => {
+    const legacy =
+      "apiVersion: cocoon.cis/v1alpha1\nkind: CocoonSet\nmetadata: {name: old}\nspec: {}\n";
+    const { code, stdout } = validate(["-f", "-"], legacy);
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      '<stdin>:1:1: warning: CocoonSet default/old: apiVersion "cocoon.cis/v1alpha1" is not one this tool knows, so the object was not checked',
+    );
+    expect(stdout).toEndWith(
+      "0 errors, 1 warning in 1 of 1 object (0 of other API groups skipped) across 1 file\n",
+    );
+    expect(validate(["--strict", "-f", "-"], legacy).code).toBe(1);
+  });
+
   test("a field the CRD does not define is a warning at its line and column, with a near miss", () => {
     const typo =
       "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata:\n  name: s\n  labels: {free: key}\n" +

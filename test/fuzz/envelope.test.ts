@@ -64,7 +64,15 @@ const SAMPLES: Record<string, Json> = {
     metadata: {
       name: "demo-0",
       annotations: { "vm.cocoonstack.io/name": "vk-team-a-demo-0" },
-      ownerReferences: [{ kind: "CocoonSet", name: "demo", uid: "1", controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: "cocoonset.cocoonstack.io/v1",
+          kind: "CocoonSet",
+          name: "demo",
+          uid: "1",
+          controller: true,
+        },
+      ],
     },
     spec: {
       containers: [{ name: "agent", image: "cocoonstack/agent:1.0" }],

@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Verdict } from "../../src/admission/verdict";
-import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { DEFAULT_POD_CREATORS, SANDBOX_OWNER } from "../../src/cocoon/pod-creators";
 import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
+import { podCreators } from "../support/handlers";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
 /**
@@ -16,7 +18,7 @@ import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
  */
 
 // A marked pod is decided without the apiserver; a failing port would show any call.
-const deps = { podCreators: new Set([OPERATOR_USERNAME]), kube: new FakeKube().failing() };
+const deps = { podCreators: podCreators(DEFAULT_POD_CREATORS), kube: new FakeKube().failing() };
 
 /** The marked-pod path answers synchronously: no await for the pods the gate sees most. */
 function podGate(...args: Parameters<typeof podGateMaybeAsync>): Verdict {
@@ -31,7 +33,8 @@ const mentionsCocoon = (value: unknown): boolean => {
   return (
     text.includes(COCOON_TOLERATION_KEY) ||
     text.includes(VM_NAME_ANNOTATION) ||
-    text.includes(COCOONSET_KIND)
+    text.includes(COCOONSET_KIND) ||
+    text.includes(SANDBOX_OWNER.kind)
   );
 };
 const noise = wrongValue.filter((value) => !mentionsCocoon(value));
@@ -123,7 +126,7 @@ const ungatedOldObject = fc.oneof(
 
 const nonCreator = fc
   .oneof(fc.string(), fc.constantFrom("alice", "system:serviceaccount:default:default", ""))
-  .filter((name) => name !== OPERATOR_USERNAME);
+  .filter((name) => name !== OPERATOR_USERNAME && name !== SANDBOX_OPERATOR_USERNAME);
 
 describe("property: a malformed field never turns a denial into an allowance (podGate)", () => {
   test("a gated pod from a non-creator is denied, whatever the other fields hold (CREATE)", () => {
@@ -179,6 +182,27 @@ describe("property: a malformed field never turns a denial into an allowance (po
             deps,
           );
           expect(verdict).toMatchObject({ allowed: false, reason: "not_owned" });
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  test("a gated CocoonSet pod from sandbox-operator is denied: it is paired with Sandboxes only", () => {
+    fc.assert(
+      fc.property(
+        gatedPod.filter(({ owned }) => owned),
+        ({ pod }) => {
+          const verdict = podGate(
+            admissionRequest({
+              kind: POD_KIND,
+              operation: "CREATE",
+              userInfo: { username: SANDBOX_OPERATOR_USERNAME },
+              object: pod,
+            }),
+            deps,
+          );
+          expect(verdict).toMatchObject({ allowed: false, reason: "creator" });
         },
       ),
       RUNS,

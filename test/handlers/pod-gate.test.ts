@@ -2,17 +2,18 @@ import { describe, expect, test } from "bun:test";
 import { MESSAGE_PREFIX } from "../../src/admission/response";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
-import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import type { PodGateDeps } from "../../src/handlers/pod-gate";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { examine, refusalMessage } from "../support/handlers";
+import { examine, podCreators, refusalMessage } from "../support/handlers";
 
 const ALICE = "alice@example.com";
 const VK_COCOON = "system:serviceaccount:cocoon-system:vk-cocoon";
-const OPERATOR_ONLY: ReadonlySet<string> = new Set([OPERATOR_USERNAME]);
+const OPERATOR_ONLY = podCreators(OPERATOR_USERNAME);
 
 const cocoonToleration = { key: COCOON_TOLERATION_KEY, operator: "Exists", effect: "NoSchedule" };
 const cocoonSetOwner = {
@@ -198,10 +199,9 @@ describe("podGate with a configured POD_CREATORS", () => {
   test.each<[string, string[], string, string]>([
     ["a listed user", [OPERATOR_USERNAME, ALICE], ALICE, "allow/"],
     ["the operator when not listed", [ALICE], OPERATOR_USERNAME, "deny/creator"],
-    ["the operator when the list is empty", [], OPERATOR_USERNAME, "deny/creator"],
   ])("%s → %s", async (_name, creators, username, expected) => {
     const verdict = await examine("mutate", create(operatorPod, username), {
-      podCreators: new Set(creators),
+      podCreators: podCreators(creators.join(",")),
       kube: new FakeKube(),
     });
     expect(label(verdict)).toBe(expected);
@@ -600,6 +600,165 @@ describe("podGate: messages for pods bound by name and Bindings", () => {
     ],
   ])("%s", async (_name, request, kube, mentions) => {
     const message = refusalMessage(await examine("mutate", request, deps(kube())));
+    for (const mention of mentions) expect(message).toContain(mention);
+  });
+});
+
+// ------------------------------------------ POD_CREATORS pairs creators with kinds
+
+describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it with", () => {
+  const pairing = podCreators(DEFAULT_POD_CREATORS);
+  const sandboxOwner = {
+    apiVersion: "agents.x-k8s.io/v1beta1",
+    kind: "Sandbox",
+    name: "demo",
+    uid: "u4",
+    controller: true,
+  };
+  const sandboxPod = pod({ tolerations: cocoon, ownerReferences: [sandboxOwner] });
+  const machineOwner = { apiVersion: "example.com/v1", kind: "Machine", name: "m", uid: "u5" };
+  const machinePod = pod({ tolerations: cocoon, ownerReferences: [machineOwner] });
+  const sandboxCluster = () =>
+    cluster()
+      .withPod("default", "sandbox-0", sandboxPod)
+      .withPod("default", "machine-0", machinePod);
+  const bindAs = (username: string, name: string) =>
+    bindingRequest(VM_NODE, username, {
+      name,
+      object: {
+        apiVersion: "v1",
+        kind: "Binding",
+        metadata: { name, namespace: "default" },
+        target: { kind: "Node", name: VM_NODE },
+      },
+    });
+
+  test.each<[string, AdmissionRequest, string]>([
+    [
+      "sandbox-operator creates a Sandbox's pod",
+      create(sandboxPod, SANDBOX_OPERATOR_USERNAME),
+      "allow/",
+    ],
+    ["the cocoon operator creates a CocoonSet's pod", create(operatorPod), "allow/"],
+    ["a user creates a pod with a Sandbox owner", create(sandboxPod, ALICE), "deny/creator"],
+    [
+      "sandbox-operator creates a CocoonSet's pod",
+      create(operatorPod, SANDBOX_OPERATOR_USERNAME),
+      "deny/creator",
+    ],
+    ["the cocoon operator creates a Sandbox's pod", create(sandboxPod), "deny/creator"],
+    [
+      "a Sandbox owner of another group owns nothing here",
+      create(
+        pod({
+          tolerations: cocoon,
+          ownerReferences: [{ ...sandboxOwner, apiVersion: "example.com/v1" }],
+        }),
+        SANDBOX_OPERATOR_USERNAME,
+      ),
+      "deny/not_owned",
+    ],
+    [
+      "a CocoonSet owner without its group owns nothing here",
+      create(
+        pod({ tolerations: cocoon, ownerReferences: [{ ...cocoonSetOwner, apiVersion: "v1" }] }),
+      ),
+      "deny/not_owned",
+    ],
+    [
+      "a kind nobody is paired with",
+      create(machinePod, SANDBOX_OPERATOR_USERNAME),
+      "deny/not_owned",
+    ],
+    [
+      "a pod owned by both kinds passes for either creator",
+      create(
+        pod({ tolerations: cocoon, ownerReferences: [sandboxOwner, cocoonSetOwner] }),
+        SANDBOX_OPERATOR_USERNAME,
+      ),
+      "allow/",
+    ],
+    [
+      "a newly marked Sandbox pod on UPDATE by the cocoon operator",
+      update(pod({ ownerReferences: [sandboxOwner] }), sandboxPod),
+      "deny/creator",
+    ],
+  ])("%s → %s", async (_name, request, expected) => {
+    const verdict = await examine("mutate", request, { podCreators: pairing, kube: cluster() });
+    expect(label(verdict)).toBe(expected);
+  });
+
+  test.each<[string, AdmissionRequest, string]>([
+    [
+      "sandbox-operator names a VM node for a Sandbox's pod",
+      create(onNode(VM_NODE, { ownerReferences: [sandboxOwner] }), SANDBOX_OPERATOR_USERNAME),
+      "allow/",
+    ],
+    [
+      "the cocoon operator names a VM node for a Sandbox's pod",
+      create(onNode(VM_NODE, { ownerReferences: [sandboxOwner] })),
+      "deny/creator",
+    ],
+    [
+      "sandbox-operator binds a Sandbox's pod",
+      bindAs(SANDBOX_OPERATOR_USERNAME, "sandbox-0"),
+      "allow/",
+    ],
+    [
+      "the cocoon operator binds a Sandbox's pod",
+      bindAs(OPERATOR_USERNAME, "sandbox-0"),
+      "deny/creator",
+    ],
+    [
+      "sandbox-operator binds a CocoonSet's pod",
+      bindAs(SANDBOX_OPERATOR_USERNAME, "demo-0"),
+      "deny/creator",
+    ],
+    [
+      "anyone binds a pod of an unpaired kind",
+      bindAs(SANDBOX_OPERATOR_USERNAME, "machine-0"),
+      "deny/not_owned",
+    ],
+  ])("bound by name: %s → %s", async (_name, request, expected) => {
+    const verdict = await examine("mutate", request, {
+      podCreators: pairing,
+      kube: sandboxCluster(),
+    });
+    expect(label(verdict)).toBe(expected);
+  });
+
+  test("a further provider gets its own entry", async () => {
+    const withMachines = podCreators(
+      `${DEFAULT_POD_CREATORS},system:serviceaccount:m:m=example.com/Machine`,
+    );
+    const verdict = await examine("mutate", create(machinePod, "system:serviceaccount:m:m"), {
+      podCreators: withMachines,
+    });
+    expect(label(verdict)).toBe("allow/");
+  });
+
+  test.each<[string, AdmissionRequest, string[]]>([
+    [
+      "a user with a Sandbox owner is named, with who may create such pods",
+      create(sandboxPod, ALICE),
+      [`"${ALICE}"`, SANDBOX_OPERATOR_USERNAME, "agents.x-k8s.io/Sandbox", "not proof"],
+    ],
+    [
+      "the cocoon operator with a Sandbox owner is told the kind is not its own",
+      create(sandboxPod),
+      [`"${OPERATOR_USERNAME}"`, `lets only ${SANDBOX_OPERATOR_USERNAME} create`],
+    ],
+    [
+      "no trusted owner names both kinds",
+      create(machinePod, SANDBOX_OPERATOR_USERNAME),
+      [
+        "has no CocoonSet or Sandbox owner",
+        "cocoonset.cocoonstack.io/CocoonSet, agents.x-k8s.io/Sandbox",
+        "POD_CREATORS",
+      ],
+    ],
+  ])("message: %s", async (_name, request, mentions) => {
+    const message = refusalMessage(await examine("mutate", request, { podCreators: pairing }));
     for (const mention of mentions) expect(message).toContain(mention);
   });
 });

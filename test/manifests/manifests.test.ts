@@ -18,6 +18,7 @@ import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authoriz
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
 import { ENDPOINTS, HANDLER_LABELS, operationsOf } from "../../src/admission/endpoints";
+import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import {
   findObject,
   imageName,
@@ -219,7 +220,8 @@ describe("Deployment", () => {
     expect(env.get("METRICS_ADDR")).toBe(":9090");
     expect(env.get("DRAIN_DELAY")).toBe("5s");
     expect(env.get("SHUTDOWN_TIMEOUT")).toBe("15s");
-    expect(env.get("POD_CREATORS")).toBe("system:serviceaccount:cocoon-system:cocoon-operator");
+    // The manifests spell out the webhook's own default pairing.
+    expect(env.get("POD_CREATORS")).toBe(DEFAULT_POD_CREATORS);
     expect(seconds(env.get("APISERVER_TIMEOUT") ?? "")).toBeLessThan(5);
   });
 

@@ -355,7 +355,7 @@ describe("pod gate matchConditions agree with the gate's binding check", () => {
         expect(called).toBe(user !== SCHEDULER);
         const kube = new FakeKube();
         const verdict = await podGateRule(admissionRequestSchema.parse(request), {
-          podCreators: new Set(),
+          podCreators: new Map(),
           kube,
         });
         const skippedAsScheduler = verdict.result === "skipped" && verdict.reason === "scheduler";

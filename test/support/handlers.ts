@@ -2,15 +2,18 @@ import type { HandlerLabel } from "../../src/admission/endpoints";
 import { gateOperations } from "../../src/admission/operation-gate";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
-import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import {
+  DEFAULT_POD_CREATORS,
+  type PodCreators,
+  parsePodCreators,
+} from "../../src/cocoon/pod-creators";
 import { buildHandlers, type HandlerDeps } from "../../src/handlers";
 import { FakeKube } from "./fake-kube";
 
 /**
  * What endpoint `endpoint` answers to `request`, as the admission factory
  * runs it: the table's operation gate, then the endpoint's handler. By
- * default POD_CREATORS is the operator alone and the apiserver is an empty
- * FakeKube.
+ * default POD_CREATORS is its default and the apiserver is an empty FakeKube.
  */
 export function examine<E extends HandlerLabel>(
   endpoint: E,
@@ -18,7 +21,7 @@ export function examine<E extends HandlerLabel>(
   deps: Partial<HandlerDeps> = {},
 ): Verdict<E> | Promise<Verdict<E>> {
   const handlers = buildHandlers({
-    podCreators: deps.podCreators ?? new Set([OPERATOR_USERNAME]),
+    podCreators: deps.podCreators ?? podCreators(DEFAULT_POD_CREATORS),
     kube: deps.kube ?? new FakeKube(),
   });
   return gateOperations(endpoint, handlers[endpoint])(request);
@@ -40,4 +43,11 @@ export function examineNow<E extends HandlerLabel>(
   const verdict = examine(endpoint, request, deps);
   if (verdict instanceof Promise) throw new Error(`${endpoint} decided asynchronously`);
   return verdict;
+}
+
+/** POD_CREATORS as the webhook reads `text`; throws on a malformed entry. */
+export function podCreators(text: string): PodCreators {
+  const parsed = parsePodCreators(text);
+  if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
+  return parsed.podCreators;
 }
