@@ -44,7 +44,7 @@ export const ENFORCEMENT_ENDPOINTS = HANDLER_LABELS.map(enforcementName);
 /**
  * The schema of each `.Values.env` entry: start-up's own schema of the
  * variable's text, without its default (unset means the binary's default),
- * and also null (unset). A pattern applies to strings only, so an integer
+ * and also null or empty (unset). A pattern applies to strings only, so an integer
  * (what `--set env.MAX_REQUEST_BYTES=1048576` gives) is accepted here and
  * matched against the same pattern by the template (envPatterns).
  */
@@ -53,9 +53,14 @@ export function environmentValuesSchema(): Json {
   return Object.fromEntries(
     PLAIN_ENVIRONMENT.map((name) => {
       const { default: _default, type, ...rest } = properties[name] ?? {};
-      if (Array.isArray(rest.enum)) return [name, { ...rest, enum: [...rest.enum, null] }];
-      const types = typeof rest.pattern === "string" ? ["string", "integer"] : [String(type)];
-      return [name, { type: [...types, "null"], ...rest }];
+      if (Array.isArray(rest.enum)) return [name, { ...rest, enum: [...rest.enum, "", null] }];
+      if (typeof rest.pattern !== "string")
+        return [name, { type: [String(type), "null"], ...rest }];
+      // Empty is unset, as start-up reads it.
+      return [
+        name,
+        { type: ["string", "integer", "null"], ...rest, pattern: `^$|${rest.pattern}` },
+      ];
     }),
   );
 }

@@ -53,7 +53,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- end -}}
 {{- end -}}
 {{- $available := .Values.podDisruptionBudget.minAvailable -}}
-{{- if and .Values.podDisruptionBudget.enabled (not (kindIs "string" $available)) (ge (int $available) $replicas) -}}
+{{- if and .Values.podDisruptionBudget.enabled (gt $replicas 0) (not (kindIs "string" $available)) (ge (int $available) $replicas) -}}
 {{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below the replica count (%d), or no node could ever be drained" (int $available) $replicas) -}}
 {{- end -}}
 {{- if eq (int .Values.ports.admission) (int .Values.ports.metrics) -}}
@@ -98,8 +98,11 @@ checks it with, whatever its YAML type.
 {{- join "," $entries -}}
 {{- else if eq .name "ENFORCEMENT" -}}
 {{- $pairs := list -}}
+{{- with $values.${enforcement} -}}
+{{- $actions := . -}}
 {{- range $endpoint := list ${ENFORCEMENT_ENDPOINTS.map(quoted).join(" ")} -}}
-{{- with index $values.${enforcement} $endpoint }}{{ $pairs = append $pairs (printf "%s=%s" $endpoint .) }}{{ end -}}
+{{- with index $actions $endpoint }}{{ $pairs = append $pairs (printf "%s=%s" $endpoint .) }}{{ end -}}
+{{- end -}}
 {{- end -}}
 {{- join "," $pairs -}}
 {{- else -}}

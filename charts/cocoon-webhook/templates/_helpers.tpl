@@ -32,7 +32,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- end -}}
 {{- end -}}
 {{- $available := .Values.podDisruptionBudget.minAvailable -}}
-{{- if and .Values.podDisruptionBudget.enabled (not (kindIs "string" $available)) (ge (int $available) $replicas) -}}
+{{- if and .Values.podDisruptionBudget.enabled (gt $replicas 0) (not (kindIs "string" $available)) (ge (int $available) $replicas) -}}
 {{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below the replica count (%d), or no node could ever be drained" (int $available) $replicas) -}}
 {{- end -}}
 {{- if eq (int .Values.ports.admission) (int .Values.ports.metrics) -}}
@@ -77,12 +77,15 @@ checks it with, whatever its YAML type.
 {{- join "," $entries -}}
 {{- else if eq .name "ENFORCEMENT" -}}
 {{- $pairs := list -}}
+{{- with $values.enforcement -}}
+{{- $actions := . -}}
 {{- range $endpoint := list "mutate" "validate" "validate-cocoonset" "validate-cocoonhibernation" -}}
-{{- with index $values.enforcement $endpoint }}{{ $pairs = append $pairs (printf "%s=%s" $endpoint .) }}{{ end -}}
+{{- with index $actions $endpoint }}{{ $pairs = append $pairs (printf "%s=%s" $endpoint .) }}{{ end -}}
+{{- end -}}
 {{- end -}}
 {{- join "," $pairs -}}
 {{- else -}}
-{{- $patterns := dict "APISERVER_TIMEOUT" "^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "APISERVER_LIST_PAGE_SIZE" "^0*(?:[1-9]\\d?|[1-4]\\d\\d|500)$" "SHUTDOWN_TIMEOUT" "^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "MAX_REQUEST_BYTES" "^0*[1-9]\\d*$" "DRAIN_DELAY" "^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" "METRICS_RENDER_INTERVAL" "^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" -}}
+{{- $patterns := dict "APISERVER_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "APISERVER_LIST_PAGE_SIZE" "^$|^0*(?:[1-9]\\d?|[1-4]\\d\\d|500)$" "SHUTDOWN_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "MAX_REQUEST_BYTES" "^$|^0*[1-9]\\d*$" "DRAIN_DELAY" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" "METRICS_RENDER_INTERVAL" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" -}}
 {{- $value := index $values.env .name -}}
 {{- if kindIs "float64" $value }}{{ $value = int64 $value }}{{ end -}}
 {{- if not (kindIs "invalid" $value) -}}
