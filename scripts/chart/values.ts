@@ -16,8 +16,6 @@ interface WebhookDefaults {
   readonly excludedNamespaces: readonly string[];
 }
 
-/** What `make bench` measured: the working set of one replica after load, in MiB. */
-export const MEASURED_WORKING_SET_MIB = { low: 76, high: 90 } as const;
 
 /** values.yaml: every default is the manifests' own, so the defaults render them unchanged. */
 export function valuesYaml(deployment: Json, webhook: WebhookDefaults): string {
@@ -63,8 +61,7 @@ imagePullSecrets: []
 # with webhook.url (URL mode): no Deployment, Service or PodDisruptionBudget in the cluster.
 replicaCount: ${String((deployment.spec as Json).replicas)}
 
-# The request is the working set one replica measured after load (${MEASURED_WORKING_SET_MIB.low}-${MEASURED_WORKING_SET_MIB.high} MiB, make bench)
-# with headroom; the limit leaves room for the largest reviews (docs/installation.md, sizing).
+# Sized from measurement: docs/installation.md, "Sizing and scaling".
 ${block({ resources: container.resources })}
 
 # Per endpoint, what to do with a request it would refuse: deny (refuse it) or warn (allow it,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { goTool } from "../../scripts/tools";
-import { type ControlPlane, runCommand } from "./cluster";
+import type { ControlPlane } from "./cluster";
+import { CHART, HELM_VERSIONS, type HelmVersion, helmOrThrow, localValues, RELEASE } from "./helm";
 import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE } from "./install";
 import {
   admissionsDuring,
@@ -27,42 +26,17 @@ import { controlPlaneTier } from "./setup";
  * Afterwards the chart is uninstalled and manifests/default is back.
  */
 
-const CHART = join(import.meta.dir, "../../charts/cocoon-webhook");
-const RELEASE = "cocoon-webhook";
+const [HELM_4] = HELM_VERSIONS as [HelmVersion];
+const helm = (args: readonly string[]) => helmOrThrow(HELM_4, args);
 
 let cluster: ControlPlane;
 let namespace: string;
-
-async function helm(args: readonly string[]): Promise<string> {
-  const home = join(cluster.dir, "helm");
-  const result = await runCommand(
-    [goTool("helm"), `--kubeconfig=${cluster.adminKubeconfig}`, ...args],
-    {
-      PATH: process.env.PATH ?? "",
-      // The kube client inside helm keeps its discovery cache under $HOME/.kube.
-      HOME: home,
-      HELM_CACHE_HOME: join(home, "cache"),
-      HELM_CONFIG_HOME: join(home, "config"),
-      HELM_DATA_HOME: join(home, "data"),
-    },
-  );
-  if (result.exitCode !== 0) throw new Error(`helm ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
 
 beforeAll(async () => {
   const { webhook } = controlPlaneTier();
   cluster = controlPlaneTier().cluster;
   await webhook.removeManifests();
-  await helm([
-    "install",
-    RELEASE,
-    CHART,
-    `--namespace=${WEBHOOK_NAMESPACE}`,
-    `--set=webhook.url=${webhook.localClientConfig.url}`,
-    `--set=webhook.caBundle=${webhook.localClientConfig.caBundle}`,
-    "--set=certificate.source=secret",
-  ]);
+  await helm(["install", RELEASE, CHART, `--namespace=${WEBHOOK_NAMESPACE}`, ...localValues()]);
   await webhook.reconnect();
   namespace = await createNamespace(cluster, "helm");
 }, 120_000);
