@@ -261,12 +261,13 @@ spec:
       command: ["sh", "-ec"]
       args:
         - |
+          ca="\${TMPDIR:-/tmp}/ca.crt"
           {{- if .Values.webhook.caBundle }}
-          printf '%s' "$CA_BUNDLE" | base64 -d > /tmp/ca.crt
+          printf '%s' "$CA_BUNDLE" | base64 -d > "$ca"
           {{- else }}
-          cp /etc/cocoon/webhook/certs/ca.crt /tmp/ca.crt
+          cp /etc/cocoon/webhook/certs/ca.crt "$ca"
           {{- end }}
-          answer="$(curl -sS --fail --max-time 10 --cacert /tmp/ca.crt \\
+          answer="$(curl -sS --fail --max-time 10 --cacert "$ca" \\
             -H 'Content-Type: application/json' --data "$REVIEW" \\
             'https://cocoon-webhook.{{ .Release.Namespace }}.svc:443/mutate?timeout=5s')"
           echo "$answer"

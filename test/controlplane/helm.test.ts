@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ControlPlane } from "./cluster";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startWebhook } from "../e2e/harness";
+import { createTestCa } from "../support/certs";
+import { base64 } from "../support/kubeconfig";
+import { type ControlPlane, runCommand } from "./cluster";
 import { CHART, HELM_VERSIONS, type HelmVersion, helmOrThrow, localValues, RELEASE } from "./helm";
-import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE } from "./install";
+import { OPERATOR, ORDINARY_USER, parseYaml, WEBHOOK_NAMESPACE } from "./install";
 import {
   admissionsDuring,
   COCOON_API,
@@ -95,5 +101,60 @@ describe("the Helm chart installed into a real apiserver", () => {
     const duplicate = await create(hibernation(podName, "Wake"));
     expect(duplicate.status).toBe(403);
     expect(messageOf(duplicate)).toContain("spec.desire");
+  });
+
+  test("helm test: the test pod's script passes on the webhook's answer and fails on a refusal", async () => {
+    const service = `cocoon-webhook.${WEBHOOK_NAMESPACE}.svc`;
+    const ca = createTestCa("helm-test-ca");
+    const webhook = await startWebhook({
+      ca,
+      serving: ca.issue("helm-test", { dnsNames: [service] }),
+    });
+    const scratch = mkdtempSync(join(tmpdir(), "helm-test-pod-"));
+    try {
+      const [pod] = parseYaml(
+        await helm([
+          "template",
+          RELEASE,
+          CHART,
+          `--namespace=${WEBHOOK_NAMESPACE}`,
+          "--show-only=templates/tests/pod-cocoon-webhook-test.yaml",
+          "--set=certificate.source=secret",
+          `--set=webhook.caBundle=${base64(ca.cert)}`,
+        ]),
+      );
+      const container = pod?.spec.containers[0];
+      const env = Object.fromEntries(
+        (container.env as { name: string; value: string }[]).map(({ name, value }) => [
+          name,
+          value,
+        ]),
+      );
+      // The Service's name on 443 reaches the webhook process here, as kube-proxy would in a cluster.
+      const port = new URL(webhook.admissionUrl).port;
+      writeFileSync(join(scratch, ".curlrc"), `connect-to = ${service}:443:127.0.0.1:${port}\n`);
+      const runPod = (review: string) =>
+        runCommand([...container.command, container.args[0]], {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          CURL_HOME: scratch,
+          TMPDIR: scratch,
+          CA_BUNDLE: env.CA_BUNDLE ?? "",
+          REVIEW: review,
+        });
+      const passed = await runPod(env.REVIEW ?? "");
+      expect(passed.stderr).toBe("");
+      expect(passed.exitCode).toBe(0);
+
+      const review = JSON.parse(env.REVIEW ?? "");
+      review.request.object.spec.tolerations = [
+        { key: "virtual-kubelet.io/provider", operator: "Exists" },
+      ];
+      const refused = await runPod(JSON.stringify(review));
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain("did not answer the review with allowed: true");
+    } finally {
+      await webhook.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
