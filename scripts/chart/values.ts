@@ -16,7 +16,6 @@ interface WebhookDefaults {
   readonly excludedNamespaces: readonly string[];
 }
 
-
 /** values.yaml: every default is the manifests' own, so the defaults render them unchanged. */
 export function valuesYaml(deployment: Json, webhook: WebhookDefaults): string {
   const pod = (deployment.spec as Json).template as Json;
