@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { type Change, changesOf } from "./changes";
 import { CHART_ENVIRONMENT } from "./environment";
 import { HPA, helpers, NETWORK_POLICY, NOTES, TEST_POD } from "./helpers";
 import { TemplateText } from "./template-text";
@@ -32,7 +33,8 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   const files = new Map<string, string>();
   const [container] = (path(deployment, ["spec", "template", "spec", "containers"]) ??
     []) as Json[];
-  files.set("Chart.yaml", chartYaml(version, String(container?.image)));
+  const changes = changesOf(readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8"), version);
+  files.set("Chart.yaml", chartYaml(version, String(container?.image), changes));
   files.set("values.yaml", valuesYaml(deployment, webhookDefaults(defaults)));
   files.set("values.schema.json", `${JSON.stringify(valuesSchema(), null, 2)}\n`);
   files.set("README.md", readFileSync(join(repoRoot, README_SOURCE), "utf8"));
@@ -48,7 +50,7 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   return files;
 }
 
-function chartYaml(version: string, image: string): string {
+function chartYaml(version: string, image: string, changes: readonly Change[]): string {
   const docs = (page: string) => `${REPOSITORY}/blob/v${version}/docs/${page}`;
   return `${HEADER}${stringify(
     {
@@ -75,6 +77,7 @@ function chartYaml(version: string, image: string): string {
           { name: "Operations", url: docs("operations.md") },
           { name: "Changelog", url: `${REPOSITORY}/blob/v${version}/CHANGELOG.md` },
         ]),
+        ...(changes.length > 0 ? { "artifacthub.io/changes": stringify(changes) } : {}),
       },
     },
     { lineWidth: 0 },

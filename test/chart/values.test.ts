@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv";
 import { parse, stringify } from "yaml";
+import { changesOf } from "../../scripts/chart/changes";
 import { CHART_DIR } from "../../scripts/chart/generate";
 import { runTool, yamlObjects } from "../../scripts/tools";
 import { admissionReviewSchema } from "../../src/admission/review";
@@ -389,6 +390,20 @@ describe("chart metadata", () => {
     expect(links.map((link) => link.name)).toEqual(["Installation", "Operations", "Changelog"]);
     const [image] = parse(annotations["artifacthub.io/images"] ?? "") as { image: string }[];
     expect(image?.image).toBe(String(containerOf(helmTemplate("cocoon-system")).image));
+  });
+
+  test("Artifact Hub changes: the CHANGELOG entry of the chart's version, bullet by bullet", () => {
+    const changelog = [
+      "## [Unreleased]\n\n### Added\n\n- not yet\n",
+      "## [1.2.3] - 2026-01-01\n\n### Added\n\n- one,\n  continued\n\n### Fixed\n\n- two\n",
+      "## [1.2.2] - 2025-12-01\n\n### Added\n\n- older\n",
+    ].join("\n");
+    expect(changesOf(changelog, "1.2.3")).toEqual([
+      { kind: "added", description: "one, continued" },
+      { kind: "fixed", description: "two" },
+    ]);
+    // A development version's changes are under Unreleased: no annotation.
+    expect(changesOf(changelog, "1.3.0-dev")).toEqual([]);
   });
 
   test("helm show readme prints the chart's README", () => {
