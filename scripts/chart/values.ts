@@ -57,7 +57,7 @@ image:
 imagePullSecrets: []
 
 # 2 or more, so a restart, a rollout or a node drain never leaves none serving. 0 only together
-# with webhook.url (URL mode): no Deployment, Service or PodDisruptionBudget in the cluster.
+# with webhook.url and certificate.source secret (URL mode): no workload in the cluster.
 replicaCount: ${String((deployment.spec as Json).replicas)}
 
 # Sized from measurement: docs/installation.md, "Sizing and scaling".
@@ -385,11 +385,15 @@ export function valuesSchema(): Json {
       }),
       tests: strict({ image: { type: "string", minLength: 1 } }),
     },
-    // URL mode: no replica in the cluster only when the registrations call a URL.
+    // URL mode: no replica in the cluster only when the registrations call a URL, trusting the CA
+    // given in webhook.caBundle (cert-manager would issue for a Service that is not there).
     if: { properties: { replicaCount: { const: 0 } }, required: ["replicaCount"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
     then: {
-      properties: { webhook: { required: ["url"], properties: { url: { minLength: 1 } } } },
+      properties: {
+        webhook: { required: ["url"], properties: { url: { minLength: 1 } } },
+        certificate: { properties: { source: { const: "secret" } } },
+      },
     },
   };
 }

@@ -63,6 +63,15 @@ describe("charts/cocoon-webhook", () => {
       "monitoring.serviceMonitor.enabled=true,monitoring.prometheusRule.enabled=true,monitoring.dashboard.enabled=true",
       "--set",
       "certificate.source=secret,webhook.caBundle=Q0E=,webhook.matchConditions=false,priorityClassName=",
+      "--set",
+      "autoscaling.enabled=true,networkPolicy.enabled=true,webhook.failurePolicy=Ignore",
+    ]);
+    runTool("helm", [
+      "lint",
+      "--strict",
+      CHART_DIR,
+      "--set",
+      "replicaCount=0,webhook.url=https://192.0.2.1,certificate.source=secret,webhook.caBundle=Q0E=",
     ]);
   });
 

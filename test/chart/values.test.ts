@@ -89,6 +89,7 @@ describe("values the webhook, the apiserver or a drain would refuse are refused 
     [["image.repository=Ghcr.io/Cocoon Webhook"], "/image/repository"],
     // No replica, and nowhere else to call.
     [["replicaCount=0"], "/webhook/url"],
+    [["replicaCount=0", "webhook.url=https://192.0.2.10:8443"], "/certificate/source"],
     // A budget no drain could ever meet.
     [["podDisruptionBudget.minAvailable=5"], "podDisruptionBudget.minAvailable (5) must be below"],
     [["podDisruptionBudget.minAvailable=2"], "podDisruptionBudget.minAvailable (2) must be below"],
