@@ -69,7 +69,7 @@ ${block({ resources: container.resources })}
 ${block({ enforcement: enforcementOf(variables.ENFORCEMENT ?? "") })}
 
 # Who may create pods that enter the cocoon gate, and owned by which kinds (group/Kind); an entry
-# without kinds means CocoonSet. Rendered into POD_CREATORS.
+# without kinds means CocoonSet. Rendered into POD_CREATORS; empty: the binary's default.
 ${block({ podCreators: podCreatorsOf(variables.POD_CREATORS ?? "") })}
 
 # The webhook's other variables (docs/configuration.md). Unset or empty: the binary's default.
@@ -308,7 +308,6 @@ export function valuesSchema(): Json {
       ),
       podCreators: {
         type: "array",
-        minItems: 1,
         items: strict(
           {
             identity: { type: "string", pattern: IDENTITY_PATTERN },

@@ -216,9 +216,9 @@ describe("structured values, rendered into the environment", () => {
     expect(environmentOf(set).POD_CREATORS).toBe("alice=cocoonset.cocoonstack.io/CocoonSet");
   });
 
-  test("an empty podCreators list is refused rather than read as the default", () => {
-    const error = withValuesFile({ podCreators: [] }, helmErrorWith);
-    expect(error).toContain("/podCreators");
+  test("an empty podCreators list leaves POD_CREATORS unset: the binary's default", () => {
+    const rendered = withValuesFile({ podCreators: [] }, helmTemplateWith);
+    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
   });
 });
 
