@@ -38,6 +38,13 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The labels of the objects only the chart has: the manifests' pair, then the release's. */}}
+{{- define "cocoon-webhook.chartOnlyLabels" -}}
+app.kubernetes.io/name: cocoon-webhook
+app.kubernetes.io/part-of: cocoonstack
+{{ include "cocoon-webhook.labels" . }}
+{{- end }}
+
 {{/* "true" when the release runs the webhook in the cluster: replicas, or an autoscaler. URL mode (replicaCount 0) runs none. */}}
 {{- define "cocoon-webhook.inCluster" -}}
 {{- if or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 0) -}}true{{- end -}}
@@ -165,9 +172,7 @@ metadata:
   name: cocoon-webhook
   namespace: {{ .Release.Namespace }}
   labels:
-    app.kubernetes.io/name: cocoon-webhook
-    app.kubernetes.io/part-of: cocoonstack
-    {{- include "cocoon-webhook.labels" . | nindent 4 }}
+    {{- include "cocoon-webhook.chartOnlyLabels" . | nindent 4 }}
 spec:
   scaleTargetRef:
     apiVersion: apps/v1
@@ -194,9 +199,7 @@ metadata:
   name: cocoon-webhook
   namespace: {{ .Release.Namespace }}
   labels:
-    app.kubernetes.io/name: cocoon-webhook
-    app.kubernetes.io/part-of: cocoonstack
-    {{- include "cocoon-webhook.labels" . | nindent 4 }}
+    {{- include "cocoon-webhook.chartOnlyLabels" . | nindent 4 }}
 spec:
   podSelector:
     matchLabels:

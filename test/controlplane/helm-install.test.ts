@@ -11,7 +11,7 @@ import {
   runDocsBlock,
   runHelm,
 } from "./helm";
-import { registerCertManagerKinds, WEBHOOK_NAMESPACE } from "./install";
+import { parseYaml, registerCertManagerKinds, WEBHOOK_NAMESPACE } from "./install";
 import { controlPlaneTier } from "./setup";
 
 /*
@@ -58,6 +58,40 @@ const install = (helm: (typeof HELM_VERSIONS)[number], ...args: string[]) =>
 beforeAll(async () => {
   cluster = controlPlaneTier().cluster;
   await registerCertManagerKinds(cluster);
+});
+
+test("every object the chart can render passes a strict server-side dry-run, every switch on", async () => {
+  const [helm4] = HELM_VERSIONS;
+  if (!helm4) throw new Error("no Helm");
+  const rendered = await helmOrThrow(helm4, [
+    "template",
+    RELEASE,
+    CHART,
+    `--namespace=${WEBHOOK_NAMESPACE}`,
+    "--set=autoscaling.enabled=true,networkPolicy.enabled=true,monitoring.dashboard.enabled=true",
+    "--set=networkPolicy.egress[0].ports[0].port=6443",
+    "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=kubernetes.io/os",
+    "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+    "--set=ports.admission=9443,podSecurityContext.runAsUser=1000,securityContext.runAsUser=1000",
+  ]);
+  const kinds = parseYaml(rendered).map((object) => object.kind);
+  expect(kinds).toEqual(
+    expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod"]),
+  );
+  const dryRun = await cluster.kubectl(
+    [
+      "apply",
+      "--dry-run=server",
+      "--validate=strict",
+      "--server-side",
+      "--force-conflicts",
+      "-f",
+      "-",
+    ],
+    { stdin: rendered },
+  );
+  expect(dryRun.stderr).toBe("");
+  expect(dryRun.exitCode).toBe(0);
 });
 
 describe.each(HELM_VERSIONS)("moving from kustomize to the chart with $name", (helm) => {

@@ -17,6 +17,13 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The labels of the objects only the chart has: the manifests' pair, then the release's. */}}
+{{- define "cocoon-webhook.chartOnlyLabels" -}}
+app.kubernetes.io/name: cocoon-webhook
+app.kubernetes.io/part-of: cocoonstack
+{{ include "cocoon-webhook.labels" . }}
+{{- end }}
+
 {{/* "true" when the release runs the webhook in the cluster: replicas, or an autoscaler. URL mode (replicaCount 0) runs none. */}}
 {{- define "cocoon-webhook.inCluster" -}}
 {{- if or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 0) -}}true{{- end -}}
