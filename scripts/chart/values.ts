@@ -111,7 +111,8 @@ podLabels: {}
 podAnnotations: {}
 nodeSelector: {}
 tolerations: []
-# Each replaces the manifests' own, shown here.
+# The manifests' own. A list you give replaces its default; a map is merged with it (Helm merges
+# values), so set a key to null to drop it: affinity.podAntiAffinity: null.
 ${block({ affinity: podSpec.affinity })}
 ${block({ topologySpreadConstraints: podSpec.topologySpreadConstraints })}
 ${block({ podSecurityContext: podSpec.securityContext })}

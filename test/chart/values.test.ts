@@ -355,12 +355,15 @@ describe("opt-in objects", () => {
 });
 
 describe("overrides of the pod", () => {
-  test("affinity, topology spread, security contexts: the manifests' by default, replaced when set", () => {
+  test("affinity, topology spread, security contexts: the manifests' by default; lists replaced, maps merged", () => {
     const defaults = podSpecOf(helmTemplate("cocoon-system"));
     expect(defaults.affinity).toHaveProperty("podAntiAffinity");
     const rendered = withValuesFile(
       {
-        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} } },
+        affinity: {
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} },
+          podAntiAffinity: null,
+        },
         topologySpreadConstraints: null,
         podSecurityContext: { runAsUser: 1000 },
         securityContext: { readOnlyRootFilesystem: false },
@@ -368,9 +371,14 @@ describe("overrides of the pod", () => {
       helmTemplateWith,
     );
     const pod = podSpecOf(rendered);
-    expect(Object.keys(pod.affinity as Json)).toContain("nodeAffinity");
+    expect(Object.keys(pod.affinity as Json)).toEqual(["nodeAffinity"]);
     expect(pod).not.toHaveProperty("topologySpreadConstraints");
-    expect((pod.securityContext as Json).runAsUser).toBe(1000);
+    // Merged: the rest of the manifests' pod securityContext stays.
+    expect(pod.securityContext).toMatchObject({
+      runAsUser: 1000,
+      runAsNonRoot: true,
+      fsGroup: 65532,
+    });
     expect((containerOf(rendered).securityContext as Json).readOnlyRootFilesystem).toBe(false);
   });
 });
