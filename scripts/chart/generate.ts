@@ -212,15 +212,9 @@ function templateDeployment(object: Json, template: TemplateText): string {
 /** The values key of a container port: `https` is the admission listener. */
 const portValue = (port: Json) => (port.name === "https" ? "admission" : String(port.name));
 
-/** An entry replaced by a value of the same name (its default is the manifests' own). */
+/** An entry whose value comes from `.Values.<value>` (its default is the manifests' own). */
 function fromValues(template: TemplateText, value: string): string {
-  return template.entry((indent) =>
-    optionalBlock(
-      indent,
-      `.Values.${value}`,
-      value === "podSecurityContext" ? "securityContext" : value,
-    ),
-  );
+  return template.entry((indent, key) => optionalBlock(indent, `.Values.${value}`, key));
 }
 
 /** `key:` and the value's YAML, only when the value is set. */
