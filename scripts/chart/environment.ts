@@ -44,9 +44,10 @@ export const ENFORCEMENT_ENDPOINTS = HANDLER_LABELS.map(enforcementName);
 /**
  * The schema of each `.Values.env` entry: start-up's own schema of the
  * variable's text, without its default (unset means the binary's default),
- * and also null or empty (unset). A pattern applies to strings only, so an integer
- * (what `--set env.MAX_REQUEST_BYTES=1048576` gives) is accepted here and
- * matched against the same pattern by the template (envPatterns).
+ * and also null or empty (unset). A pattern applies to strings only, so an
+ * integer (what `--set env.MAX_REQUEST_BYTES=1048576` gives) is accepted
+ * here and matched against the same pattern by the template
+ * (environmentPatterns).
  */
 export function environmentValuesSchema(): Json {
   const properties = (environmentJsonSchema() as { properties: Record<string, Json> }).properties;
