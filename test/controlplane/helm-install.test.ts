@@ -11,7 +11,12 @@ import {
   runDocsBlock,
   runHelm,
 } from "./helm";
-import { parseYaml, registerCertManagerKinds, WEBHOOK_NAMESPACE } from "./install";
+import {
+  parseYaml,
+  registerCertManagerKinds,
+  strictServerDryRun,
+  WEBHOOK_NAMESPACE,
+} from "./install";
 import { controlPlaneTier } from "./setup";
 
 /*
@@ -78,18 +83,7 @@ test("every object the chart can render passes a strict server-side dry-run, eve
   expect(kinds).toEqual(
     expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod"]),
   );
-  const dryRun = await cluster.kubectl(
-    [
-      "apply",
-      "--dry-run=server",
-      "--validate=strict",
-      "--server-side",
-      "--force-conflicts",
-      "-f",
-      "-",
-    ],
-    { stdin: rendered },
-  );
+  const dryRun = await strictServerDryRun(cluster, rendered);
   expect(dryRun.stderr).toBe("");
   expect(dryRun.exitCode).toBe(0);
 });

@@ -415,3 +415,18 @@ export async function registerCertManagerKinds(cluster: ControlPlane): Promise<v
     ...crds.map((crd) => `crd/${crd.metadata.name}`),
   ]);
 }
+
+/** A server-side apply of YAML that stores nothing and refuses any field the apiserver does not know. */
+export const strictServerDryRun = (cluster: ControlPlane, yaml: string) =>
+  cluster.kubectl(
+    [
+      "apply",
+      "--dry-run=server",
+      "--validate=strict",
+      "--server-side",
+      "--force-conflicts",
+      "-f",
+      "-",
+    ],
+    { stdin: yaml },
+  );

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { ControlPlane } from "./cluster";
-import { parseYaml, registerCertManagerKinds, renderDefault, yamlDocuments } from "./install";
+import {
+  parseYaml,
+  registerCertManagerKinds,
+  renderDefault,
+  strictServerDryRun,
+  yamlDocuments,
+} from "./install";
 import type { KubeObject } from "./objects";
 import { controlPlaneTier } from "./setup";
 
@@ -12,20 +18,8 @@ beforeAll(async () => {
   await registerCertManagerKinds(cluster);
 });
 
-/** A server-side apply that stores nothing and refuses any field the apiserver does not know. */
 const strictDryRun = (objects: readonly KubeObject[]) =>
-  cluster.kubectl(
-    [
-      "apply",
-      "--dry-run=server",
-      "--validate=strict",
-      "--server-side",
-      "--force-conflicts",
-      "-f",
-      "-",
-    ],
-    { stdin: yamlDocuments(objects) },
-  );
+  strictServerDryRun(cluster, yamlDocuments(objects));
 
 describe("manifests/default, validated by a real apiserver", () => {
   test("every object passes a strict server-side dry-run", async () => {
