@@ -143,9 +143,11 @@ That process must be running and serve a certificate signed by webhook.caBundle.
 
 failurePolicy Fail: while no replica answers, the requests the registrations cover are REFUSED:
 gated pod creations, CocoonSet and CocoonHibernation writes, and scale-downs through /scale in
-every namespace not excluded. If the rollout does not finish, run
+every namespace not excluded.
+{{- if include "cocoon-webhook.inCluster" . }} If the rollout does not finish, run
   helm uninstall {{ .Release.Name }} -n {{ .Release.Namespace }}
 (installing with --rollback-on-failure on Helm 4, or --atomic on Helm 3, does that by itself).
+{{- end }}
 {{- else }}
 
 failurePolicy Ignore: while no replica answers, the requests the registrations cover are LET

@@ -241,7 +241,8 @@ describe("URL mode", () => {
     const text = notes(...URL_MODE);
     expect(text).toContain("URL mode: no Deployment runs in the cluster");
     expect(text).toContain("https://192.0.2.10:8443");
-    expect(text).not.toContain("rollout status");
+    expect(text).not.toContain("rollout");
+    expect(text).toContain("REFUSED");
     expect(text).not.toContain("WARNING");
   });
 });
