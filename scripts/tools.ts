@@ -19,15 +19,35 @@ export function goTool(name: GoTool): string {
 }
 
 function buildTools(): string {
-  const build = Bun.spawnSync(["scripts/go-build-cached.sh", "test/tools", "tools"], {
+  return buildCached("test/tools", "tools");
+}
+
+function buildCached(module: string, cacheName: string, env: Record<string, string> = {}): string {
+  const build = Bun.spawnSync(["scripts/go-build-cached.sh", module, cacheName], {
     cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
     stdout: "pipe",
     stderr: "inherit",
   });
   if (build.exitCode !== 0) {
-    throw new Error(`scripts/go-build-cached.sh test/tools tools failed (exit ${build.exitCode})`);
+    throw new Error(
+      `scripts/go-build-cached.sh ${module} ${cacheName} failed (exit ${build.exitCode})`,
+    );
   }
   return build.stdout.toString().trim();
+}
+
+let helm3Directory: string | undefined;
+
+/**
+ * Helm 3, from its own module (test/tools/helm3) beside test/tools' Helm 4,
+ * for the scenarios the docs give for both; built on first use like goTool.
+ */
+export function helm3(): string {
+  helm3Directory ??= buildCached("test/tools/helm3", "tools-helm3", {
+    GO_BINARY_NAMES: "helm.sh/helm/v3/cmd/helm=helm3",
+  });
+  return join(helm3Directory, "helm3");
 }
 
 /** Runs a tool from test/tools in the repository root; throws with its stderr when it fails. */

@@ -18,19 +18,35 @@ export function parseDurationMs(text: string): number | undefined {
   );
 }
 
+/*
+ * The grammar of each textual variable is a `.regex()` before its transform,
+ * so the JSON Schema written from this schema (environmentJsonSchema, the
+ * Helm chart's values.schema.json) refuses what start-up refuses. Patterns
+ * stay within what both JavaScript and Go's RE2 read.
+ */
+const DURATION_PART = String.raw`\d+(?:\.\d+)?(?:ms|s|m|h)`;
+const NONZERO_PART = String.raw`(?:\d*[1-9]\d*(?:\.\d+)?|\d+\.\d*[1-9]\d*)(?:ms|s|m|h)`;
+const DURATION_PATTERNS = {
+  any: new RegExp(String.raw`^\s*(?:0|(?:${DURATION_PART})+)\s*$`),
+  positive: new RegExp(
+    String.raw`^\s*(?:${DURATION_PART})*${NONZERO_PART}(?:${DURATION_PART})*\s*$`,
+  ),
+};
+
 const duration = (options: { positive: boolean }) =>
-  z.string().transform((text, ctx) => {
-    const ms = parseDurationMs(text);
-    if (ms === undefined) {
+  z
+    .string()
+    .regex(options.positive ? DURATION_PATTERNS.positive : DURATION_PATTERNS.any, {
+      error: (issue) =>
+        `"${String(issue.input)}" is not a ${options.positive ? "positive " : ""}duration such as 800ms or 3s`,
+    })
+    .transform((text, ctx) => {
+      // The pattern has checked the grammar (and, for a positive duration, a non-zero part).
+      const ms = parseDurationMs(text);
+      if (ms !== undefined) return ms;
       ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 800ms or 3s` });
       return z.NEVER;
-    }
-    if (options.positive && ms <= 0) {
-      ctx.addIssue({ code: "custom", message: "must be greater than zero" });
-      return z.NEVER;
-    }
-    return ms;
-  });
+    });
 
 export interface ListenAddress {
   /** Absent for `:port`: every address, IPv6 included, as Go's `:8443` means. */
@@ -59,16 +75,14 @@ const podCreators = z.string().transform((text, ctx): PodCreators => {
 
 const positiveInteger = z
   .string()
-  .regex(/^\d+$/, "must be a whole number of bytes")
-  .transform(Number)
-  .refine((bytes) => bytes > 0, "must be greater than zero");
+  .regex(/^0*[1-9]\d*$/, "must be a whole number of bytes, greater than zero")
+  .transform(Number);
 
 /** LIMIT of each LIST page the webhook asks for, as kubectl's --chunk-size; the apiserver's own cap is 500 per page here. */
 const listPageSize = z
   .string()
-  .regex(/^\d+$/, "must be a whole number of objects")
-  .transform(Number)
-  .refine((size) => size >= 1 && size <= 500, "must be between 1 and 500");
+  .regex(/^0*(?:[1-9]\d?|[1-4]\d\d|500)$/, "must be a whole number of objects between 1 and 500")
+  .transform(Number);
 
 /** ENFORCEMENT: `ENDPOINT=ACTION` pairs; every endpoint not named denies. */
 const enforcement = z.string().transform((text, ctx): Enforcement => {
@@ -96,6 +110,10 @@ const environmentSchema = z.object({
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
   ENFORCEMENT: enforcement.prefault(""),
 });
+
+/** The variables as JSON Schema of their text (io "input"): what start-up accepts, for the chart. */
+export const environmentJsonSchema = () =>
+  z.toJSONSchema(environmentSchema, { io: "input", unrepresentable: "any" });
 
 /** Every variable the webhook reads, in the order docs/configuration.md lists them. */
 export const ENVIRONMENT_VARIABLES = Object.keys(environmentSchema.shape);

@@ -8,8 +8,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { type Change, changesOf } from "./changes";
+import { CHART_ENVIRONMENT } from "./environment";
+import { HPA, helpers, NETWORK_POLICY, NOTES, TEST_POD } from "./helpers";
 import { TemplateText } from "./template-text";
-import { CHART_ENVIRONMENT, HELPERS, NOTES, valuesSchema, valuesYaml } from "./values";
+import { valuesSchema, valuesYaml } from "./values";
 
 type Json = Record<string, unknown>;
 type Render = (directory: string) => Json[];
@@ -17,6 +20,9 @@ type Render = (directory: string) => Json[];
 export const CHART_DIR = "charts/cocoon-webhook";
 const NAMESPACE = "cocoon-system";
 const DASHBOARD_FILE = "files/dashboard.json";
+/** The chart's README (`helm show readme`), kept beside the generator. */
+const README_SOURCE = "scripts/chart/README.md";
+const REPOSITORY = "https://github.com/cocoonstack/cocoon-webhook";
 
 /** Every file of the chart, by its path inside the chart folder. */
 export function generateChart(render: Render, repoRoot: string): Map<string, string> {
@@ -25,11 +31,18 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   const monitoring = render("manifests/monitoring");
   const deployment = only(defaults, "Deployment");
   const files = new Map<string, string>();
-  files.set("Chart.yaml", chartYaml(version));
+  const [container] = (path(deployment, ["spec", "template", "spec", "containers"]) ??
+    []) as Json[];
+  const changes = changesOf(readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8"), version);
+  files.set("Chart.yaml", chartYaml(version, String(container?.image), changes));
   files.set("values.yaml", valuesYaml(deployment, webhookDefaults(defaults)));
   files.set("values.schema.json", `${JSON.stringify(valuesSchema(), null, 2)}\n`);
-  files.set("templates/_helpers.tpl", HELPERS);
+  files.set("README.md", readFileSync(join(repoRoot, README_SOURCE), "utf8"));
+  files.set("templates/_helpers.tpl", helpers());
   files.set("templates/NOTES.txt", NOTES);
+  files.set("templates/horizontalpodautoscaler-cocoon-webhook.yaml", HPA);
+  files.set("templates/networkpolicy-cocoon-webhook.yaml", NETWORK_POLICY);
+  files.set("templates/tests/pod-cocoon-webhook-test.yaml", TEST_POD);
   files.set(DASHBOARD_FILE, dashboardOf(monitoring));
   for (const object of [...defaults, ...monitoring]) {
     files.set(`templates/${templateName(object)}`, templateOf(object, version));
@@ -37,18 +50,41 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   return files;
 }
 
-function chartYaml(version: string): string {
-  return `${HEADER}${stringify({
-    apiVersion: "v2",
-    name: "cocoon-webhook",
-    description: "Kubernetes admission webhook for the cocoonstack VM platform",
-    type: "application",
-    version,
-    appVersion: version,
-    home: "https://github.com/cocoonstack/cocoon-webhook",
-    sources: ["https://github.com/cocoonstack/cocoon-webhook"],
-    annotations: { "artifacthub.io/license": "Apache-2.0" },
-  })}`;
+/** The git ref whose docs a chart of `version` links to: its tag, or main for a -dev build (no tag). */
+const docsRef = (version: string) => (version.includes("-") ? "main" : `v${version}`);
+
+function chartYaml(version: string, image: string, changes: readonly Change[]): string {
+  const docs = (page: string) => `${REPOSITORY}/blob/${docsRef(version)}/docs/${page}`;
+  return `${HEADER}${stringify(
+    {
+      apiVersion: "v2",
+      name: "cocoon-webhook",
+      description: "Kubernetes admission webhook for the cocoonstack VM platform",
+      type: "application",
+      version,
+      appVersion: version,
+      // The webhook configurations' matchConditions need 1.30.
+      kubeVersion: ">=1.30.0-0",
+      home: REPOSITORY,
+      icon: `${REPOSITORY}/raw/main/docs/images/icon.svg`,
+      sources: [REPOSITORY],
+      keywords: ["admission-webhook", "cocoonstack", "virtual-machines", "policy", "kubernetes"],
+      maintainers: [{ name: "cocoonstack", url: "https://github.com/cocoonstack" }],
+      annotations: {
+        "artifacthub.io/license": "Apache-2.0",
+        "artifacthub.io/category": "security",
+        "artifacthub.io/prerelease": String(version.includes("-")),
+        "artifacthub.io/images": stringify([{ name: "cocoon-webhook", image }]),
+        "artifacthub.io/links": stringify([
+          { name: "Installation", url: docs("installation.md") },
+          { name: "Operations", url: docs("operations.md") },
+          { name: "Changelog", url: `${REPOSITORY}/blob/${docsRef(version)}/CHANGELOG.md` },
+        ]),
+        ...(changes.length > 0 ? { "artifacthub.io/changes": stringify(changes) } : {}),
+      },
+    },
+    { lineWidth: 0 },
+  )}`;
 }
 
 const HEADER =
@@ -67,6 +103,8 @@ function templateOf(original: Json, version: string): string {
     // Runbook links name the release whose docs they point at.
     [`/blob/v${version}/`, template.expression("/blob/v{{ .Chart.AppVersion }}/")],
   ]);
+  const metadata = object.metadata as Json;
+  metadata.labels = labelsEntry(template, metadata.labels ?? {});
   const condition = TEMPLATED[String(original.kind)]?.(object, template, original);
   const body = template.render([object]);
   return condition ? `{{- if ${condition} }}\n${body}{{- end }}\n` : body;
@@ -93,8 +131,9 @@ const TEMPLATED: Record<
     (object.spec as Json).minAvailable = template.expression(
       "{{ .Values.podDisruptionBudget.minAvailable }}",
     );
-    return ".Values.podDisruptionBudget.enabled";
+    return `and .Values.podDisruptionBudget.enabled ${IN_CLUSTER}`;
   },
+  Service: () => IN_CLUSTER,
   ResourceQuota: (object, template) => {
     const [scope] = path(object, ["spec", "scopeSelector", "matchExpressions"]) as Json[];
     if (scope) {
@@ -102,30 +141,35 @@ const TEMPLATED: Record<
         (indent, key) => `${indent}${key}:\n${indent}  - {{ .Values.priorityClassName | quote }}`,
       );
     }
-    return ".Values.priorityClassName";
+    return `and .Values.priorityClassName ${IN_CLUSTER}`;
   },
   MutatingWebhookConfiguration: templateWebhooks,
   ValidatingWebhookConfiguration: templateWebhooks,
-  ServiceMonitor: (object, template) => monitoringObject(object, template, "serviceMonitor"),
-  PrometheusRule: (object, template) => monitoringObject(object, template, "prometheusRule"),
-  ConfigMap: (object, template) => {
+  ServiceMonitor: (object, template, original) =>
+    monitoringObject(object, template, original, "serviceMonitor"),
+  PrometheusRule: (object, template, original) =>
+    monitoringObject(object, template, original, "prometheusRule"),
+  ConfigMap: (object, template, original) => {
     object.data = template.entry(
       (indent, key) =>
         `${indent}${key}:\n${indent}  cocoon-webhook.json: {{ .Files.Get "${DASHBOARD_FILE}" | toJson }}`,
     );
-    return monitoringObject(object, template, "dashboard");
+    return monitoringObject(object, template, original, "dashboard");
   },
 };
 
 const CERT_MANAGER = 'eq .Values.certificate.source "cert-manager"';
+/** The Deployment and what serves it exist unless the release is in URL mode. */
+const IN_CLUSTER = '(include "cocoon-webhook.inCluster" .)';
 
-function templateDeployment(object: Json, template: TemplateText): undefined {
+function templateDeployment(object: Json, template: TemplateText): string {
   const spec = object.spec as Json;
-  spec.replicas = template.expression("{{ .Values.replicaCount }}");
+  spec.replicas = template.entry(
+    (indent, key) =>
+      `${indent}{{- if not .Values.autoscaling.enabled }}\n${indent}${key}: {{ include "cocoon-webhook.minReplicas" . }}\n${indent}{{- end }}`,
+  );
   const podMetadata = path(spec, ["template", "metadata"]) as Json;
-  podMetadata.labels = withExtras(template, podMetadata.labels, [
-    ["podLabels", "labels", "inline"],
-  ]);
+  podMetadata.labels = labelsEntry(template, podMetadata.labels, "podLabels");
   const pod = path(spec, ["template", "spec"]) as Json;
   podMetadata.annotations = template.entry((indent) =>
     optionalBlock(indent, ".Values.podAnnotations", "annotations"),
@@ -143,6 +187,14 @@ function templateDeployment(object: Json, template: TemplateText): undefined {
       `${indent}${key}:\n${indent}  {{- toYaml .Values.resources | nindent ${indent.length + 2} }}`,
   );
   container.env = templateEnvironment(template, container.env as Json[]);
+  container.ports = (container.ports as Json[]).map((port) => ({
+    ...port,
+    containerPort: template.expression(`{{ .Values.ports.${portValue(port)} }}`),
+  }));
+  container.securityContext = fromValues(template, "securityContext");
+  pod.securityContext = fromValues(template, "podSecurityContext");
+  pod.affinity = fromValues(template, "affinity");
+  pod.topologySpreadConstraints = fromValues(template, "topologySpreadConstraints");
   const [certificates] = pod.volumes as Json[];
   (certificates?.secret as Json).secretName = template.expression(
     "{{ .Values.certificate.secretName }}",
@@ -157,7 +209,15 @@ function templateDeployment(object: Json, template: TemplateText): undefined {
       optionalBlock(indent, ".Values.imagePullSecrets", "imagePullSecrets"),
     ].join("\n"),
   );
-  return undefined;
+  return IN_CLUSTER;
+}
+
+/** The values key of a container port: `https` is the admission listener. */
+const portValue = (port: Json) => (port.name === "https" ? "admission" : String(port.name));
+
+/** An entry whose value comes from `.Values.<value>` (its default is the manifests' own). */
+function fromValues(template: TemplateText, value: string): string {
+  return template.entry((indent, key) => optionalBlock(indent, `.Values.${value}`, key));
 }
 
 /** `key:` and the value's YAML, only when the value is set. */
@@ -170,31 +230,40 @@ function optionalBlock(indent: string, value: string, key: string): string {
   ].join("\n");
 }
 
-/** A mapping plus the entries of a map value, when it is set. */
-function withExtras(
-  template: TemplateText,
-  mapping: unknown,
-  extras: readonly [value: string, key: string, style: "inline"][],
-): string {
+/** A labels entry: the manifests' labels, the release's standard ones, then a map value's, if set. */
+function labelsEntry(template: TemplateText, labels: unknown, extra?: string): string {
   return template.entry((indent, key) =>
     [
       `${indent}${key}:`,
-      template.yaml(mapping, `${indent}  `),
-      ...extras.map(
-        ([value]) =>
-          `${indent}  {{- with .Values.${value} }}\n${indent}  {{- toYaml . | nindent ${indent.length + 2} }}\n${indent}  {{- end }}`,
-      ),
+      template.yaml(labels, `${indent}  `),
+      `${indent}  {{- include "cocoon-webhook.labels" . | nindent ${indent.length + 2} }}`,
+      ...(extra
+        ? [
+            `${indent}  {{- with .Values.${extra} }}`,
+            `${indent}  {{- toYaml . | nindent ${indent.length + 2} }}`,
+            `${indent}  {{- end }}`,
+          ]
+        : []),
     ].join("\n"),
   );
 }
 
 /**
  * The container's environment: the entries the chart fixes (files and ports
- * it also mounts and exposes) as they are, then every variable set in
- * `.Values.env`, in the manifests' order, then `.Values.extraEnv`.
+ * it also mounts and exposes), then every variable set through values
+ * (`.Values.env`, and the structured `enforcement` and `podCreators`),
+ * in the manifests' order, then `.Values.extraEnv`.
  */
 function templateEnvironment(template: TemplateText, env: Json[]): string {
-  const fixed = env.filter((entry) => !CHART_ENVIRONMENT.includes(String(entry.name)));
+  const listeners: Record<string, string> = { LISTEN_ADDR: "admission", METRICS_ADDR: "metrics" };
+  const fixed = env
+    .filter((entry) => !CHART_ENVIRONMENT.includes(String(entry.name)))
+    .map((entry) => {
+      const port = listeners[String(entry.name)];
+      return port
+        ? { ...entry, value: template.expression(`":{{ .Values.ports.${port} }}"`) }
+        : entry;
+    });
   const order = [
     ...env.map((entry) => String(entry.name)).filter((name) => CHART_ENVIRONMENT.includes(name)),
     ...CHART_ENVIRONMENT.filter((name) => !env.some((entry) => entry.name === name)),
@@ -204,10 +273,10 @@ function templateEnvironment(template: TemplateText, env: Json[]): string {
       `${indent}${key}:`,
       template.yaml(fixed, `${indent}  `),
       `${indent}  {{- range $name := list ${order.map((name) => `"${name}"`).join(" ")} }}`,
-      `${indent}  {{- $value := index $.Values.env $name }}`,
-      `${indent}  {{- if and (not (kindIs "invalid" $value)) (ne (toString $value) "") }}`,
+      `${indent}  {{- $value := include "cocoon-webhook.envValue" (dict "name" $name "root" $) }}`,
+      `${indent}  {{- if $value }}`,
       `${indent}  - name: {{ $name }}`,
-      `${indent}    value: {{ toString $value | quote }}`,
+      `${indent}    value: {{ $value | quote }}`,
       `${indent}  {{- end }}`,
       `${indent}  {{- end }}`,
       `${indent}  {{- with .Values.extraEnv }}`,
@@ -258,12 +327,22 @@ function templateWebhooks(object: Json, template: TemplateText): undefined {
   return undefined;
 }
 
-function monitoringObject(object: Json, template: TemplateText, value: string): string {
+function monitoringObject(
+  object: Json,
+  template: TemplateText,
+  original: Json,
+  value: string,
+): string {
   const metadata = object.metadata as Json;
-  metadata.labels = withExtras(template, metadata.labels, [
-    [`monitoring.${value}.labels`, "labels", "inline"],
-  ]);
-  return `.Values.monitoring.${value}.enabled`;
+  metadata.labels = labelsEntry(
+    template,
+    (original.metadata as Json).labels,
+    `monitoring.${value}.labels`,
+  );
+  // The ServiceMonitor scrapes the Service, which URL mode leaves out.
+  return value === "serviceMonitor"
+    ? `and .Values.monitoring.${value}.enabled ${IN_CLUSTER}`
+    : `.Values.monitoring.${value}.enabled`;
 }
 
 /** The excluded namespaces and the webhooks' settings, as the manifests have them. */

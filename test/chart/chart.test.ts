@@ -11,24 +11,19 @@ import { join, relative } from "node:path";
 import { CHART_DIR, generateChart } from "../../scripts/chart/generate";
 import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
 import { loadConfig } from "../../src/config";
+import {
+  containerOf,
+  environmentOf,
+  helmError,
+  helmTemplate,
+  type Json,
+  RELEASE_LABELS,
+  webhooksOf,
+  withoutReleaseLabels,
+} from "./render";
 
 const REPO = join(import.meta.dir, "../..");
 const CHART = join(REPO, CHART_DIR);
-type Json = Record<string, unknown>;
-
-function helmTemplate(namespace: string, ...sets: string[]): Json[] {
-  const args = ["template", "cocoon-webhook", CHART_DIR, "--namespace", namespace];
-  return yamlObjects(runTool("helm", [...args, ...sets.flatMap((set) => ["--set", set])]));
-}
-
-function helmError(...sets: string[]): string {
-  try {
-    helmTemplate("cocoon-system", ...sets);
-  } catch (error) {
-    return String(error);
-  }
-  throw new Error(`helm template accepted ${sets.join(" ")}`);
-}
 
 const identity = (object: Json) => {
   const metadata = object.metadata as Json;
@@ -37,13 +32,9 @@ const identity = (object: Json) => {
 
 /** Objects by kind, namespace and name, for a comparison that names what differs. */
 function byIdentity(objects: Json[]): Record<string, Json> {
-  return Object.fromEntries(objects.map((object) => [identity(object), object]));
-}
-
-function webhooksOf(objects: Json[]): Json[] {
-  return objects
-    .filter((object) => String(object.kind).endsWith("WebhookConfiguration"))
-    .flatMap((object) => object.webhooks as Json[]);
+  return Object.fromEntries(
+    objects.map((object) => [identity(object), withoutReleaseLabels(object)]),
+  );
 }
 
 function filesUnder(directory: string): string[] {
@@ -72,7 +63,34 @@ describe("charts/cocoon-webhook", () => {
       "monitoring.serviceMonitor.enabled=true,monitoring.prometheusRule.enabled=true,monitoring.dashboard.enabled=true",
       "--set",
       "certificate.source=secret,webhook.caBundle=Q0E=,webhook.matchConditions=false,priorityClassName=",
+      "--set",
+      "autoscaling.enabled=true,networkPolicy.enabled=true,webhook.failurePolicy=Ignore",
     ]);
+    runTool("helm", [
+      "lint",
+      "--strict",
+      CHART_DIR,
+      "--set",
+      "replicaCount=0,webhook.url=https://192.0.2.1,certificate.source=secret,webhook.caBundle=Q0E=",
+    ]);
+  });
+
+  test("labels every object, and the pods, with the release's standard labels", () => {
+    const rendered = helmTemplate("cocoon-system", "monitoring.serviceMonitor.enabled=true");
+    const deployment = rendered.find((object) => object.kind === "Deployment") as Json;
+    const pod = (deployment.spec as { template: Json }).template;
+    for (const metadata of [...rendered.map((object) => object.metadata), pod.metadata]) {
+      expect(Object.keys((metadata as { labels: Json }).labels)).toEqual(
+        expect.arrayContaining(RELEASE_LABELS),
+      );
+    }
+    const labels = (deployment.metadata as { labels: Json }).labels;
+    expect(labels["app.kubernetes.io/instance"]).toBe("cocoon-webhook");
+    expect(labels["helm.sh/chart"]).toMatch(/^cocoon-webhook-\d+\.\d+\.\d+/);
+    // The selector is immutable: the release's labels stay out of it.
+    expect((deployment.spec as { selector: Json }).selector).toEqual({
+      matchLabels: { "app.kubernetes.io/name": "cocoon-webhook" },
+    });
   });
 
   test("renders manifests/default, object by object, with the default values", () => {
@@ -154,18 +172,16 @@ describe("charts/cocoon-webhook", () => {
   test("env sets the webhook's variables, valid as the binary reads them; extraEnv appends", () => {
     const values = yamlObjects(readFileSync(join(CHART, "values.yaml"), "utf8"))[0] as Json;
     expect(() => loadConfig(values.env as Record<string, string>)).not.toThrow();
-    const deployment = helmTemplate(
+    expect(Object.keys(values.env as Json)).not.toContain("ENFORCEMENT");
+    const rendered = helmTemplate(
       "cocoon-system",
       "env.MAX_REQUEST_BYTES=1048576",
       "env.WEBHOOK_LOG_LEVEL=debug",
       "extraEnv[0].name=EXTRA,extraEnv[0].value=on",
       `image.digest=sha256:${"a".repeat(64)}`,
-    ).find((object) => object.kind === "Deployment");
-    if (!deployment) throw new Error("no Deployment rendered");
-    const pod = (deployment.spec as { template: { spec: { containers: Json[] } } }).template;
-    const [container = {}] = pod.spec.containers;
-    const entries = (container.env ?? []) as { name: string; value: string }[];
-    const env = Object.fromEntries(entries.map(({ name, value }) => [name, value]));
+    );
+    const container = containerOf(rendered);
+    const env = environmentOf(rendered);
     expect(env).toMatchObject({
       MAX_REQUEST_BYTES: "1048576",
       WEBHOOK_LOG_LEVEL: "debug",

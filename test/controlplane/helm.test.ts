@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { goTool } from "../../scripts/tools";
-import { refuseServiceClientConfigText } from "./client-config-guard";
+import { startWebhook } from "../e2e/harness";
+import { createTestCa } from "../support/certs";
+import { base64 } from "../support/kubeconfig";
 import { type ControlPlane, runCommand } from "./cluster";
-import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE } from "./install";
+import { CHART, HELM_VERSIONS, type HelmVersion, helmOrThrow, localValues, RELEASE } from "./helm";
+import { OPERATOR, ORDINARY_USER, parseYaml, WEBHOOK_NAMESPACE } from "./install";
 import {
   admissionsDuring,
   COCOON_API,
@@ -28,51 +32,17 @@ import { controlPlaneTier } from "./setup";
  * Afterwards the chart is uninstalled and manifests/default is back.
  */
 
-const CHART = join(import.meta.dir, "../../charts/cocoon-webhook");
-const RELEASE = "cocoon-webhook";
+const [HELM_4] = HELM_VERSIONS as [HelmVersion];
+const helm = (args: readonly string[]) => helmOrThrow(HELM_4, args);
 
 let cluster: ControlPlane;
 let namespace: string;
-
-/** Runs helm; an install or upgrade is rendered first and refused if it names a Service in a clientConfig. */
-async function helm(args: readonly string[]): Promise<string> {
-  const [command, ...rest] = args;
-  if (command === "install" || command === "upgrade") {
-    refuseServiceClientConfigText(await runHelm(["template", ...rest]), `helm ${args.join(" ")}`);
-  }
-  return runHelm(args);
-}
-
-async function runHelm(args: readonly string[]): Promise<string> {
-  const home = join(cluster.dir, "helm");
-  const result = await runCommand(
-    [goTool("helm"), `--kubeconfig=${cluster.adminKubeconfig}`, ...args],
-    {
-      PATH: process.env.PATH ?? "",
-      // The kube client inside helm keeps its discovery cache under $HOME/.kube.
-      HOME: home,
-      HELM_CACHE_HOME: join(home, "cache"),
-      HELM_CONFIG_HOME: join(home, "config"),
-      HELM_DATA_HOME: join(home, "data"),
-    },
-  );
-  if (result.exitCode !== 0) throw new Error(`helm ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
 
 beforeAll(async () => {
   const { webhook } = controlPlaneTier();
   cluster = controlPlaneTier().cluster;
   await webhook.removeManifests();
-  await helm([
-    "install",
-    RELEASE,
-    CHART,
-    `--namespace=${WEBHOOK_NAMESPACE}`,
-    `--set=webhook.url=${webhook.localClientConfig.url}`,
-    `--set=webhook.caBundle=${webhook.localClientConfig.caBundle}`,
-    "--set=certificate.source=secret",
-  ]);
+  await helm(["install", RELEASE, CHART, `--namespace=${WEBHOOK_NAMESPACE}`, ...localValues()]);
   await webhook.reconnect();
   namespace = await createNamespace(cluster, "helm");
 }, 120_000);
@@ -131,5 +101,60 @@ describe("the Helm chart installed into a real apiserver", () => {
     const duplicate = await create(hibernation(podName, "Wake"));
     expect(duplicate.status).toBe(403);
     expect(messageOf(duplicate)).toContain("spec.desire");
+  });
+
+  test("helm test: the test pod's script passes on the webhook's answer and fails on a refusal", async () => {
+    const service = `cocoon-webhook.${WEBHOOK_NAMESPACE}.svc`;
+    const ca = createTestCa("helm-test-ca");
+    const webhook = await startWebhook({
+      ca,
+      serving: ca.issue("helm-test", { dnsNames: [service] }),
+    });
+    const scratch = mkdtempSync(join(tmpdir(), "helm-test-pod-"));
+    try {
+      const [pod] = parseYaml(
+        await helm([
+          "template",
+          RELEASE,
+          CHART,
+          `--namespace=${WEBHOOK_NAMESPACE}`,
+          "--show-only=templates/tests/pod-cocoon-webhook-test.yaml",
+          "--set=certificate.source=secret",
+          `--set=webhook.caBundle=${base64(ca.cert)}`,
+        ]),
+      );
+      const container = pod?.spec.containers[0];
+      const env = Object.fromEntries(
+        (container.env as { name: string; value: string }[]).map(({ name, value }) => [
+          name,
+          value,
+        ]),
+      );
+      // The Service's name on 443 reaches the webhook process here, as kube-proxy would in a cluster.
+      const port = new URL(webhook.admissionUrl).port;
+      writeFileSync(join(scratch, ".curlrc"), `connect-to = ${service}:443:127.0.0.1:${port}\n`);
+      const runPod = (review: string) =>
+        runCommand([...container.command, container.args[0]], {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          CURL_HOME: scratch,
+          TMPDIR: scratch,
+          CA_BUNDLE: env.CA_BUNDLE ?? "",
+          REVIEW: review,
+        });
+      const passed = await runPod(env.REVIEW ?? "");
+      expect(passed.stderr).toBe("");
+      expect(passed.exitCode).toBe(0);
+
+      const review = JSON.parse(env.REVIEW ?? "");
+      review.request.object.spec.tolerations = [
+        { key: "virtual-kubelet.io/provider", operator: "Exists" },
+      ];
+      const refused = await runPod(JSON.stringify(review));
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain("did not answer the review with allowed: true");
+    } finally {
+      await webhook.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -374,3 +374,59 @@ function probeCocoonSet(): KubeObject {
     spec: { agent: { image: "agent:1", mode: "run", backend: "firecracker", os: "windows" } },
   };
 }
+
+/**
+ * cert-manager is not installed here. Its Issuer and Certificate kinds are
+ * registered with schema-less CRDs, so the apiserver checks their
+ * apiVersion, kind and metadata; their fields are checked against
+ * cert-manager's schemas in test/manifests.
+ */
+const CERT_MANAGER_KINDS = [
+  { kind: "Issuer", plural: "issuers" },
+  { kind: "Certificate", plural: "certificates" },
+];
+
+export async function registerCertManagerKinds(cluster: ControlPlane): Promise<void> {
+  const crds = CERT_MANAGER_KINDS.map(({ kind, plural }) => ({
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.cert-manager.io` },
+    spec: {
+      group: "cert-manager.io",
+      scope: "Namespaced",
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          },
+        },
+      ],
+    },
+  }));
+  await applyOrThrow(cluster, ["apply", "--server-side", "-f", "-"], yamlDocuments(crds));
+  await applyOrThrow(cluster, [
+    "wait",
+    "--for=condition=Established",
+    "--timeout=30s",
+    ...crds.map((crd) => `crd/${crd.metadata.name}`),
+  ]);
+}
+
+/** A server-side apply of YAML that stores nothing and refuses any field the apiserver does not know. */
+export const strictServerDryRun = (cluster: ControlPlane, yaml: string) =>
+  cluster.kubectl(
+    [
+      "apply",
+      "--dry-run=server",
+      "--validate=strict",
+      "--server-side",
+      "--force-conflicts",
+      "-f",
+      "-",
+    ],
+    { stdin: yaml },
+  );

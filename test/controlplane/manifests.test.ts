@@ -1,72 +1,25 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { ControlPlane } from "./cluster";
-import { parseYaml, renderDefault, yamlDocuments } from "./install";
+import {
+  parseYaml,
+  registerCertManagerKinds,
+  renderDefault,
+  strictServerDryRun,
+  yamlDocuments,
+} from "./install";
 import type { KubeObject } from "./objects";
 import { controlPlaneTier } from "./setup";
 
 let cluster: ControlPlane;
 
-/**
- * cert-manager is not installed here. Its Issuer and Certificate kinds are
- * registered with schema-less CRDs, so the apiserver checks their
- * apiVersion, kind and metadata; their fields are checked against
- * cert-manager's schemas in test/manifests.
- */
-const CERT_MANAGER_KINDS = [
-  { kind: "Issuer", plural: "issuers" },
-  { kind: "Certificate", plural: "certificates" },
-];
-
 beforeAll(async () => {
   cluster = controlPlaneTier().cluster;
-  const crds = CERT_MANAGER_KINDS.map(({ kind, plural }) => ({
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.cert-manager.io` },
-    spec: {
-      group: "cert-manager.io",
-      scope: "Namespaced",
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-          },
-        },
-      ],
-    },
-  }));
-  const applied = await cluster.kubectl(["apply", "--server-side", "-f", "-"], {
-    stdin: yamlDocuments(crds),
-  });
-  expect(applied.stderr).toBe("");
-  const established = await cluster.kubectl([
-    "wait",
-    "--for=condition=Established",
-    "--timeout=30s",
-    ...crds.map((crd) => `crd/${crd.metadata.name}`),
-  ]);
-  expect(established.stderr).toBe("");
+  await registerCertManagerKinds(cluster);
 });
 
-/** A server-side apply that stores nothing and refuses any field the apiserver does not know. */
 const strictDryRun = (objects: readonly KubeObject[]) =>
-  cluster.kubectl(
-    [
-      "apply",
-      "--dry-run=server",
-      "--validate=strict",
-      "--server-side",
-      "--force-conflicts",
-      "-f",
-      "-",
-    ],
-    { stdin: yamlDocuments(objects) },
-  );
+  strictServerDryRun(cluster, yamlDocuments(objects));
 
 describe("manifests/default, validated by a real apiserver", () => {
   test("every object passes a strict server-side dry-run", async () => {

@@ -20,6 +20,8 @@ export interface Tier {
   readonly secretVolume: SecretVolume;
   /** Issues serving pairs the installed caBundle trusts. */
   readonly webhookCa: ReturnType<typeof createTestCa>;
+  /** The kubectl the tier runs, for shell scripts (the docs' runbooks) to find on PATH. */
+  readonly kubectl: string;
 }
 
 let tier: Tier | undefined;
@@ -48,7 +50,8 @@ function resolveBinaries(): ControlPlaneBinaries {
 }
 
 beforeAll(async () => {
-  const cluster = await startControlPlane(resolveBinaries());
+  const binaries = resolveBinaries();
+  const cluster = await startControlPlane(binaries);
   try {
     const webhookCa = createTestCa("webhook-ca");
     const serving = webhookCa.issue("serving-0");
@@ -58,7 +61,7 @@ beforeAll(async () => {
       serving: secretVolume.servingOf(serving),
       ports: { admission: freePort(), ops: freePort() },
     });
-    tier = { cluster, webhook, secretVolume, webhookCa };
+    tier = { cluster, webhook, secretVolume, webhookCa, kubectl: binaries.kubectl };
   } catch (error) {
     await cluster.stop();
     throw error;

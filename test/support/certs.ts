@@ -18,11 +18,13 @@ export interface IssueOptions {
   readonly validity?: { readonly notBefore: Date; readonly notAfter: Date };
   /** prime256v1 by default; RSA to offer static-RSA key exchange suites. */
   readonly keyType?: "ec" | "rsa";
+  /** DNS names besides localhost, e.g. a Service's `name.namespace.svc`. */
+  readonly dnsNames?: readonly string[];
 }
 
 export interface TestCa extends KeyPair {
   readonly dir: string;
-  /** Issues a leaf certificate for localhost/127.0.0.1 (server and client auth). */
+  /** Issues a leaf certificate for localhost/127.0.0.1 and `dnsNames` (server and client auth). */
   issue(name: string, options?: IssueOptions): KeyPair;
 }
 
@@ -99,7 +101,7 @@ export function createTestCa(label = "cocoon-test-ca"): TestCa {
       );
       writeFileSync(
         join(dir, `${name}.ext`),
-        "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n",
+        `subjectAltName=${["localhost", ...(options.dnsNames ?? [])].map((dns) => `DNS:${dns}`).join(",")},IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n`,
       );
       if (options.validity) {
         signWithin(dir, name, ++serial, options.validity);

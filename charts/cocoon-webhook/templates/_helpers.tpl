@@ -9,6 +9,45 @@
 {{- end -}}
 {{- end }}
 
+{{/* Labels every object of the release carries besides the manifests' own. */}}
+{{- define "cocoon-webhook.labels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The labels of the objects only the chart has: the manifests' pair, then the release's. */}}
+{{- define "cocoon-webhook.chartOnlyLabels" -}}
+app.kubernetes.io/name: cocoon-webhook
+app.kubernetes.io/part-of: cocoonstack
+{{ include "cocoon-webhook.labels" . }}
+{{- end }}
+
+{{/* "true" when the release runs the webhook in the cluster: replicas, or an autoscaler. URL mode (replicaCount 0) runs none. */}}
+{{- define "cocoon-webhook.inCluster" -}}
+{{- if or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 0) -}}true{{- end -}}
+{{- end }}
+
+{{/* The fewest replicas the Deployment runs, and the checks that depend on it. */}}
+{{- define "cocoon-webhook.minReplicas" -}}
+{{- $replicas := int .Values.replicaCount -}}
+{{- if .Values.autoscaling.enabled -}}
+{{- $replicas = int .Values.autoscaling.minReplicas -}}
+{{- if gt $replicas (int .Values.autoscaling.maxReplicas) -}}
+{{- fail "autoscaling.minReplicas must not be above autoscaling.maxReplicas" -}}
+{{- end -}}
+{{- end -}}
+{{- $available := .Values.podDisruptionBudget.minAvailable -}}
+{{- if and .Values.podDisruptionBudget.enabled (gt $replicas 0) (not (kindIs "string" $available)) (ge (int $available) $replicas) -}}
+{{- fail (printf "podDisruptionBudget.minAvailable (%d) must be below the replica count (%d), or no node could ever be drained" (int $available) $replicas) -}}
+{{- end -}}
+{{- if eq (int .Values.ports.admission) (int .Values.ports.metrics) -}}
+{{- fail "ports.admission and ports.metrics must differ" -}}
+{{- end -}}
+{{- $replicas -}}
+{{- end }}
+
 {{/* The namespaces the pod gate and the scale guard leave alone; the release's own is always one. */}}
 {{- define "cocoon-webhook.excludedNamespaces" -}}
 {{- $namespaces := .Values.webhook.excludedNamespaces -}}
@@ -24,5 +63,45 @@
 caBundle: {{ .Values.webhook.caBundle }}
 {{- else if ne .Values.certificate.source "cert-manager" -}}
 {{- fail "webhook.caBundle is required unless certificate.source is cert-manager: the apiserver must trust the serving certificate" -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+One variable's value as the container gets it, "" when unset (the binary's
+default). podCreators and enforcement are joined into POD_CREATORS and
+ENFORCEMENT; every other value is matched against the pattern start-up
+checks it with, whatever its YAML type.
+*/}}
+{{- define "cocoon-webhook.envValue" -}}
+{{- $values := .root.Values -}}
+{{- if eq .name "POD_CREATORS" -}}
+{{- $entries := list -}}
+{{- range $values.podCreators -}}
+{{- $entry := .identity -}}
+{{- with .kinds }}{{ $entry = printf "%s=%s" $entry (join "|" .) }}{{ end -}}
+{{- $entries = append $entries $entry -}}
+{{- end -}}
+{{- join "," $entries -}}
+{{- else if eq .name "ENFORCEMENT" -}}
+{{- $pairs := list -}}
+{{- with $values.enforcement -}}
+{{- $actions := . -}}
+{{- range $endpoint := list "mutate" "validate" "validate-cocoonset" "validate-cocoonhibernation" -}}
+{{- with index $actions $endpoint }}{{ $pairs = append $pairs (printf "%s=%s" $endpoint .) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- join "," $pairs -}}
+{{- else -}}
+{{- $patterns := dict "APISERVER_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "APISERVER_LIST_PAGE_SIZE" "^$|^0*(?:[1-9]\\d?|[1-4]\\d\\d|500)$" "SHUTDOWN_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "MAX_REQUEST_BYTES" "^$|^0*[1-9]\\d*$" "DRAIN_DELAY" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" "METRICS_RENDER_INTERVAL" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" -}}
+{{- $value := index $values.env .name -}}
+{{- if kindIs "float64" $value }}{{ $value = int64 $value }}{{ end -}}
+{{- if not (kindIs "invalid" $value) -}}
+{{- $text := toString $value -}}
+{{- $pattern := index $patterns .name -}}
+{{- if and $text $pattern (not (regexMatch $pattern $text)) -}}
+{{- fail (printf "env.%s: %q is not a value the webhook starts with (it must match %s; docs/configuration.md)" .name $text $pattern) -}}
+{{- end -}}
+{{- $text -}}
+{{- end -}}
 {{- end -}}
 {{- end }}

@@ -1,0 +1,79 @@
+import { CHART_DIR } from "../../scripts/chart/generate";
+import { runTool, yamlObjects } from "../../scripts/tools";
+
+/* `helm template` of charts/cocoon-webhook and what the chart tests read from it. */
+
+export type Json = Record<string, unknown>;
+
+/** The chart rendered with `--set` values (and further helm arguments), the test pod left out. */
+export function helmTemplate(namespace: string, ...sets: string[]): Json[] {
+  return helmTemplateWith(["--namespace", namespace, ...sets.flatMap((set) => ["--set", set])]);
+}
+
+export function helmTemplateWith(args: readonly string[]): Json[] {
+  const command = ["template", "cocoon-webhook", CHART_DIR, "--skip-tests", ...args];
+  return yamlObjects(runTool("helm", command));
+}
+
+/** What helm says when it refuses to render with these `--set` values. */
+export function helmError(...sets: string[]): string {
+  return helmErrorWith(sets.flatMap((set) => ["--set", set]));
+}
+
+export function helmErrorWith(args: readonly string[]): string {
+  try {
+    helmTemplateWith(args);
+  } catch (error) {
+    return String(error);
+  }
+  throw new Error(`helm template accepted ${args.join(" ")}`);
+}
+
+/** The labels every chart object carries besides the manifests' own. */
+export const RELEASE_LABELS = [
+  "app.kubernetes.io/instance",
+  "app.kubernetes.io/managed-by",
+  "app.kubernetes.io/version",
+  "helm.sh/chart",
+];
+
+/** An object without the release's standard labels, on it and on its pod template. */
+export function withoutReleaseLabels(object: Json): Json {
+  const copy = structuredClone(object);
+  const pod = (copy.spec as { template?: { metadata?: Json } } | undefined)?.template;
+  for (const metadata of [copy.metadata as Json, pod?.metadata]) {
+    const labels = metadata?.labels as Json | undefined;
+    for (const label of RELEASE_LABELS) delete labels?.[label];
+  }
+  return copy;
+}
+
+export function webhooksOf(objects: Json[]): Json[] {
+  return objects
+    .filter((object) => String(object.kind).endsWith("WebhookConfiguration"))
+    .flatMap((object) => object.webhooks as Json[]);
+}
+
+export function only(objects: Json[], kind: string): Json {
+  const found = objects.filter((object) => object.kind === kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind}, rendered ${found.length}`);
+  return found[0] as Json;
+}
+
+export function podSpecOf(objects: Json[]): Json {
+  return (only(objects, "Deployment").spec as { template: { spec: Json } }).template.spec;
+}
+
+/** The webhook's container of the rendered Deployment. */
+export function containerOf(objects: Json[] | Json | undefined): Json {
+  const list = Array.isArray(objects) ? objects : objects ? [objects] : [];
+  const [container] = podSpecOf(list).containers as Json[];
+  if (!container) throw new Error("the Deployment has no container");
+  return container;
+}
+
+/** The container's environment as a name → value map. */
+export function environmentOf(objects: Json[]): Record<string, string> {
+  const entries = (containerOf(objects).env ?? []) as { name: string; value: string }[];
+  return Object.fromEntries(entries.map(({ name, value }) => [name, value]));
+}
