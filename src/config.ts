@@ -95,7 +95,12 @@ const environmentSchema = z.object({
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
   APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
-  MAX_REQUEST_BYTES: positiveInteger.prefault("7340032"),
+  MAX_REQUEST_BYTES: positiveInteger.prefault("5242880"),
+  BODY_READ_TIMEOUT: duration({ positive: true })
+    .prefault("2s")
+    .describe(
+      "bound on reading one request body; past it the answer is 408 and the connection closes",
+    ),
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
   METRICS_RENDER_INTERVAL: duration({ positive: false }).prefault("1s"),
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
@@ -121,6 +126,7 @@ const configSchema = environmentSchema.transform((env) => ({
   apiserverListPageSize: env.APISERVER_LIST_PAGE_SIZE,
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
   maxRequestBytes: env.MAX_REQUEST_BYTES,
+  bodyReadTimeoutMs: env.BODY_READ_TIMEOUT,
   drainDelayMs: env.DRAIN_DELAY,
   metricsRenderIntervalMs: env.METRICS_RENDER_INTERVAL,
   tlsRotationSteering: env.TLS_ROTATION_STEERING,
