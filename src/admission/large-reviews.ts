@@ -58,9 +58,9 @@ export interface ReviewTurn {
 export interface LargeReviewGate {
   /**
    * Runs `decide` at once for a small body; for a large one (or one of
-   * unknown length, which starts with LARGE_REVIEW_BYTES and grows) once the
-   * large reviews being read and decoded leave room in the budget, in arrival
-   * order. A body larger than the budget runs alone.
+   * unknown length, which starts with LARGE_REVIEW_BYTES and grows, one at a
+   * time) once the large reviews being read and decoded leave room in the
+   * budget, in arrival order. A body larger than the budget runs alone.
    */
   run<T>(bodyBytes: number | undefined, decide: (turn: ReviewTurn) => Promise<T>): Promise<T>;
   /** Large reviews being read or decoded right now, and waiting. */
@@ -75,6 +75,8 @@ interface Waiter {
   readonly bytes: number;
   /** Bytes its review already holds (a growth); 0 for a review waiting for its turn. */
   readonly holding: number;
+  /** A review waiting for its turn whose body's length only reading tells. */
+  readonly chunked: boolean;
   readonly start: () => void;
   cancelled: boolean;
 }
@@ -117,18 +119,27 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
   let bytesInUse = 0;
   let smallBytesInUse = 0;
   let decoding = 0;
+  let readingChunked = false;
   let handingOver = false;
 
+  // In arrival order, but a chunked body waits for the one being read without
+  // holding up the reviews behind it: chunked bodies that grow side by side
+  // would wait for each other's room until their deadlines.
   const admitWaiting = () => {
     if (handingOver) return;
-    for (let next = queue[0]; next; next = queue[0]) {
+    for (let index = 0; index < queue.length; ) {
+      const next = queue[index] as Waiter;
       if (next.cancelled) {
-        queue.shift();
+        queue.splice(index, 1);
+        continue;
+      }
+      if (next.chunked && readingChunked) {
+        index++;
         continue;
       }
       const alone = bytesInUse === next.holding;
       if (!alone && bytesInUse + next.bytes > budgetBytes) return;
-      queue.shift();
+      queue.splice(index, 1);
       bytesInUse += next.bytes;
       next.start();
     }
@@ -167,6 +178,7 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
           growth = {
             bytes: extra,
             holding: held,
+            chunked: false,
             cancelled: false,
             start: () => {
               growth = undefined;
@@ -198,18 +210,22 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
           smallBytesInUse -= bodyBytes;
         });
       }
+      const chunked = bodyBytes === undefined;
       const turn = growingTurn(bodyBytes ?? largeBytes);
       return new Promise((resolve, reject) => {
         queue.push({
           bytes: turn.held,
           holding: 0,
+          chunked,
           cancelled: false,
           start: () => {
             decoding++;
+            if (chunked) readingChunked = true;
             decide(turn)
               .then(resolve, reject)
               .finally(() => {
                 turn.abandon();
+                if (chunked) readingChunked = false;
                 release(turn.held);
               });
           },
