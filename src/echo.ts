@@ -21,6 +21,7 @@ function isHighSurrogate(code: number): boolean {
 }
 
 /** C0 and C1 control characters, DEL, and the line and paragraph separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 const escapeCode = (character: string): string => {

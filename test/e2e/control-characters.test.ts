@@ -10,6 +10,7 @@ import { readReview, startWebhook, type WebhookProcess } from "./harness";
  */
 
 /** C0 and C1 controls, DEL and the line and paragraph separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const USER = 'mallory\nWarning: 299 - "all good"\r\u0007\u0085\u2028';
 
