@@ -1,23 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { MAX_REVIEW_CONTAINERS } from "../../src/admission/request-body";
 import { admissionReview } from "../support/admission-review";
-import {
-  createMemoryCgroup,
-  type MemoryCgroup,
-  memoryCgroupUnavailable,
-  uncachedCopy,
-} from "../support/memory-cgroup";
+import { memoryCgroupUnavailable } from "../support/memory-cgroup";
 import { MIB, peakRssBytes, resetPeakRss } from "../support/procfs";
 import {
   concurrentChunkedReviews,
-  paddedPodReviewBody,
+  reviewsBehindSlowSender,
   stalledChunkedUploads,
-  startUpload,
 } from "../support/uploads";
-import { CHAOS_ENABLED, recordFigures, round } from "./support";
+import { CHAOS_ENABLED, recordFigures, round, startWebhookInMemoryCgroup } from "./support";
 
 /*
  * A client talking to the admission port directly, against the binary with
@@ -63,20 +54,11 @@ describe.skipIf(!CHAOS_ENABLED || unavailable !== undefined)(
     });
 
     test("stalled and concurrent chunked uploads, the densest accepted review and a slow sender: never OOM-killed", async () => {
-      const { BINARY, startWebhook } = await import("../e2e/harness");
-      const cgroup: MemoryCgroup = createMemoryCgroup("cocoon-chaos-bodies", MEMORY_LIMIT_BYTES);
-      const dir = mkdtempSync(join(tmpdir(), "cocoon-chaos-binary-"));
-      const binary = uncachedCopy(BINARY, join(dir, "cocoon-webhook"));
-      const webhook = await startWebhook({
-        wrap: cgroup.wrap,
-        binary,
-        env: { WEBHOOK_LOG_LEVEL: "info" },
-      });
-      cleanups.push(async () => {
-        await webhook.stop("SIGKILL");
-        cgroup.remove();
-        rmSync(dir, { recursive: true, force: true });
-      });
+      const { webhook, cgroup } = await startWebhookInMemoryCgroup(
+        "cocoon-chaos-bodies",
+        MEMORY_LIMIT_BYTES,
+        cleanups,
+      );
       const pid = webhook.process.pid;
       const target = { url: webhook.admissionUrl, ca: webhook.ca.cert };
       const rows: Record<string, string | number> = {};
@@ -124,33 +106,18 @@ describe.skipIf(!CHAOS_ENABLED || unavailable !== undefined)(
       if (refused !== 413) problems.push(`a review past the container cap: ${refused}, not 413`);
 
       // 4. A Content-Length sender that trickles, ahead of three 392 KB reviews.
-      const slow = startUpload(target, "/mutate", 3 * MIB);
-      slow.write("{");
-      const trickle = setInterval(() => slow.write(" "), 500);
-      try {
-        await Bun.sleep(100); // deliberate: the slow sender takes its turn first
-        const sentAt = performance.now();
-        const behind = await Promise.all(
-          [1, 2, 3].map(async (index) => {
-            const answer = await webhook.post(
-              "/mutate",
-              paddedPodReviewBody(`behind-${index}`, 392_000),
-            );
-            return { status: answer.status, ms: performance.now() - sentAt };
-          }),
-        );
-        rows["three 392 KB reviews behind a slow sender: answered within ms"] = round(
-          Math.max(...behind.map((each) => each.ms)),
-        );
-        if (behind.some((each) => each.status !== 200))
-          problems.push(`reviews behind a slow sender: ${behind.map((each) => each.status)}`);
-        const slowAnswer = await slow.answered;
-        rows["the slow sender's answer"] = slowAnswer.status;
-        if (slowAnswer.status !== 408) problems.push(`slow sender: ${slowAnswer.status}`);
-      } finally {
-        clearInterval(trickle);
-        slow.abort();
-      }
+      const slowSender = await reviewsBehindSlowSender(
+        target,
+        (body) => webhook.post("/mutate", body),
+        500,
+      );
+      rows["three 392 KB reviews behind a slow sender: answered within ms"] = round(
+        slowSender.waitedMs,
+      );
+      rows["the slow sender's answer"] = slowSender.slow.status;
+      if (slowSender.behind.some((status) => status !== 200))
+        problems.push(`reviews behind a slow sender: ${slowSender.behind}`);
+      if (slowSender.slow.status !== 408) problems.push(`slow sender: ${slowSender.slow.status}`);
 
       rows["cgroup peak MiB"] = round(cgroup.peakBytes() / MIB);
       rows["OOM kills"] = cgroup.oomKills();

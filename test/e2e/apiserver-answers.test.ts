@@ -68,6 +68,17 @@ function hibernation(name: string, podName: string) {
   };
 }
 
+/** A 200 whose body is a CocoonHibernation list page of `items`, the last. */
+const hibernationListAnswer = (items: unknown[]): FakeFailure => ({
+  kind: "answer",
+  body: {
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonHibernationList",
+    metadata: {},
+    items,
+  },
+});
+
 const hibernationCreate = (podName = "agents-0") =>
   admissionReview({
     kind: HIBERNATION_KIND,
@@ -206,15 +217,10 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
     ["an oversized page", () => ({ kind: "oversized", bytes: 64 * 1024 * 1024 })],
     [
       "a page of more items than asked for",
-      () => ({
-        kind: "answer",
-        body: {
-          apiVersion: "cocoonset.cocoonstack.io/v1",
-          kind: "CocoonHibernationList",
-          metadata: {},
-          items: Array.from({ length: 501 }, (_, index) => hibernation(`h${index}`, `p${index}`)),
-        },
-      }),
+      () =>
+        hibernationListAnswer(
+          Array.from({ length: 501 }, (_, index) => hibernation(`h${index}`, `p${index}`)),
+        ),
     ],
   ];
 
@@ -234,16 +240,7 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
   });
 
   test("a page of more items than the limit asked for is refused before its items are kept, and logged", async () => {
-    const items = Array.from({ length: 116_505 }, () => ({}));
-    apiserver.failNext({
-      kind: "answer",
-      body: {
-        apiVersion: "cocoonset.cocoonstack.io/v1",
-        kind: "CocoonHibernationList",
-        metadata: {},
-        items,
-      },
-    });
+    apiserver.failNext(hibernationListAnswer(Array.from({ length: 116_505 }, () => ({}))));
     const answer = await readReview(
       await webhook.post("/validate-cocoonhibernation", hibernationCreate()),
     );

@@ -7,6 +7,7 @@ import {
   concurrentChunkedReviews,
   paddedPodReviewBody,
   peakAnonymousWhile,
+  reviewsBehindSlowSender,
   stalledChunkedUploads,
   startUpload,
 } from "../support/uploads";
@@ -111,29 +112,18 @@ describe("request bodies within one memory budget", () => {
 
   test("a Content-Length sender that trickles is answered 408 at the read deadline; the reviews behind it are answered", async () => {
     const before408 = await responses(408);
-    const slow = startUpload(target(), "/mutate", 3 * MIB);
-    slow.write("{");
-    const trickle = setInterval(() => slow.write(" "), 100);
-    try {
-      await Bun.sleep(50); // deliberate: the slow sender takes its turn first
-      const sentAt = performance.now();
-      const behind = await Promise.all(
-        [1, 2, 3].map((index) =>
-          webhook.post("/mutate", paddedPodReviewBody(`behind-${index}`, 392_000)),
-        ),
-      );
-      console.log(
-        `three 392 KB reviews behind a slow sender answered within ${Math.round(performance.now() - sentAt)} ms ` +
-          `(BODY_READ_TIMEOUT ${READ_TIMEOUT_MS} ms; not asserted)`,
-      );
-      expect(behind.map((answer) => answer.status)).toEqual([200, 200, 200]);
-      expect(await slow.answered).toMatchObject({ status: 408 });
-      expect(JSON.parse((await slow.answered).body).error).toContain("BODY_READ_TIMEOUT");
-      await slow.closed;
-    } finally {
-      clearInterval(trickle);
-      slow.abort();
-    }
+    const { behind, waitedMs, slow } = await reviewsBehindSlowSender(
+      target(),
+      (body) => webhook.post("/mutate", body),
+      100,
+    );
+    console.log(
+      `three 392 KB reviews behind a slow sender answered within ${Math.round(waitedMs)} ms ` +
+        `(BODY_READ_TIMEOUT ${READ_TIMEOUT_MS} ms; not asserted)`,
+    );
+    expect(behind).toEqual([200, 200, 200]);
+    expect(slow.status).toBe(408);
+    expect(JSON.parse(slow.body).error).toContain("BODY_READ_TIMEOUT");
     expect(await responses(408)).toBe(before408 + 1);
     await eventually(logLines, (lines) =>
       lines.some((line) => line.msg === "request rejected" && line.status === 408),

@@ -157,3 +157,44 @@ export function concurrentChunkedReviews(
     }),
   );
 }
+
+export interface SlowSenderOutcome {
+  /** Statuses of the three reviews sent behind the slow sender. */
+  readonly behind: number[];
+  /** How long the last of them took. */
+  readonly waitedMs: number;
+  /** The slow sender's own answer, once its connection has closed. */
+  readonly slow: { status: number; body: string };
+}
+
+/**
+ * A sender that declares a 3 MiB body and trickles it a byte every
+ * `everyMs`, and three 392 KB pod reviews sent just after it through `post`.
+ */
+export async function reviewsBehindSlowSender(
+  target: UploadTarget,
+  post: (body: string) => Promise<Response>,
+  everyMs: number,
+): Promise<SlowSenderOutcome> {
+  const slow = startUpload(target, "/mutate", 3 * 1024 * 1024);
+  slow.write("{");
+  const trickle = setInterval(() => slow.write(" "), everyMs);
+  try {
+    await Bun.sleep(50); // deliberate: the slow sender takes its turn first
+    const sentAt = performance.now();
+    const behind = await Promise.all(
+      [1, 2, 3].map(async (index) => {
+        const answer = await post(paddedPodReviewBody(`behind-${index}`, 392_000));
+        await answer.arrayBuffer();
+        return answer.status;
+      }),
+    );
+    const waitedMs = performance.now() - sentAt;
+    const answer = await slow.answered;
+    await slow.closed;
+    return { behind, waitedMs, slow: answer };
+  } finally {
+    clearInterval(trickle);
+    slow.abort();
+  }
+}
