@@ -46,7 +46,7 @@ function cocoonApp(): (request: Request) => Response | Promise<Response> {
     buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
-    { maxRequestBytes: 3 * 1024 * 1024, enforcement: DENY_EVERYWHERE },
+    { maxRequestBytes: 3 * 1024 * 1024, bodyReadTimeoutMs: 2000, enforcement: DENY_EVERYWHERE },
   );
   return (request) => app.fetch(request);
 }

@@ -90,7 +90,12 @@ function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
     buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
     { ready: true },
     createLogger("info"),
-    { maxRequestBytes: 7 * 1024 * 1024, enforcement: DENY_EVERYWHERE, ...metrics },
+    {
+      maxRequestBytes: 5 * 1024 * 1024,
+      bodyReadTimeoutMs: 2000,
+      enforcement: DENY_EVERYWHERE,
+      ...metrics,
+    },
   );
 }
 

@@ -19,3 +19,38 @@ export function echo(value: string, limit = ECHO_LIMIT): string {
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
+
+/** C0 and C1 control characters, DEL, and the line and paragraph separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+const escapeCode = (character: string): string => {
+  const code = character.charCodeAt(0);
+  if (character === "\n") return "\\n";
+  if (character === "\r") return "\\r";
+  if (character === "\t") return "\\t";
+  return `\\u${code.toString(16).padStart(4, "0")}`;
+};
+
+/**
+ * `text` with every control character written as its escape (`\n`,
+ * `\u0007`): the apiserver drops a warning that holds one (it cannot go into
+ * an HTTP Warning header), and a message or audit annotation with one reads
+ * as something it is not.
+ */
+export function withoutControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, escapeCode);
+}
+
+/** Anything but printable ASCII. */
+const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/g;
+
+/**
+ * `value` in double quotes for an error message about configuration, every
+ * character that is not printable ASCII written as its `\uXXXX` escape,
+ * then cut to `limit` characters: `"mutate\u200b"` shows the zero-width
+ * space that `"mutate​"` would hide.
+ */
+export function quoted(value: string, limit = 64): string {
+  return `"${echo(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
+}

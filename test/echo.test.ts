@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ECHO_LIMIT, echo } from "../src/echo";
+import { ECHO_LIMIT, echo, quoted, withoutControlCharacters } from "../src/echo";
 
 describe("echo", () => {
   test("a value within the limit is repeated whole", () => {
@@ -15,5 +15,25 @@ describe("echo", () => {
     const cut = echo(`ab${"😀".repeat(4)}`, 3);
     expect(cut).toBe("ab…(cut from 10 characters)");
     expect(cut.isWellFormed()).toBeTrue();
+  });
+});
+
+describe("withoutControlCharacters", () => {
+  test("writes every control character as its escape and leaves the rest", () => {
+    expect(withoutControlCharacters("a\nb\rc\td\u0000e\u007ff\u0085g\u2028h é ✓")).toBe(
+      "a\\nb\\rc\\td\\u0000e\\u007ff\\u0085g\\u2028h é ✓",
+    );
+    expect(withoutControlCharacters("plain")).toBe("plain");
+  });
+});
+
+describe("quoted", () => {
+  test("escapes anything but printable ASCII, so look-alikes show", () => {
+    expect(quoted("mutate\u200b")).toBe('"mutate\\u200b"');
+    expect(quoted("välidate")).toBe('"v\\u00e4lidate"');
+  });
+
+  test("cuts a long value short", () => {
+    expect(quoted("x".repeat(1000)).length).toBeLessThan(100);
   });
 });

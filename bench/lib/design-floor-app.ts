@@ -4,7 +4,7 @@ import { reviewValidation } from "../../src/admission/review-route";
 import { answerErrors } from "../../src/http/rejection";
 import { createLogger } from "../../src/observability/logger";
 
-const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
+const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
 
 /**
  * The design floor's app: every review route runs exactly the middleware of
@@ -15,7 +15,7 @@ export function designFloorApp(): Hono {
   const app = new Hono();
   app.onError(answerErrors(createLogger("error")));
   for (const endpoint of HANDLER_LABELS) {
-    app.post(ENDPOINTS[endpoint].path, ...reviewValidation(MAX_REQUEST_BYTES), (c) => {
+    app.post(ENDPOINTS[endpoint].path, ...reviewValidation(LIMITS), (c) => {
       const { apiVersion, request } = c.req.valid("json");
       return Response.json({
         apiVersion,

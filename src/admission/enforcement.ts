@@ -1,3 +1,4 @@
+import { quoted } from "../echo";
 import { NO_VIOLATIONS } from "../violations";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel } from "./endpoints";
 import type { Decision, Verdict } from "./verdict";
@@ -29,9 +30,15 @@ const LABEL_BY_NAME: ReadonlyMap<string, HandlerLabel> = new Map(
   HANDLER_LABELS.map((label) => [enforcementName(label), label]),
 );
 
+/** Problems an invalid ENFORCEMENT lists before it says how many more it has. */
+export const LISTED_PROBLEMS_LIMIT = 10;
+
 /**
  * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
- * not named is `deny`. Every problem is returned, so one start-up names them all.
+ * not named is `deny`. The problems are returned together, so one start-up
+ * names them, at most LISTED_PROBLEMS_LIMIT and then how many more; each
+ * quotes what it read cut short and with anything but printable ASCII
+ * escaped, so a look-alike character shows.
  */
 export function parseEnforcement(
   text: string,
@@ -44,17 +51,24 @@ export function parseEnforcement(
     const [name = "", action = "", ...rest] = pair.split("=").map((part) => part.trim());
     const label = LABEL_BY_NAME.get(name);
     if (rest.length > 0 || !pair.includes("=")) {
-      problems.push(`"${pair}" is not ENDPOINT=ACTION`);
+      problems.push(`${quoted(pair)} is not ENDPOINT=ACTION`);
     } else if (label === undefined) {
-      problems.push(`"${name}" is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`);
+      problems.push(
+        `${quoted(name)} is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`,
+      );
     } else if (!isAction(action)) {
-      problems.push(`"${action}" for ${name} is not an action; use deny or warn`);
+      problems.push(`${quoted(action)} for ${name} is not an action; use deny or warn`);
     } else if (named.has(label)) {
       problems.push(`${name} is named twice`);
     } else {
       named.add(label);
       enforcement[label] = action;
     }
+  }
+  if (problems.length > LISTED_PROBLEMS_LIMIT) {
+    const more = problems.length - LISTED_PROBLEMS_LIMIT;
+    problems.length = LISTED_PROBLEMS_LIMIT;
+    problems.push(`… and ${more} more problems`);
   }
   return problems.length > 0 ? { problems } : { enforcement };
 }

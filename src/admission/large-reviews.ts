@@ -5,11 +5,15 @@
 export const LARGE_REVIEW_BYTES = 256 * 1024;
 
 /**
- * Bytes of large reviews decoded at once. Decoding costs up to about 25
- * times the body (a review of a million tiny toolboxes), so one review of
- * the largest size the apiserver sends fits, and a second waits for it.
+ * Bytes of large reviews read and decoded at once. Decoding costs up to about
+ * 25 times the body (a review of a million tiny toolboxes), so one review of
+ * the largest size the apiserver sends fits, and a second waits for it; and
+ * however the bytes are shaped, the reviews decoded at once hold about as
+ * many objects and arrays as one review may (MAX_REVIEW_CONTAINERS: one in a
+ * list costs three bytes, `{},`, and only nesting, a level deep per two
+ * bytes, packs more).
  */
-export const LARGE_REVIEW_BUDGET_BYTES = 4 * 1024 * 1024;
+export const LARGE_REVIEW_BUDGET_BYTES = 3 * 1024 * 1024;
 
 /**
  * The resident size past which the gate collects after large reviews: half
@@ -19,41 +23,80 @@ export const LARGE_REVIEW_BUDGET_BYTES = 4 * 1024 * 1024;
  */
 export const COLLECT_ABOVE_RSS_BYTES = 160 * 1024 * 1024;
 
+/**
+ * Bytes of small bodies read and decoded at once without a turn: thousands
+ * of pod reviews. Past it, a small body waits for a turn like a large one,
+ * so no number of slow small uploads holds more.
+ */
+export const SMALL_BODIES_BUDGET_BYTES = 4 * 1024 * 1024;
+
 export interface LargeReviewGateOptions {
   /** LARGE_REVIEW_BYTES unless given. */
   readonly largeBytes?: number;
   /** LARGE_REVIEW_BUDGET_BYTES unless given. */
   readonly budgetBytes?: number;
+  /** SMALL_BODIES_BUDGET_BYTES unless given. */
+  readonly smallBudgetBytes?: number;
   /** The process's resident size now; `process.memoryUsage.rss()` unless given. */
   readonly residentBytes?: () => number;
   /** A full collection of the heap; `Bun.gc(true)` unless given. */
   readonly collect?: () => void;
 }
 
+/** A review's hold on the budget while its body is read and decoded. */
+export interface ReviewTurn {
+  /**
+   * Holds at least `bodyBytes` from now on, for a body whose length only
+   * reading tells (chunked). Undefined when the budget had room at once;
+   * else a promise that resolves once it has (other holders finish or hit
+   * their read deadline first), ahead of reviews still waiting for a turn.
+   */
+  grow(bodyBytes: number): Promise<void> | undefined;
+  /** Gives up a growth still waiting, when the read is abandoned. */
+  abandon(): void;
+}
+
 export interface LargeReviewGate {
   /**
    * Runs `decide` at once for a small body; for a large one (or one of
-   * unknown length) once the large reviews being decoded leave room in the
+   * unknown length, which starts with LARGE_REVIEW_BYTES and grows, one at a
+   * time) once the large reviews being read and decoded leave room in the
    * budget, in arrival order. A body larger than the budget runs alone.
    */
-  run<T>(bodyBytes: number | undefined, decide: () => Promise<T>): Promise<T>;
-  /** Large reviews being decoded right now, and waiting. */
+  run<T>(bodyBytes: number | undefined, decide: (turn: ReviewTurn) => Promise<T>): Promise<T>;
+  /** Large reviews being read or decoded right now, and waiting. */
   readonly decoding: number;
   readonly waiting: number;
+  /** Body bytes held right now: large reviews' budget and small bodies' together. */
+  readonly heldBytes: number;
 }
 
 interface Waiter {
+  /** Bytes asked for. */
   readonly bytes: number;
+  /** Bytes its review already holds (a growth); 0 for a review waiting for its turn. */
+  readonly holding: number;
+  /** A review waiting for its turn whose body's length only reading tells. */
+  readonly chunked: boolean;
   readonly start: () => void;
+  cancelled: boolean;
 }
 
+/** A small review, or one that never grows: nothing to give up. */
+const FIXED_TURN: ReviewTurn = { grow: () => undefined, abandon: () => {} };
+
 /**
- * Bounds the memory large reviews take, whatever their number, and keeps
- * them from starving small ones. Small reviews never wait here. Decoding a
- * large review holds the event loop for a few hundred milliseconds, and Bun
- * calls every request whose bytes have arrived before it polls for more; so
- * a large review that finishes hands over to the next only on a later turn
- * of the event loop (a macrotask), and one that arrives meanwhile waits for
+ * Bounds the memory request bodies take, whatever their number, and keeps
+ * large reviews from starving small ones. Every body holds its bytes here
+ * from before it is read until its review is answered: a body with a
+ * Content-Length holds that length, a chunked one grows its hold as it
+ * arrives (Bun reads a body only as fast as it is asked to, so a review
+ * waiting for its turn holds no memory). Small reviews never wait while
+ * small bodies hold less than SMALL_BODIES_BUDGET_BYTES. Decoding a large
+ * review holds the event loop for a few hundred milliseconds, and Bun calls
+ * every request whose bytes have arrived before it polls for more; so a
+ * large review that finishes hands over to the next only on a later turn of
+ * the event loop (a macrotask), and one that arrives meanwhile waits for
  * that turn too: the small reviews that arrived during the decoding are
  * answered in between, and none waits behind more than one large review.
  *
@@ -69,21 +112,36 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
   const {
     largeBytes = LARGE_REVIEW_BYTES,
     budgetBytes = LARGE_REVIEW_BUDGET_BYTES,
+    smallBudgetBytes = SMALL_BODIES_BUDGET_BYTES,
     residentBytes = () => process.memoryUsage.rss(),
     collect = () => Bun.gc(true),
   } = options;
   const queue: Waiter[] = [];
   let bytesInUse = 0;
+  let smallBytesInUse = 0;
   let decoding = 0;
+  let readingChunked = false;
   let handingOver = false;
 
+  // In arrival order, but a chunked body waits for the one being read without
+  // holding up the reviews behind it: chunked bodies that grow side by side
+  // would wait for each other's room until their deadlines.
   const admitWaiting = () => {
     if (handingOver) return;
-    for (let next = queue[0]; next; next = queue[0]) {
-      if (decoding > 0 && bytesInUse + next.bytes > budgetBytes) return;
-      queue.shift();
+    for (let index = 0; index < queue.length; ) {
+      const next = queue[index] as Waiter;
+      if (next.cancelled) {
+        queue.splice(index, 1);
+        continue;
+      }
+      if (next.chunked && readingChunked) {
+        index++;
+        continue;
+      }
+      const alone = bytesInUse === next.holding;
+      if (!alone && bytesInUse + next.bytes > budgetBytes) return;
+      queue.splice(index, 1);
       bytesInUse += next.bytes;
-      decoding++;
       next.start();
     }
   };
@@ -99,18 +157,78 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
     });
   };
 
+  /** A turn holding `initial` bytes that a chunked body grows in steps of largeBytes. */
+  const growingTurn = (initial: number) => {
+    let held = initial;
+    let growth: Waiter | undefined;
+    const turn: ReviewTurn & { readonly held: number } = {
+      get held() {
+        return held;
+      },
+      grow(bodyBytes) {
+        if (bodyBytes <= held) return undefined;
+        const wanted = Math.ceil(bodyBytes / largeBytes) * largeBytes;
+        const extra = wanted - held;
+        const alone = bytesInUse === held;
+        if (alone || bytesInUse + extra <= budgetBytes) {
+          bytesInUse += extra;
+          held = wanted;
+          return undefined;
+        }
+        return new Promise<void>((resolve) => {
+          growth = {
+            bytes: extra,
+            holding: held,
+            chunked: false,
+            cancelled: false,
+            start: () => {
+              growth = undefined;
+              held += extra;
+              resolve();
+            },
+          };
+          // Ahead of reviews waiting for a turn: they wait for room this one would give back.
+          queue.unshift(growth);
+        });
+      },
+      abandon() {
+        if (growth) growth.cancelled = true;
+        growth = undefined;
+      },
+    };
+    return turn;
+  };
+
   return {
     run(bodyBytes, decide) {
-      if (bodyBytes !== undefined && bodyBytes < largeBytes) return decide();
-      // A body of unknown length may be as large as MAX_REQUEST_BYTES.
-      const bytes = bodyBytes ?? budgetBytes;
+      if (
+        bodyBytes !== undefined &&
+        bodyBytes < largeBytes &&
+        smallBytesInUse + bodyBytes <= smallBudgetBytes
+      ) {
+        smallBytesInUse += bodyBytes;
+        return decide(FIXED_TURN).finally(() => {
+          smallBytesInUse -= bodyBytes;
+        });
+      }
+      const chunked = bodyBytes === undefined;
+      const turn = growingTurn(bodyBytes ?? largeBytes);
       return new Promise((resolve, reject) => {
         queue.push({
-          bytes,
+          bytes: turn.held,
+          holding: 0,
+          chunked,
+          cancelled: false,
           start: () => {
-            decide()
+            decoding++;
+            if (chunked) readingChunked = true;
+            decide(turn)
               .then(resolve, reject)
-              .finally(() => release(bytes));
+              .finally(() => {
+                turn.abandon();
+                if (chunked) readingChunked = false;
+                release(turn.held);
+              });
           },
         });
         admitWaiting();
@@ -120,7 +238,10 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
       return decoding;
     },
     get waiting() {
-      return queue.length;
+      return queue.filter((waiter) => !waiter.cancelled && waiter.holding === 0).length;
+    },
+    get heldBytes() {
+      return bytesInUse + smallBytesInUse;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { withoutControlCharacters } from "../echo";
 import type { HandlerLabel } from "./endpoints";
 import { enforcementName } from "./enforcement";
 import type { AdmissionApiVersion } from "./review";
@@ -29,7 +30,9 @@ export interface AdmissionResponseReview {
  * The AdmissionReview answer, in the apiVersion the apiserver sent. Never
  * carries a patch. A refusal carries its message as the status, a warning
  * its texts as `warnings`, and both say in `auditAnnotations` what was
- * decided, so the cluster's audit log tells why without our logs.
+ * decided, so the cluster's audit log tells why without our logs. Texts
+ * carry no control character (a request's values can hold them): each is
+ * written as its escape.
  */
 export function encodeResponse(
   apiVersion: AdmissionApiVersion,
@@ -42,7 +45,7 @@ export function encodeResponse(
     response.status = {
       code: 403,
       reason: "Forbidden",
-      message: `${MESSAGE_PREFIX}${decision.message}`,
+      message: withoutControlCharacters(`${MESSAGE_PREFIX}${decision.message}`),
     };
   } else if (decision.result === "warn") {
     response.warnings = warningsOf(decision);
@@ -65,7 +68,9 @@ export function warningsOf({ message, violations }: Warned): string[] {
       : violations.listed.map((violation) => `${violation.path}: ${violation.message}`);
   const warnings = texts
     .slice(0, LISTED_WARNINGS_LIMIT)
-    .map((text) => cut(`${MESSAGE_PREFIX}${text}`, WARNING_MAX_CHARACTERS));
+    .map((text) =>
+      cut(withoutControlCharacters(`${MESSAGE_PREFIX}${text}`), WARNING_MAX_CHARACTERS),
+    );
   const more = Math.max(violations.total, texts.length) - warnings.length;
   if (more > 0) {
     warnings.push(
@@ -92,7 +97,11 @@ function auditAnnotationsOf(
   if (decision.result !== "error") {
     const { listed, unlistedByRule } = decision.violations;
     const rules = new Set([...listed.map((violation) => violation.rule), ...unlistedByRule.keys()]);
-    if (rules.size > 0) annotations.rules = cut([...rules].join(","), AUDIT_VALUE_MAX_CHARACTERS);
+    if (rules.size > 0)
+      annotations.rules = cut(
+        withoutControlCharacters([...rules].join(",")),
+        AUDIT_VALUE_MAX_CHARACTERS,
+      );
   }
   return annotations;
 }

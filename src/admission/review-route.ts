@@ -8,14 +8,17 @@ import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./e
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
 import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
+import { readReviewBody, refuseDeclaredOversize } from "./request-body";
 import { encodeResponse } from "./response";
 import type { admissionReviewSchema } from "./review";
-import { awaitLargeReviewTurn, limitBody, requireJson, validEnvelope } from "./validation";
+import { requireJson, validEnvelope } from "./validation";
 import { type Decision, errored, type Handler, type Handlers, type Verdict } from "./verdict";
 
 export interface ReviewRouteOptions {
   /** MAX_REQUEST_BYTES. */
   readonly maxRequestBytes: number;
+  /** BODY_READ_TIMEOUT in milliseconds. */
+  readonly bodyReadTimeoutMs: number;
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
   /** Counts an endpoint's decisions; into cocoon_webhook_admission_total unless given. */
@@ -34,7 +37,7 @@ export function mountReviewRoutes<E extends Env>(
   log: Logger,
   options: ReviewRouteOptions,
 ): void {
-  const validation = reviewValidation(options.maxRequestBytes);
+  const validation = reviewValidation(options);
   for (const endpoint of HANDLER_LABELS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
@@ -46,18 +49,21 @@ export function mountReviewRoutes<E extends Env>(
 }
 
 /**
- * The middleware every review passes before its handler, in order: size,
- * type, a turn for a large review (one gate for all of the app's routes, so
- * large reviews share one memory budget), envelope.
+ * The middleware every review passes before its handler, in order: declared
+ * size, type, the body read in its turn (one gate for all of the app's
+ * routes, so every body shares one memory budget), envelope.
  */
 export function reviewValidation(
-  maxRequestBytes: number,
+  options: Pick<ReviewRouteOptions, "maxRequestBytes" | "bodyReadTimeoutMs">,
   largeReviews: LargeReviewGate = createLargeReviewGate(),
 ) {
   return [
-    limitBody(maxRequestBytes),
+    refuseDeclaredOversize(options.maxRequestBytes),
     requireJson,
-    awaitLargeReviewTurn(largeReviews),
+    readReviewBody(largeReviews, {
+      maxBytes: options.maxRequestBytes,
+      readTimeoutMs: options.bodyReadTimeoutMs,
+    }),
     validEnvelope,
   ] as const;
 }

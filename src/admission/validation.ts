@@ -1,36 +1,16 @@
 import { zValidator } from "@hono/zod-validator";
-import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { echo } from "../echo";
 import { Rejection } from "../http/rejection";
-import type { LargeReviewGate } from "./large-reviews";
 import { admissionReviewSchema } from "./review";
 
 /*
- * The middleware between an admission route and its handler: the body size
- * (413), the Content-Type (415), a turn to decode a large review, and the
+ * The middleware between an admission route and its handler besides the
+ * body's reading (request-body.ts): the Content-Type (415) and the
  * AdmissionReview envelope (400). Each refusal is a Rejection, answered and
  * counted by the app's one error path.
  */
-
-/**
- * MAX_REQUEST_BYTES: a declared Content-Length past it is refused before any
- * byte of the body is read, a chunked body as soon as it grows past it. The
- * connection is closed, as the rest of the body is never read.
- */
-export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw new Rejection(
-        413,
-        `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
-        { headers: { Connection: "close" } },
-      );
-    },
-  });
-}
 
 /** `application/json`, optionally with parameters such as `charset=utf-8`. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
@@ -42,22 +22,6 @@ export const requireJson: MiddlewareHandler = async (c, next) => {
   }
   await next();
 };
-
-/**
- * Large reviews wait for room in the gate's memory budget before their body
- * is read and decoded; small ones pass at once.
- */
-export function awaitLargeReviewTurn(gate: LargeReviewGate): MiddlewareHandler {
-  return (c, next) => gate.run(declaredLength(c), next);
-}
-
-/** The body's Content-Length; undefined for a chunked body, whose length only reading tells. */
-function declaredLength(c: Context): number | undefined {
-  const headers = c.req.raw.headers;
-  const declared = headers.get("content-length");
-  if (declared === null || headers.has("transfer-encoding")) return undefined;
-  return Number.parseInt(declared, 10);
-}
 
 /**
  * The envelope through Hono's validator. zod parses synchronously: the

@@ -4,10 +4,11 @@ import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */
-type RejectionStatus = 400 | 404 | 405 | 413 | 415;
+type RejectionStatus = 400 | 404 | 405 | 408 | 413 | 415;
 
 /**
- * A request refused for what it is (path, method, size, type, envelope).
+ * A request refused for what it is (path, method, size, type, envelope) or
+ * for how its body arrived (too slowly, cut off).
  * Thrown by routes and middleware; `answerErrors` turns it into the small
  * JSON body every 4xx has, and the warn line of the observing middleware
  * reads `reason` from it.

@@ -119,6 +119,8 @@ export interface ExpectedList {
   readonly kind: string;
   /** The kind of every item; items carry the list's apiVersion (custom resources always do). */
   readonly itemKind: string;
+  /** The `limit` the page was asked for: a page with more items is not the apiserver's. */
+  readonly maxItems?: number;
 }
 
 /**
@@ -182,6 +184,15 @@ export function verifiedListPage(
       operation,
       answer,
       `${describeIdentity(object, metadata)} instead of the ${expected.apiVersion} ${expected.kind} asked for`,
+    );
+  }
+  // Counted before any item is decoded or kept: the apiserver never sends more than asked for.
+  const { maxItems } = expected;
+  if (maxItems !== undefined && Array.isArray(object.items) && object.items.length > maxItems) {
+    throw untrusted(
+      operation,
+      answer,
+      `a page of ${object.items.length} items where at most ${maxItems} were asked for`,
     );
   }
   const page = checkedFields(operation, answer, object, listPageSchema, expected.kind);

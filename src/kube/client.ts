@@ -93,6 +93,12 @@ export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
 export const MAX_LISTED_OBJECTS = 50_000;
+/**
+ * Bytes of the pages of one LIST together: 50 000 CocoonHibernations of a few
+ * hundred bytes each. Items are kept until the LIST ends, so without it 100
+ * pages of MAX_LIST_PAGE_BYTES would be kept too.
+ */
+export const MAX_LIST_BYTES = 24 * 1024 * 1024;
 
 function kubeApiOver(
   transport: ApiserverTransport | undefined,
@@ -145,6 +151,7 @@ function kubeApiOver(
             apiVersion: apiVersionOf(resource),
             kind: `${resource.kind}List`,
             itemKind: resource.kind,
+            maxItems: listPageSize,
           };
           return listAllPages(
             connected(operation),
@@ -163,7 +170,9 @@ function kubeApiOver(
 
 /**
  * Every item of a LIST, following `metadata.continue` page by page, all
- * pages within one APISERVER_TIMEOUT budget and at most MAX_LISTED_OBJECTS.
+ * pages within one APISERVER_TIMEOUT budget, at most MAX_LISTED_OBJECTS in
+ * at most MAX_LIST_BYTES, each page at most the `limit` it asked for; a LIST
+ * past a bound fails before the page's items are kept.
  */
 async function listAllPages(
   transport: ApiserverTransport,
@@ -175,6 +184,7 @@ async function listAllPages(
   const budget = transport.budget();
   const maxPages = Math.ceil(MAX_LISTED_OBJECTS / pageSize);
   const items: JsonObject[] = [];
+  let listedBytes = 0;
   let continueToken: string | undefined;
   for (let page = 1; page <= maxPages; page++) {
     const query = new URLSearchParams({ limit: String(pageSize) });
@@ -184,7 +194,18 @@ async function listAllPages(
       maxBytes: MAX_LIST_PAGE_BYTES,
       budget,
     });
+    listedBytes += Buffer.byteLength(answer.body);
+    if (listedBytes > MAX_LIST_BYTES) {
+      throw new KubeApiError(
+        `${operation}: the pages so far come to more than ${MAX_LIST_BYTES} bytes; refusing to read more`,
+      );
+    }
     const listed = verifiedListPage(operation, answer, expected);
+    if (items.length + listed.items.length > MAX_LISTED_OBJECTS) {
+      throw new KubeApiError(
+        `${operation}: the list holds more than ${MAX_LISTED_OBJECTS} objects; refusing to read more`,
+      );
+    }
     for (const item of listed.items) items.push(item);
     if (!listed.continueToken) return items;
     continueToken = listed.continueToken;

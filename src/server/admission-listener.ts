@@ -292,7 +292,7 @@ export class AdmissionListener {
       port: this.#port,
       reusePort: true,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      // The app holds MAX_REQUEST_BYTES (admission/validation.ts), so that a 413 is
+      // The app holds MAX_REQUEST_BYTES (admission/request-body.ts), so that a 413 is
       // its JSON answer, counted and logged; Bun's own limit would answer first,
       // with an empty body, and the app would never see the request.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,

@@ -50,6 +50,7 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
   let served = pair;
   const admissionApp = createAdmissionApp(handlers, readiness, log, {
     maxRequestBytes: config.maxRequestBytes,
+    bodyReadTimeoutMs: config.bodyReadTimeoutMs,
     enforcement: config.enforcement,
   });
   const listener = new AdmissionListener(

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   DENY_EVERYWHERE,
   enforce,
+  LISTED_PROBLEMS_LIMIT,
   parseEnforcement,
   warnModeEndpoints,
 } from "../../src/admission/enforcement";
@@ -40,6 +41,18 @@ describe("ENFORCEMENT", () => {
   ])("%p is refused: %s", (text, problem) => {
     const parsed = parseEnforcement(text);
     expect("problems" in parsed && parsed.problems.join("\n")).toContain(problem);
+  });
+
+  test("problems are listed up to a limit, then counted, each value quoted with invisible characters escaped", () => {
+    const parsed = parseEnforcement(
+      ["mutate\u200b=warn", ...Array.from({ length: 30 }, (_, index) => `e${index}=warn`)].join(
+        ",",
+      ),
+    );
+    if (!("problems" in parsed)) throw new Error("expected problems");
+    expect(parsed.problems).toHaveLength(LISTED_PROBLEMS_LIMIT + 1);
+    expect(parsed.problems[0]).toStartWith('"mutate\\u200b" is not an endpoint');
+    expect(parsed.problems.at(-1)).toBe(`… and ${31 - LISTED_PROBLEMS_LIMIT} more problems`);
   });
 
   test("a bad value stops start-up naming the variable and every problem", () => {

@@ -103,19 +103,114 @@ describe("the large-review gate", () => {
     expect(large.decoding).toBe(0);
   });
 
-  test("a body over the budget runs alone; one of unknown length counts as the whole budget", async () => {
+  test("a body over the budget runs alone", async () => {
     const large = gate();
     const started: string[] = [];
     const huge = pendingDecision("huge", started);
-    const unknown = pendingDecision("unknown", started);
-    const answers = [large.run(4000 * KIB, huge.decide), large.run(undefined, unknown.decide)];
+    const next = pendingDecision("next", started);
+    const answers = [large.run(4000 * KIB, huge.decide), large.run(100 * KIB, next.decide)];
     await Bun.sleep(0);
     expect(started).toEqual(["huge"]);
     huge.finish();
     await answers[0];
     await handedOver();
-    expect(started).toEqual(["huge", "unknown"]);
-    unknown.finish();
+    expect(started).toEqual(["huge", "next"]);
+    next.finish();
+    await Promise.all(answers);
+  });
+
+  test("a body of unknown length holds what it has read, growing in steps while there is room", async () => {
+    const large = gate();
+    const other = pendingDecision("other", []);
+    const holding = large.run(150 * KIB, other.decide);
+    let grown: Promise<void> | undefined;
+    let finish = () => {};
+    const running = large.run(undefined, async (turn) => {
+      expect(large.heldBytes).toBe(250 * KIB);
+      expect(turn.grow(150 * KIB)).toBeUndefined();
+      expect(large.heldBytes).toBe(350 * KIB);
+      grown = turn.grow(500 * KIB); // past the budget while another holds bytes: waits
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+    });
+    await Bun.sleep(0);
+    expect(grown).toBeInstanceOf(Promise);
+    expect(large.heldBytes).toBe(350 * KIB);
+    // A turn asked for later waits behind the growth.
+    const later = large.run(50 * KIB, async () => "later");
+    other.finish();
+    await holding;
+    await handedOver();
+    await grown;
+    expect(large.heldBytes).toBe(500 * KIB);
+    finish();
+    await running;
+    expect(await later).toBe("later");
+    await handedOver();
+    expect(large.heldBytes).toBe(0);
+  });
+
+  test("bodies of unknown length are read one at a time, without holding up the turns behind them", async () => {
+    const large = gate();
+    const started: string[] = [];
+    const first = pendingDecision("chunked 1", started);
+    const second = pendingDecision("chunked 2", started);
+    const sized = pendingDecision("sized", started);
+    const answers = [
+      large.run(undefined, first.decide),
+      large.run(undefined, second.decide),
+      large.run(150 * KIB, sized.decide),
+    ];
+    await Bun.sleep(0);
+    expect(started).toEqual(["chunked 1", "sized"]);
+    first.finish();
+    await answers[0];
+    await handedOver();
+    expect(started).toEqual(["chunked 1", "sized", "chunked 2"]);
+    second.finish();
+    sized.finish();
+    await Promise.all(answers);
+  });
+
+  test("an abandoned growth gives its place up; the turn's bytes return when it ends", async () => {
+    const large = gate();
+    const other = pendingDecision("other", []);
+    const holding = large.run(300 * KIB, other.decide);
+    await Bun.sleep(0);
+    const abandoned = large.run(undefined, async (turn) => {
+      expect(turn.grow(300 * KIB)).toBeInstanceOf(Promise);
+      turn.abandon();
+      return "abandoned";
+    });
+    expect(await abandoned).toBe("abandoned");
+    other.finish();
+    await holding;
+    await handedOver();
+    expect(large.heldBytes).toBe(0);
+    expect(large.waiting).toBe(0);
+  });
+
+  test("small bodies hold their bytes too: past their budget, a small one waits for a turn", async () => {
+    const large = createLargeReviewGate({
+      largeBytes: 100 * KIB,
+      budgetBytes: 400 * KIB,
+      smallBudgetBytes: 100 * KIB,
+    });
+    const started: string[] = [];
+    const smalls = ["a", "b", "c"].map((name) => pendingDecision(name, started));
+    const big = pendingDecision("big", started);
+    const running = large.run(400 * KIB, big.decide);
+    const answers = smalls.map((small) => large.run(40 * KIB, small.decide));
+    await Bun.sleep(0);
+    // Two fit the small budget; the third waits behind the large review holding the whole budget.
+    expect(started).toEqual(["big", "a", "b"]);
+    expect(large.heldBytes).toBe(480 * KIB);
+    big.finish();
+    await running;
+    await handedOver();
+    expect(started).toEqual(["big", "a", "b", "c"]);
+    for (const small of smalls) small.finish();
     await Promise.all(answers);
   });
 

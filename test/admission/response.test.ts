@@ -46,6 +46,19 @@ describe("warnings", () => {
   });
 });
 
+describe("control characters", () => {
+  test("a denial's message and a warning write them as escapes", () => {
+    const verdict = denied("creator", 'user "eve\n\rX\u0007" may not create it');
+    const answer = encodeResponse("admission.k8s.io/v1", "u", "mutate", verdict);
+    expect(answer.response.status?.message).toBe(
+      'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
+    );
+    expect(warningsOf(warned(verdict))).toEqual([
+      'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
+    ]);
+  });
+});
+
 describe("audit annotations", () => {
   const encode = (decision: Parameters<typeof encodeResponse>[3]) =>
     encodeResponse("admission.k8s.io/v1", "uid", "validate_cocoonset", decision).response;

@@ -35,7 +35,7 @@ function appWith(
       validate_cocoonhibernation: unused,
     },
     logger,
-    { maxRequestBytes: 1 << 20, enforcement },
+    { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
   );
   return app;
 }

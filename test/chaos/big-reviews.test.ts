@@ -1,16 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { MAX_SIZE_SHAPES, type MaxSizeShape, maxSizeUpdate } from "../support/max-size-reviews";
-import {
-  createMemoryCgroup,
-  type MemoryCgroup,
-  memoryCgroupUnavailable,
-  uncachedCopy,
-} from "../support/memory-cgroup";
+import { memoryCgroupUnavailable } from "../support/memory-cgroup";
 import { MIB, peakRssBytes, resetPeakRss } from "../support/procfs";
-import { CHAOS_ENABLED, maxSizeBurst, percentile, recordFigures, round } from "./support";
+import {
+  CHAOS_ENABLED,
+  maxSizeBurst,
+  percentile,
+  recordFigures,
+  round,
+  startWebhookInMemoryCgroup,
+} from "./support";
 
 /*
  * The largest reviews the apiserver can send, 1, 4 and 8 at once, answered
@@ -41,20 +40,11 @@ describe.skipIf(!CHAOS_ENABLED || unavailable !== undefined)(
     test.each(MAX_SIZE_SHAPES.map((shape) => [shape]))(
       "%s: 1, 4 and 8 at once are answered, never OOM-killed; pod reviews beside them",
       async (shape: MaxSizeShape) => {
-        const { BINARY, startWebhook } = await import("../e2e/harness");
-        const cgroup: MemoryCgroup = createMemoryCgroup("cocoon-chaos", MEMORY_LIMIT_BYTES);
-        const dir = mkdtempSync(join(tmpdir(), "cocoon-chaos-binary-"));
-        const binary = uncachedCopy(BINARY, join(dir, "cocoon-webhook"));
-        const webhook = await startWebhook({
-          wrap: cgroup.wrap,
-          binary,
-          env: { WEBHOOK_LOG_LEVEL: "info" },
-        });
-        cleanups.push(async () => {
-          await webhook.stop("SIGKILL");
-          cgroup.remove();
-          rmSync(dir, { recursive: true, force: true });
-        });
+        const { webhook, cgroup } = await startWebhookInMemoryCgroup(
+          "cocoon-chaos",
+          MEMORY_LIMIT_BYTES,
+          cleanups,
+        );
         const review = maxSizeUpdate(shape);
         const pid = webhook.process.pid;
         const rows: Record<string, string | number> = {

@@ -1,10 +1,12 @@
 export { eventually } from "../support/eventually";
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WebhookProcess } from "../e2e/harness";
 import { type AdmissionReviewBody, admissionReview } from "../support/admission-review";
+import { createMemoryCgroup, type MemoryCgroup, uncachedCopy } from "../support/memory-cgroup";
 import { anonymousRssBytes, rssBytes } from "../support/procfs";
 
 /**
@@ -393,4 +395,31 @@ export async function maxSizeBurst(
   clearInterval(sampler);
   await podLoop;
   return { big, pods: await Promise.all(pods), peakAnonymousBytes };
+}
+
+/**
+ * The binary inside a memory cgroup of `limitBytes`, run from a copy that is
+ * not in the page cache (so the pages it reads are charged to it, as in a
+ * container); `cleanups` gets what kills it and removes the cgroup.
+ */
+export async function startWebhookInMemoryCgroup(
+  name: string,
+  limitBytes: number,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<{ webhook: WebhookProcess; cgroup: MemoryCgroup }> {
+  const { BINARY, startWebhook } = await import("../e2e/harness");
+  const cgroup = createMemoryCgroup(name, limitBytes);
+  const dir = mkdtempSync(join(tmpdir(), "cocoon-chaos-binary-"));
+  const binary = uncachedCopy(BINARY, join(dir, "cocoon-webhook"));
+  const webhook = await startWebhook({
+    wrap: cgroup.wrap,
+    binary,
+    env: { WEBHOOK_LOG_LEVEL: "info" },
+  });
+  cleanups.push(async () => {
+    await webhook.stop("SIGKILL");
+    cgroup.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { webhook, cgroup };
 }

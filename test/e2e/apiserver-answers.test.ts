@@ -68,6 +68,17 @@ function hibernation(name: string, podName: string) {
   };
 }
 
+/** A 200 whose body is a CocoonHibernation list page of `items`, the last. */
+const hibernationListAnswer = (items: unknown[]): FakeFailure => ({
+  kind: "answer",
+  body: {
+    apiVersion: "cocoonset.cocoonstack.io/v1",
+    kind: "CocoonHibernationList",
+    metadata: {},
+    items,
+  },
+});
+
 const hibernationCreate = (podName = "agents-0") =>
   admissionReview({
     kind: HIBERNATION_KIND,
@@ -204,6 +215,13 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
       () => ({ kind: "answer", body: { apiVersion: "v1", kind: "PodList", items: [] } }),
     ],
     ["an oversized page", () => ({ kind: "oversized", bytes: 64 * 1024 * 1024 })],
+    [
+      "a page of more items than asked for",
+      () =>
+        hibernationListAnswer(
+          Array.from({ length: 501 }, (_, index) => hibernation(`h${index}`, `p${index}`)),
+        ),
+    ],
   ];
 
   test.each(hostile)("%s → error / list", async (_name, failure) => {
@@ -219,6 +237,19 @@ describe("a CocoonHibernation CREATE is refused when the LIST is not trustworthy
     });
     expect(delta).toBe(1);
     expect(decoy404.hits() + decoyEmpty.hits()).toBe(0);
+  });
+
+  test("a page of more items than the limit asked for is refused before its items are kept, and logged", async () => {
+    apiserver.failNext(hibernationListAnswer(Array.from({ length: 116_505 }, () => ({}))));
+    const answer = await readReview(
+      await webhook.post("/validate-cocoonhibernation", hibernationCreate()),
+    );
+    expect(answer.response.allowed).toBeFalse();
+    expect(answer.response.status?.message).toContain(
+      "a page of 116505 items where at most 500 were asked for",
+    );
+    const line = await webhook.logLine("items where at most 500 were asked for");
+    expect(line && JSON.parse(line)).toMatchObject({ level: "error", reason: "list" });
   });
 
   test("a duplicate on the third page of a paginated LIST is found", async () => {

@@ -85,3 +85,16 @@ describe("serve start-up", () => {
     }
   });
 });
+
+describe("an invalid ENFORCEMENT", () => {
+  test("is reported within a few KB however many entries are wrong, with invisible characters escaped", () => {
+    // 10 000 entries: about as long as one environment variable may be (128 KiB).
+    const entries = ["mutate\u200b=warn", ...Array<string>(10_000).fill("x=warn")];
+    const { code, stderr } = run(["serve"], { ENFORCEMENT: entries.join(",") });
+    expect(code).toBe(2);
+    expect(stderr).toContain('"mutate\\u200b" is not an endpoint');
+    expect(stderr).toContain("… and 9991 more problems");
+    expect(stderr.length).toBeLessThan(4096);
+    expect(stderr.split("\n").length).toBeLessThan(20);
+  });
+});

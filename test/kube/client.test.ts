@@ -4,6 +4,7 @@ import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
 import {
   createKubeApi,
   LIST_PAGE_LIMIT,
+  MAX_LIST_BYTES,
   MAX_LISTED_OBJECTS,
   MAX_OBJECT_ANSWER_BYTES,
 } from "../../src/kube/client";
@@ -294,6 +295,63 @@ describe("list: CocoonHibernations, page by page", () => {
       `LIST cocoonhibernations in team-a: the list did not end after ${pages} pages of ${LIST_PAGE_LIMIT}; refusing to read more`,
     );
     expect(apiserver.requests.length - sent).toBe(pages);
+  });
+
+  const listPage = (items: unknown[], continueToken?: string) => ({
+    kind: "answer" as const,
+    body: {
+      apiVersion: "cocoonset.cocoonstack.io/v1",
+      kind: "CocoonHibernationList",
+      metadata: continueToken ? { continue: continueToken } : {},
+      items,
+    },
+  });
+
+  test("a page with more items than the limit asked for fails, counted as an error", async () => {
+    apiserver.failNext(
+      listPage(Array.from({ length: LIST_PAGE_LIMIT + 1 }, (_, index) => hibernation(`h${index}`))),
+    );
+    const deltas = await metricDeltas("list", "cocoonhibernations", async () => {
+      const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
+      expect(error.message).toBe(
+        `LIST cocoonhibernations in team-a: apiserver answered 200 with a page of ${LIST_PAGE_LIMIT + 1} items ` +
+          `where at most ${LIST_PAGE_LIMIT} were asked for; the answer is not trusted`,
+      );
+    });
+    expect(deltas).toEqual({ outcomes: { error: 1 }, durations: 1 });
+  });
+
+  test("a list past MAX_LISTED_OBJECTS fails before the last page's items are kept", async () => {
+    const pageSize = 300; // 50 000 is not a whole number of pages of 300
+    const { api: paged } = createKubeApi({
+      timeoutMs: 10_000,
+      kubeconfigPath: apiserver.kubeconfigPath,
+      listPageSize: pageSize,
+    });
+    const page = Array.from({ length: pageSize }, (_, index) => hibernation(`h${index}`));
+    apiserver.failAlways(listPage(page, "more"));
+    const sent = apiserver.requests.length;
+    const error = await kubeApiErrorFrom(paged.list(COCOONHIBERNATIONS, "team-a"));
+    expect(error.message).toBe(
+      `LIST cocoonhibernations in team-a: the list holds more than ${MAX_LISTED_OBJECTS} objects; refusing to read more`,
+    );
+    expect(apiserver.requests.length - sent).toBe(Math.ceil(MAX_LISTED_OBJECTS / pageSize));
+  });
+
+  test("a list whose pages together pass MAX_LIST_BYTES fails", async () => {
+    const fat = (index: number) => hibernation(`h${index}`, { padding: "x".repeat(70_000) });
+    apiserver.failAlways(
+      listPage(
+        Array.from({ length: 100 }, (_, index) => fat(index)),
+        "more",
+      ),
+    );
+    const sent = apiserver.requests.length;
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
+    expect(error.message).toBe(
+      `LIST cocoonhibernations in team-a: the pages so far come to more than ${MAX_LIST_BYTES} bytes; refusing to read more`,
+    );
+    expect(apiserver.requests.length - sent).toBe(Math.ceil(MAX_LIST_BYTES / 7_000_000));
   });
 
   test("APISERVER_LIST_PAGE_SIZE sets the limit each page asks for", async () => {

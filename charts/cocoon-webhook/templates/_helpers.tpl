@@ -92,7 +92,7 @@ checks it with, whatever its YAML type.
 {{- end -}}
 {{- join "," $pairs -}}
 {{- else -}}
-{{- $patterns := dict "APISERVER_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "APISERVER_LIST_PAGE_SIZE" "^$|^0*(?:[1-9]\\d?|[1-4]\\d\\d|500)$" "SHUTDOWN_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "MAX_REQUEST_BYTES" "^$|^0*[1-9]\\d*$" "DRAIN_DELAY" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" "METRICS_RENDER_INTERVAL" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" -}}
+{{- $patterns := dict "APISERVER_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "APISERVER_LIST_PAGE_SIZE" "^$|^0*(?:[1-9]\\d?|[1-4]\\d\\d|500)$" "SHUTDOWN_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "MAX_REQUEST_BYTES" "^$|^0*[1-9]\\d*$" "BODY_READ_TIMEOUT" "^$|^\\s*(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*(?:\\d*[1-9]\\d*(?:\\.\\d+)?|\\d+\\.\\d*[1-9]\\d*)(?:ms|s|m|h)(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))*\\s*$" "DRAIN_DELAY" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" "METRICS_RENDER_INTERVAL" "^$|^\\s*(?:0|(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h))+)\\s*$" -}}
 {{- $value := index $values.env .name -}}
 {{- if kindIs "float64" $value }}{{ $value = int64 $value }}{{ end -}}
 {{- if not (kindIs "invalid" $value) -}}
