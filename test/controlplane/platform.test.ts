@@ -14,8 +14,9 @@ import {
   sandboxVkCocoonPod,
 } from "../platform/shapes";
 import { ServiceClientConfigRefused } from "./client-config-guard";
-import type { ControlPlane, Identity } from "./cluster";
+import { type ControlPlane, type Identity, runCommand } from "./cluster";
 import { OPERATOR, ORDINARY_USER, USER_GROUP } from "./install";
+import { LOCAL_ONLY_POLICY } from "./local-only-policy";
 import {
   admissionsDuring,
   bindingTo,
@@ -309,5 +310,64 @@ describe("the harness never registers a webhook in Service mode", () => {
       cluster.kubectl(["apply", "-f", "-"], { stdin: JSON.stringify(configuration(name)) }),
     ).rejects.toThrow(ServiceClientConfigRefused);
     expect((await cluster.request("GET", `${path}/${name}`)).status).toBe(404);
+  });
+
+  test("behind that guard the apiserver refuses to store one from any client, a CRD's conversion too", async () => {
+    // kubectl run directly, as a docs runbook run with bash would: no harness guard on the way.
+    const kubectlDirect = (stdin: unknown) =>
+      runCommand(
+        [
+          controlPlaneTier().kubectl,
+          `--kubeconfig=${cluster.adminKubeconfig}`,
+          "create",
+          "-f",
+          "-",
+        ],
+        { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        JSON.stringify(stdin),
+      );
+    const name = uniqueName("service-mode");
+    // No rules: were it stored, no request could make the apiserver call it.
+    const webhook = await kubectlDirect({
+      ...configuration(name),
+      webhooks: configuration(name).webhooks.map((hook) => ({ ...hook, rules: [] })),
+    });
+    expect(webhook.exitCode).not.toBe(0);
+    expect(webhook.stderr).toContain(LOCAL_ONLY_POLICY);
+    expect((await cluster.request("GET", `${path}/${name}`)).status).toBe(404);
+
+    const group = `${uniqueName("conversion")}.example.com`;
+    const crd = await kubectlDirect({
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        names: { kind: "Widget", plural: "widgets", singular: "widget", listKind: "WidgetList" },
+        scope: "Namespaced",
+        versions: ["v1", "v2"].map((version, index) => ({
+          name: version,
+          served: true,
+          storage: index === 0,
+          schema: {
+            openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+          },
+        })),
+        conversion: {
+          strategy: "Webhook",
+          webhook: {
+            conversionReviewVersions: ["v1"],
+            clientConfig: { service: { name: "none", namespace: "default", path: "/convert" } },
+          },
+        },
+      },
+    });
+    expect(crd.exitCode).not.toBe(0);
+    expect(crd.stderr).toContain(LOCAL_ONLY_POLICY);
+    const stored = await cluster.request(
+      "GET",
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`,
+    );
+    expect(stored.status).toBe(404);
   });
 });
