@@ -208,9 +208,10 @@ kind-e2e:
 # The webhook configurations, the RBAC role and the no-match-conditions component in
 # manifests/ follow from the endpoint table (src/admission/endpoints.ts); `make unit`
 # fails while a committed file differs from what this writes.
-## write the manifests that follow from the endpoint table (webhooks, RBAC role)
+## write what follows from the endpoint table (webhooks, RBAC role), then the chart
 generate: deps
 	$(BUN) scripts/generate.ts
+	$(MAKE) --no-print-directory chart
 
 ## remove build output, dev certificates and the install stamp
 clean:

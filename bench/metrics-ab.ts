@@ -25,10 +25,10 @@ import {
 } from "../src/admission/endpoints";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import type { Decision } from "../src/admission/verdict";
-import { buildHandlers } from "../src/handlers";
 import type { RequestMeasures } from "../src/http/observe";
 import { createLogger } from "../src/observability/logger";
 import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
+import { buildHandlers } from "../src/policies";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";

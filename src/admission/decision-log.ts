@@ -1,9 +1,9 @@
 import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
-import type { CollectedViolations } from "../violations";
 import type { HandlerLabel } from "./endpoints";
 import type { AdmissionRequest } from "./review";
 import type { Decision } from "./verdict";
+import type { CollectedViolations } from "./violations";
 
 /**
  * The one log line of a decision: a denial at warn with the broken rules, an

@@ -15,7 +15,7 @@ import {
  * the operation gate, the metric label sets, the verdict types, the webhook
  * configurations and RBAC role in manifests/base (`make generate`) and the
  * documentation checks all follow from this table; a new endpoint is one
- * entry here plus its handler in `handlers/`.
+ * entry here plus its policy module in `policies/`.
  */
 
 /** The operations an AdmissionReview can carry. */

@@ -1,7 +1,7 @@
 import { quoted } from "../echo";
-import { NO_VIOLATIONS } from "../violations";
 import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel } from "./endpoints";
 import type { Decision, Verdict } from "./verdict";
+import { NO_VIOLATIONS } from "./violations";
 
 /*
  * What an endpoint does with a request it would refuse: `deny` refuses it

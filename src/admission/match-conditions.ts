@@ -71,7 +71,7 @@ export const POD_GATE_CONDITIONS: MatchConditions = {
     "The apiserver calls the webhook only for pods that enter the cocoon gate, pods created " +
     "with spec.nodeName set, and Bindings made by anyone but the scheduler (which honours " +
     "taints), so a webhook outage cannot block ordinary pods or scheduling. The expressions " +
-    "mirror podEntersCocoonGate and podNamesNode (src/cocoon/pod.ts) and the pod gate's " +
+    "mirror podEntersCocoonGate and requestedNodeName (src/policies/pod-gate.ts) and the pod gate's " +
     "binding check. For older clusters, see manifests/components/no-match-conditions.",
   conditions: [
     condition(
@@ -136,7 +136,7 @@ export const SCALE_GUARD_CONDITIONS: MatchConditions = {
       ),
       "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
         "updates only of workloads whose old pod template carries the cocoon toleration " +
-        "(workloadIsCocoon in src/cocoon/workload.ts, applied to oldObject).",
+        "(workloadIsCocoon in src/policies/scale-guard.ts, applied to oldObject).",
     ),
     condition(
       "replicas-go-down",

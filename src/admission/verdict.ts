@@ -1,6 +1,6 @@
-import { type CollectedViolations, NO_VIOLATIONS } from "../violations";
 import type { HandlerLabel, ReasonOf } from "./endpoints";
 import type { AdmissionRequest } from "./review";
+import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
 
 /*
  * The outcome of a handler, independent of HTTP and of the AdmissionReview

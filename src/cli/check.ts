@@ -1,3 +1,4 @@
+import { collected } from "../admission/violations";
 import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../cocoon/crd-fields";
 import { namespaceOf } from "../cocoon/namespace";
 import {
@@ -8,12 +9,11 @@ import {
 } from "../cocoon/resources";
 import { formatPath, type PathSegments } from "../json/path";
 import { type JsonPath, stringAt } from "../json/read";
-import type { HibernationRuleId, RuleId } from "../rules/catalogue";
-import { cocoonSetViolations } from "../rules/cocoonset";
-import { checkNoOtherHibernation, hibernationViolations } from "../rules/hibernation";
-import { quote } from "../rules/json-values";
-import type { Violation } from "../rules/violation";
-import { collected } from "../violations";
+import type { HibernationRuleId, RuleId } from "../policies/catalogue";
+import { cocoonSetViolations } from "../policies/cocoonset/cocoonset";
+import type { Violation } from "../policies/field-checks";
+import { checkNoOtherHibernation, hibernationViolations } from "../policies/hibernation";
+import { quote } from "../policies/json-values";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";

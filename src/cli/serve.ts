@@ -1,9 +1,9 @@
 import { WEBHOOK_TIMEOUT_SECONDS } from "../admission/endpoints";
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
-import { buildHandlers } from "../handlers";
 import { createKubeApi } from "../kube/client";
 import { createLogger } from "../observability/logger";
+import { buildHandlers } from "../policies";
 import { type RunningServer, startServer } from "../server/start";
 
 const EXIT_SIGNAL_BASE = 128;

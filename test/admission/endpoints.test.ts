@@ -8,7 +8,7 @@ import {
   HANDLER_LABELS,
   resultReasons,
 } from "../../src/admission/endpoints";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
+import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 
 const REPO = join(import.meta.dir, "../..");
 

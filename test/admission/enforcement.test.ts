@@ -7,8 +7,8 @@ import {
   warnModeEndpoints,
 } from "../../src/admission/enforcement";
 import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
+import { collected, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
-import { collected, violation } from "../../src/violations";
 
 describe("ENFORCEMENT", () => {
   test("unset or empty denies everywhere", () => {

@@ -8,7 +8,7 @@ import {
   warningsOf,
 } from "../../src/admission/response";
 import { denied, errored, type Warned } from "../../src/admission/verdict";
-import { collected, LISTED_VIOLATIONS_LIMIT, violation } from "../../src/violations";
+import { collected, LISTED_VIOLATIONS_LIMIT, violation } from "../../src/admission/violations";
 
 const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
   const decision = enforce(verdict, "warn");

@@ -5,10 +5,10 @@ import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforceme
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
+import { collectViolations, violation } from "../../src/admission/violations";
 import { answerErrors } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
-import { collectViolations, violation } from "../../src/violations";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 

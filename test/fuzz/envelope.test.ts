@@ -5,7 +5,7 @@ import { encodeResponse, MESSAGE_PREFIX } from "../../src/admission/response";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
 import { denied, type Verdict } from "../../src/admission/verdict";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import type { HandlerDeps } from "../../src/handlers";
+import type { HandlerDeps } from "../../src/policies";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";

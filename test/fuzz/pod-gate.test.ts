@@ -5,7 +5,7 @@ import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/i
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, SANDBOX_OWNER } from "../../src/cocoon/pod-creators";
 import { COCOONSET_KIND } from "../../src/cocoon/resources";
-import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
+import { podGate as podGateMaybeAsync } from "../../src/policies/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { podCreators } from "../support/handlers";

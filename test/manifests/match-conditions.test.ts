@@ -5,14 +5,17 @@ import { ENDPOINTS, type HandlerLabel, type Registration } from "../../src/admis
 import type { MatchCondition } from "../../src/admission/match-conditions";
 import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { podEntersCocoonGate, podNamesNode } from "../../src/cocoon/pod";
+import {
+  podEntersCocoonGate,
+  podGate as podGateRule,
+  requestedNodeName,
+} from "../../src/policies/pod-gate";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
+  scaleGuard,
   workloadIsCocoon,
-} from "../../src/cocoon/workload";
-import { podGate as podGateRule } from "../../src/handlers/pod-gate";
-import { scaleGuard } from "../../src/handlers/scale-guard";
+} from "../../src/policies/scale-guard";
 import {
   admissionRequest,
   admissionReview,
@@ -296,7 +299,7 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
 
   test("generated pods name a node as often as not", () => {
     const sample = fc.sample(pod, { numRuns: 1000, seed: 1 });
-    const named = sample.filter((generated) => podNamesNode(generated)).length;
+    const named = sample.filter((generated) => requestedNodeName(generated) !== undefined).length;
     expect(named).toBeGreaterThan(100);
     expect(named).toBeLessThan(900);
   });
@@ -305,7 +308,9 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
     fc.assert(
       fc.property(pod, (object) => {
         const bindings = { object, oldObject: null, request: podRequest("CREATE") };
-        expect(calls(podGate, bindings)).toBe(podEntersCocoonGate(object) || podNamesNode(object));
+        expect(calls(podGate, bindings)).toBe(
+          podEntersCocoonGate(object) || requestedNodeName(object) !== undefined,
+        );
       }),
       RUNS,
     );
@@ -426,7 +431,7 @@ describe("pod gate examples", () => {
   ];
   for (const [name, object, expected] of rows) {
     test(`${name}: ${expected ? "sent" : "not sent"}`, () => {
-      expect(podEntersCocoonGate(object) || podNamesNode(object)).toBe(expected);
+      expect(podEntersCocoonGate(object) || requestedNodeName(object) !== undefined).toBe(expected);
       expect(calls(podGate, { object, oldObject: null, request: podRequest("CREATE") })).toBe(
         expected,
       );

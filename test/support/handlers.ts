@@ -7,7 +7,7 @@ import {
   type PodCreators,
   parsePodCreators,
 } from "../../src/cocoon/pod-creators";
-import { buildHandlers, type HandlerDeps } from "../../src/handlers";
+import { buildHandlers, type HandlerDeps } from "../../src/policies";
 import { FakeKube } from "./fake-kube";
 
 /**

@@ -1,15 +1,7 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
-import { bindingTargetNode } from "../cocoon/binding";
 import { SCHEDULER_USERNAME } from "../cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
-import { readNodeKind } from "../cocoon/node";
-import {
-  podEntersCocoonGate,
-  podOwnerKinds,
-  readPodMarkers,
-  requestedNodeName,
-} from "../cocoon/pod";
 import {
   creatorsOf,
   type OwnerKind,
@@ -18,13 +10,15 @@ import {
   pairedOwnerKinds,
   sameOwnerKind,
 } from "../cocoon/pod-creators";
+import { hasCocoonToleration } from "../cocoon/tolerations";
 import { echo } from "../echo";
+import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
 import { isDnsLabel, isDnsSubdomain } from "../kube/names";
 import type { KubeApi } from "../kube/port";
 import { NODES, PODS } from "../kube/resources";
-import type { RuleOf } from "../rules/catalogue";
-import { describeJson } from "../rules/json-values";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
+import type { RuleOf } from "./catalogue";
+import { describeJson } from "./json-values";
 
 type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
 
@@ -283,4 +277,114 @@ function creatorMessage(request: AdmissionRequest, username: string, pairing: st
     `marker (${MARKERS}): ${pairing}; an owner reference is set by the client and is not proof ` +
     `that the owner's operator made the pod — let that operator create it`
   );
+}
+
+/*
+ * The pod gate runs on every pod in the cluster, so a pod is never read
+ * whole: each reader below walks to exactly one field, and each is read on
+ * its own so a malformed sibling cannot hide a marker. Absent or null
+ * parents read as empty, which is how the apiserver omits them.
+ */
+
+const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
+const NODE_NAME: JsonPath = ["spec", "nodeName"];
+
+type MarkerReading = "marker" | "no_marker" | "unreadable";
+
+function readTolerationMarker(pod: unknown): MarkerReading {
+  const tolerations = readList(valueAt(pod, TOLERATIONS));
+  if (tolerations === MISTYPED) return "unreadable";
+  return tolerations !== undefined && hasCocoonToleration(tolerations) ? "marker" : "no_marker";
+}
+
+function readAnnotationMarker(pod: unknown): MarkerReading {
+  const annotations = readObject(valueAt(pod, ANNOTATIONS));
+  if (annotations === MISTYPED) return "unreadable";
+  return annotations !== undefined && Object.hasOwn(annotations, VM_NAME_ANNOTATION)
+    ? "marker"
+    : "no_marker";
+}
+
+/**
+ * `gated`: a well-formed field carries a cocoon marker, whatever the other
+ * fields hold. `undecodable`: neither marker field can be read at all (this
+ * includes anything that is not a JSON object). `not_gated` otherwise.
+ */
+export type PodMarkers = "gated" | "not_gated" | "undecodable";
+
+export function readPodMarkers(pod: unknown): PodMarkers {
+  const toleration = readTolerationMarker(pod);
+  if (toleration === "marker") return "gated";
+  const annotation = readAnnotationMarker(pod);
+  if (annotation === "marker") return "gated";
+  return toleration === "unreadable" && annotation === "unreadable" ? "undecodable" : "not_gated";
+}
+
+/**
+ * THE gate predicate (docs/behaviour.md, pod gate): a toleration keyed `virtual-kubelet.io/provider`
+ * or a `vm.cocoonstack.io/name` annotation. The webhook's CEL matchCondition
+ * mirrors it, and a property test keeps the two in agreement.
+ */
+export function podEntersCocoonGate(pod: unknown): boolean {
+  return readPodMarkers(pod) === "gated";
+}
+
+/**
+ * The kind of each owner reference: its `kind` and its `apiVersion`'s group
+ * (`""` for the core group). Each reference is read on its own: a malformed
+ * one owns nothing, and so do unreadable ownerReferences.
+ */
+export function podOwnerKinds(pod: unknown): OwnerKind[] {
+  const references = readList(valueAt(pod, OWNER_REFERENCES));
+  if (references === undefined || references === MISTYPED) return [];
+  const kinds: OwnerKind[] = [];
+  for (const reference of references) {
+    if (!isJsonObject(reference)) continue;
+    const { apiVersion, kind } = reference;
+    if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
+    const slash = apiVersion.indexOf("/");
+    kinds.push({ group: slash < 0 ? "" : apiVersion.slice(0, slash), kind });
+  }
+  return kinds;
+}
+
+/**
+ * `spec.nodeName` as sent, when the pod names a node: anything but absent,
+ * null or "". A pod bound by name skips the scheduler, so a taint cannot keep
+ * it off a VM node. It runs for every pod CREATE. The webhook's CEL
+ * matchCondition mirrors it.
+ */
+export function requestedNodeName(pod: unknown): unknown {
+  const nodeName = valueAt(pod, NODE_NAME);
+  return nodeName === MISTYPED || nodeName === null || nodeName === "" ? undefined : nodeName;
+}
+
+/**
+ * A v1 Binding places the pod it is named after on `target.name`, a node.
+ * `undefined` when the Binding names no node target: the apiserver refuses
+ * such a Binding itself (target.name is required, target.kind must be Node).
+ * Any other value is returned as sent, for the caller to validate.
+ */
+export function bindingTargetNode(binding: unknown): unknown {
+  const target = readObject(valueAt(binding, ["target"]));
+  if (target === undefined || target === MISTYPED) return undefined;
+  const { kind, name } = target;
+  if (kind !== undefined && kind !== null && kind !== "" && kind !== "Node") return undefined;
+  return name === null || name === "" ? undefined : name;
+}
+
+/**
+ * `vm`: the node carries a taint keyed `virtual-kubelet.io/provider` (any
+ * value or effect), so pods placed on it become VMs. `unreadable`: `spec` or
+ * `spec.taints` has the wrong type, so the question cannot be answered.
+ */
+export type NodeKind = "vm" | "not_vm" | "unreadable";
+
+export function readNodeKind(node: unknown): NodeKind {
+  const taints = readList(valueAt(node, ["spec", "taints"]));
+  if (taints === MISTYPED) return "unreadable";
+  if (taints === undefined) return "not_vm";
+  return hasCocoonToleration(taints) ? "vm" : "not_vm";
 }

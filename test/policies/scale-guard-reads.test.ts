@@ -1,12 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
+import { isWorkloadKind, isWorkloadResource } from "../../src/cocoon/workload";
 import {
-  isWorkloadKind,
-  isWorkloadResource,
   readScaleReplicas,
   readWorkloadReplicas,
   workloadIsCocoon,
-} from "../../src/cocoon/workload";
+} from "../../src/policies/scale-guard";
 
 /** Turns `[name, input, expected]` rows into named cases, so a table stays one line per case. */
 const cases = <Input, Expected>(rows: readonly (readonly [string, Input, Expected])[]) =>

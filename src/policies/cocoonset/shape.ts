@@ -1,8 +1,8 @@
-import type { PathSegments } from "../json/path";
-import { MISTYPED, readList } from "../json/read";
-import type { CocoonSetRuleId } from "./catalogue";
+import type { PathSegments } from "../../json/path";
+import { MISTYPED, readList } from "../../json/read";
+import type { CocoonSetRuleId } from "../catalogue";
+import type { ReportViolation } from "../field-checks";
 import { type Fields, mistypedField, nothingRead, readFields, readsNothing } from "./fields";
-import type { ReportViolation } from "./violation";
 
 /*
  * The CocoonSet fields the rules read; everything else is never read. The

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
-import { readsOf } from "../../src/handlers/endpoint-reads";
 import { KubeApiError } from "../../src/kube/port";
 import { DEPLOYMENTS, NODES } from "../../src/kube/resources";
+import { readsOf } from "../../src/policies/endpoint-reads";
 import { FakeKube } from "../support/fake-kube";
 
 describe("a handler reads the apiserver only as its endpoint entry lists", () => {

@@ -1,6 +1,6 @@
 import { denied } from "../admission/verdict";
-import { type RuleId, reasonOf } from "../rules/catalogue";
-import { type CollectedViolations, describeCollected } from "../violations";
+import { type CollectedViolations, describeCollected } from "../admission/violations";
+import { type RuleId, reasonOf } from "./catalogue";
 
 /**
  * One denial listing what the rules found, up to the listing cap; the first

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { PathSegments } from "../json/path";
 import {
   type Violation as AnyViolation,
   type ReportViolation as ReportAnyViolation,
   violation,
-} from "../violations";
+} from "../admission/violations";
+import type { PathSegments } from "../json/path";
 import type { RuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { HibernationRuleId } from "../../../src/rules/catalogue";
-import { checkNoOtherHibernation, hibernationViolations } from "../../../src/rules/hibernation";
-import type { Violation } from "../../../src/rules/violation";
-import { collected } from "../../../src/violations";
+import { collected } from "../../../src/admission/violations";
+import type { HibernationRuleId } from "../../../src/policies/catalogue";
+import type { Violation } from "../../../src/policies/field-checks";
+import { checkNoOtherHibernation, hibernationViolations } from "../../../src/policies/hibernation";
 import { hibernation } from "./builders";
 
 export interface HibernationCase {

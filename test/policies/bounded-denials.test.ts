@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { checkCocoonSet, cocoonSetViolations } from "../../src/rules/cocoonset";
 import {
   collected,
   collectViolations,
   describeCollected,
   LISTED_VIOLATIONS_LIMIT,
   violation,
-} from "../../src/violations";
+} from "../../src/admission/violations";
+import { checkCocoonSet, cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, examineNow, refusalMessage } from "../support/handlers";

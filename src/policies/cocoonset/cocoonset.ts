@@ -1,23 +1,34 @@
+import type { AdmissionRequest } from "../../admission/review";
+import { allowed, errored, skipped, type Verdict } from "../../admission/verdict";
+import {
+  collected,
+  LISTED_VIOLATIONS_LIMIT,
+  reportFound,
+  violation,
+} from "../../admission/violations";
 import {
   agentMode,
   DEFAULT_AGENT_MODE,
   hibernatePolicy,
   snapshotPolicy,
-} from "../cocoon/crd-enums";
-import { isJsonObject, type JsonObject } from "../json/read";
-import { collected, reportFound, violation } from "../violations";
-import type { CocoonSetRuleId } from "./catalogue";
-import { nameBudgetViolations } from "./cocoonset-names";
-import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./cocoonset-shape";
-import { toolboxViolations } from "./cocoonset-toolboxes";
-import { resolvedBackend, vmViolations } from "./cocoonset-vm";
+} from "../../cocoon/crd-enums";
+import { namespaceOf } from "../../cocoon/namespace";
+import { COCOONSET_KIND } from "../../cocoon/resources";
+import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
+import { isJsonObject, type JsonObject } from "../../json/read";
+import type { CocoonSetRuleId } from "../catalogue";
 import {
   enumViolation,
   isUnset,
   type ReportViolation,
   resolveEnum,
   type Violation,
-} from "./violation";
+} from "../field-checks";
+import { ruleDenial } from "../rule-denial";
+import { nameBudgetViolations } from "./name-budget";
+import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./shape";
+import { toolboxViolations } from "./toolboxes";
+import { resolvedBackend, vmViolations } from "./vm";
 
 /**
  * Every rule the object breaks, in document order of the checks, reported
@@ -95,4 +106,31 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
   reportFound(report, invalidMode);
   const mode = resolveEnum(agentMode, agent.mode, DEFAULT_AGENT_MODE);
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
+}
+
+/**
+ * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
+ * not checked, so a CR that predates a rule can still lose its finalizer.
+ * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
+ * rest per rule, so answer, log line and work stay bounded.
+ */
+export function validateCocoonSet(
+  request: AdmissionRequest,
+): Verdict<"validate_cocoonset", CocoonSetRuleId> {
+  const { object, oldObject } = request;
+  if (!isJsonObject(object)) {
+    return errored(
+      "decode",
+      "the request's object is not a JSON object, so it cannot be a CocoonSet",
+    );
+  }
+  if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
+    if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
+  }
+  const namespace = namespaceOf(object, request.namespace);
+  const found = collected<CocoonSetRuleId>(
+    (report) => checkCocoonSet(object, namespace, report),
+    LISTED_VIOLATIONS_LIMIT,
+  );
+  return ruleDenial(COCOONSET_KIND, found) ?? allowed();
 }

@@ -1,12 +1,12 @@
-import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../cocoon/crd-enums";
-import { formatPath, type PathSegments } from "../json/path";
-import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../kube/names";
-import { reportFound, violation } from "../violations";
-import type { CocoonSetRuleId } from "./catalogue";
-import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./cocoonset-shape";
-import { connTypeViolation, resolvedBackend, vmViolations } from "./cocoonset-vm";
-import { quote } from "./json-values";
-import { enumViolation, isUnset, type ReportViolation, resolveEnum } from "./violation";
+import { reportFound, violation } from "../../admission/violations";
+import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../../cocoon/crd-enums";
+import { formatPath, type PathSegments } from "../../json/path";
+import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/names";
+import type { CocoonSetRuleId } from "../catalogue";
+import { enumViolation, isUnset, type ReportViolation, resolveEnum } from "../field-checks";
+import { quote } from "../json-values";
+import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./shape";
+import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 
 const PURELY_NUMERIC = /^[0-9]+$/;
 

@@ -6,7 +6,7 @@ import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/i
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import { COCOONSET_KIND } from "../../src/cocoon/resources";
-import type { PodGateDeps } from "../../src/handlers/pod-gate";
+import type { PodGateDeps } from "../../src/policies/pod-gate";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators, refusalMessage } from "../support/handlers";

@@ -2,21 +2,20 @@ import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
 import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
 import { COCOONHIBERNATION_KIND } from "../cocoon/resources";
+import { hasCocoonToleration } from "../cocoon/tolerations";
 import {
   isWorkloadKind,
   isWorkloadResource,
-  readScaleReplicas,
-  readWorkloadReplicas,
   WORKLOADS,
   type WorkloadKind,
   type WorkloadResource,
-  workloadIsCocoon,
 } from "../cocoon/workload";
 import { echo } from "../echo";
+import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
 import type { KubeApi } from "../kube/port";
 import type { WorkloadFields } from "../kube/resources";
-import type { RuleOf } from "../rules/catalogue";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
+import type { RuleOf } from "./catalogue";
 
 type ScaleGuardVerdict = Verdict<"validate", RuleOf<"validate">>;
 
@@ -131,4 +130,39 @@ function parentFetchMessage(
     `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
     `refused (fail-closed): ${failure}; ${retryOnceReachable("get", resource)}`
   );
+}
+
+/** apps/v1 defaults an omitted `spec.replicas` of a Deployment or StatefulSet to 1. */
+const DEFAULT_WORKLOAD_REPLICAS = 1;
+
+/** An autoscaling/v1 Scale omits `spec.replicas` when it is 0 (`kubectl scale --replicas=0` sends `spec: {}`). */
+const OMITTED_SCALE_REPLICAS = 0;
+
+const REPLICAS: JsonPath = ["spec", "replicas"];
+const TEMPLATE_TOLERATIONS: JsonPath = ["spec", "template", "spec", "tolerations"];
+
+/** The replica count of a Deployment or StatefulSet (absent: 1); `undefined` when unreadable. */
+export function readWorkloadReplicas(workload: unknown): number | undefined {
+  return replicasOr(workload, DEFAULT_WORKLOAD_REPLICAS);
+}
+
+/** The replica count of a Scale object (absent: 0); `undefined` when unreadable. */
+export function readScaleReplicas(scale: unknown): number | undefined {
+  return replicasOr(scale, OMITTED_SCALE_REPLICAS);
+}
+
+function replicasOr(object: unknown, omitted: number): number | undefined {
+  const replicas = readInt(valueAt(object, REPLICAS));
+  if (replicas === MISTYPED) return undefined;
+  return replicas ?? omitted;
+}
+
+/**
+ * Whether a Deployment's or StatefulSet's pod template carries the cocoon
+ * toleration. The webhook's CEL matchCondition mirrors it. An unreadable
+ * template is not a cocoon one.
+ */
+export function workloadIsCocoon(workload: unknown): boolean {
+  const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
+  return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }

@@ -1,3 +1,4 @@
+import { reportFound, violation } from "../../admission/violations";
 import {
   connType,
   DEFAULT_GUEST_OS,
@@ -5,20 +6,19 @@ import {
   guestOs,
   type VmBackend,
   vmBackend,
-} from "../cocoon/crd-enums";
-import { cloneImageProblem, isCloudImageUrl } from "../cocoon/image";
-import type { PathSegments } from "../json/path";
-import { reportFound, violation } from "../violations";
-import type { CocoonSetRuleId } from "./catalogue";
-import type { VmOptionFields } from "./cocoonset-shape";
-import { quote } from "./json-values";
+} from "../../cocoon/crd-enums";
+import { cloneImageProblem, isCloudImageUrl } from "../../cocoon/image";
+import type { PathSegments } from "../../json/path";
+import type { CocoonSetRuleId } from "../catalogue";
 import {
   enumViolation,
   isUnset,
   type ReportViolation,
   resolveEnum,
   type Violation,
-} from "./violation";
+} from "../field-checks";
+import { quote } from "../json-values";
+import type { VmOptionFields } from "./shape";
 
 /** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */
 export interface ManagedVm {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
-import { cocoonSetViolations } from "../../src/rules/cocoonset";
+import { RULE_CATALOGUE } from "../../src/policies/catalogue";
+import { cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
 import { admissionRequest } from "../support/admission-review";
 import { examineNow, refusalMessage } from "../support/handlers";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./cases/builders";

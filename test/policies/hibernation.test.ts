@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/admission/review";
-import { type HibernationRuleId, RULE_CATALOGUE } from "../../src/rules/catalogue";
-import { checkNoOtherHibernation, hibernationViolations } from "../../src/rules/hibernation";
-import { collected } from "../../src/violations";
+import { collected } from "../../src/admission/violations";
+import { type HibernationRuleId, RULE_CATALOGUE } from "../../src/policies/catalogue";
+import { checkNoOtherHibernation, hibernationViolations } from "../../src/policies/hibernation";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
-import { cocoonSetViolations } from "../../src/rules/cocoonset";
-import type { Violation } from "../../src/rules/violation";
+import { RULE_CATALOGUE } from "../../src/policies/catalogue";
+import { cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
+import type { Violation } from "../../src/policies/field-checks";
 import { COCOONSET_CASES } from "./cases/cocoonset-cases";
 import { HIBERNATION_CASES, hibernationCaseViolations } from "./cases/hibernation-cases";
 

@@ -1,3 +1,4 @@
+import { violation } from "../../admission/violations";
 import {
   DERIVED_NAME_LIMIT,
   derivedSetName,
@@ -6,13 +7,12 @@ import {
   type OverlongNames,
   overlongSlotNames,
   overlongToolboxNames,
-} from "../cocoon/names";
-import type { PathSegments } from "../json/path";
-import { violation } from "../violations";
-import type { CocoonSetRuleId } from "./catalogue";
-import { type DecodedCocoonSet, toolboxPath } from "./cocoonset-shape";
-import { quote } from "./json-values";
-import { isUnset, type ReportViolation } from "./violation";
+} from "../../cocoon/names";
+import type { PathSegments } from "../../json/path";
+import type { CocoonSetRuleId } from "../catalogue";
+import { isUnset, type ReportViolation } from "../field-checks";
+import { quote } from "../json-values";
+import { type DecodedCocoonSet, toolboxPath } from "./shape";
 
 /**
  * The derived name budget. Slot names are reported at the set's name field

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { COCOONSET_KIND } from "../../src/cocoon/resources";
+import { hasCocoonToleration } from "../../src/cocoon/tolerations";
+import { MISTYPED, readList } from "../../src/json/read";
 import {
   type PodMarkers,
   podEntersCocoonGate,
   podOwnerKinds,
   readPodMarkers,
-} from "../../src/cocoon/pod";
-import { COCOONSET_KIND } from "../../src/cocoon/resources";
-import { hasCocoonToleration } from "../../src/cocoon/tolerations";
-import { MISTYPED, readList } from "../../src/json/read";
+} from "../../src/policies/pod-gate";
 
 /** Turns `[name, input, expected]` rows into named cases, so a table stays one line per case. */
 const cases = <Input, Expected>(rows: readonly (readonly [string, Input, Expected])[]) =>

@@ -1,4 +1,4 @@
-import { formatPath, type PathSegments } from "./json/path";
+import { formatPath, type PathSegments } from "../json/path";
 
 /*
  * What a check reports: broken rules, each at a place in the object. The

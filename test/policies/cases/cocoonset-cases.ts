@@ -1,4 +1,4 @@
-import type { RuleId } from "../../../src/rules/catalogue";
+import type { RuleId } from "../../../src/policies/catalogue";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./builders";
 
 export type CocoonSetRuleId = Exclude<RuleId, `hibernation.${string}`>;

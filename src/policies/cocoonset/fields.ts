@@ -1,4 +1,5 @@
-import type { PathSegments } from "../json/path";
+import { violation } from "../../admission/violations";
+import type { PathSegments } from "../../json/path";
 import {
   isJsonObject,
   type JsonObject,
@@ -6,11 +7,10 @@ import {
   readInt,
   readObject,
   readString,
-} from "../json/read";
-import { violation } from "../violations";
-import type { RuleId } from "./catalogue";
-import { describeJson } from "./json-values";
-import type { ReportViolation, Violation } from "./violation";
+} from "../../json/read";
+import type { RuleId } from "../catalogue";
+import type { ReportViolation, Violation } from "../field-checks";
+import { describeJson } from "../json-values";
 
 /**
  * A field read as a violation when it has the wrong type: `<expected>, got
