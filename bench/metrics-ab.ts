@@ -17,12 +17,7 @@
  *   node_modules/.bin/bun bench/metrics-ab.ts [rounds, 100]
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import {
-  ENDPOINTS,
-  endpointAt,
-  HANDLER_LABELS,
-  type HandlerLabel,
-} from "../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, endpointAt } from "../src/admission/endpoints";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import type { Decision } from "../src/admission/verdict";
 import type { RequestMeasures } from "../src/http/observe";
@@ -68,7 +63,7 @@ function promClientMetrics() {
     responses.labels(path, String(status)),
   );
   const durations = new Map<string, Histogram.Internal<"handler">>(
-    HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, duration.labels(label)]),
+    ENDPOINT_KEYS.map((key) => [ENDPOINTS[key].path, duration.labels(ENDPOINTS[key].label)]),
   );
   const requestMeasures: RequestMeasures = {
     inFlight,
@@ -76,9 +71,9 @@ function promClientMetrics() {
       responsesOf(endpointAt(path) === undefined ? "other" : path, status).inc(),
     reviewDuration: (path) => durations.get(path),
   };
-  const countDecisions = (endpoint: HandlerLabel) => {
+  const countDecisions = (endpoint: EndpointKey) => {
     const childOf = childrenOf((result: string, reason: string) =>
-      decisions.labels(endpoint, result, reason),
+      decisions.labels(ENDPOINTS[endpoint].label, result, reason),
     );
     return (decision: Decision) => childOf(decision.result, decision.reason).inc();
   };

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
 import { reviewValidation } from "../../src/admission/review-route";
 import { answerErrors } from "../../src/http/rejection";
 import { createLogger } from "../../src/observability/logger";
@@ -14,7 +14,7 @@ const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
 export function designFloorApp(): Hono {
   const app = new Hono();
   app.onError(answerErrors(createLogger("error")));
-  for (const endpoint of HANDLER_LABELS) {
+  for (const endpoint of ENDPOINT_KEYS) {
     app.post(ENDPOINTS[endpoint].path, ...reviewValidation(LIMITS), (c) => {
       const { apiVersion, request } = c.req.valid("json");
       return Response.json({

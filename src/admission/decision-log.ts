@@ -1,6 +1,6 @@
 import { echo } from "../echo";
 import type { Logger } from "../observability/logger";
-import type { HandlerLabel } from "./endpoints";
+import { ENDPOINTS, type EndpointKey } from "./endpoints";
 import type { AdmissionRequest } from "./review";
 import type { Decision } from "./verdict";
 import type { CollectedViolations } from "./violations";
@@ -13,7 +13,7 @@ import type { CollectedViolations } from "./violations";
  */
 export function logDecision(
   log: Logger,
-  endpoint: HandlerLabel,
+  endpoint: EndpointKey,
   request: AdmissionRequest,
   decision: Decision,
   thrown: unknown,
@@ -21,7 +21,7 @@ export function logDecision(
   // Allows log at debug only; skip building the line on the hot path when it would be dropped.
   if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
-    handler: endpoint,
+    handler: ENDPOINTS[endpoint].label,
     uid: echo(request.uid),
     operation: request.operation && echo(request.operation),
     kind: request.kind && echo(request.kind.kind),

@@ -4,7 +4,7 @@ import { allowOnly } from "../http/rejection";
 import type { Logger } from "../observability/logger";
 import { admissionDecisions, childrenOf } from "../observability/metrics";
 import { logDecision } from "./decision-log";
-import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, resultReasons } from "./endpoints";
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
 import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
@@ -22,7 +22,7 @@ export interface ReviewRouteOptions {
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
   /** Counts an endpoint's decisions; into cocoon_webhook_admission_total unless given. */
-  readonly countDecisions?: (endpoint: HandlerLabel) => (decision: Decision) => void;
+  readonly countDecisions?: (endpoint: EndpointKey) => (decision: Decision) => void;
 }
 
 /**
@@ -38,7 +38,7 @@ export function mountReviewRoutes<E extends Env>(
   options: ReviewRouteOptions,
 ): void {
   const validation = reviewValidation(options);
-  for (const endpoint of HANDLER_LABELS) {
+  for (const endpoint of ENDPOINT_KEYS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
     const countDecision = (options.countDecisions ?? decisionCounter)(endpoint);
@@ -86,7 +86,7 @@ const INTERNAL_ERROR = errored(
  * handler that throws fails closed, and what it threw goes into the log
  * line. A synchronous verdict is answered without a detour through a promise.
  */
-function review<E extends HandlerLabel>(
+function review<E extends EndpointKey>(
   endpoint: E,
   handler: Handler<E>,
   log: Logger,
@@ -121,9 +121,9 @@ function review<E extends HandlerLabel>(
  * the endpoint table lists for it has its cell from the start, so each series
  * exists, and `increase()` sees its first decision, from the first scrape.
  */
-function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
+function decisionCounter(endpoint: EndpointKey): (decision: Decision) => void {
   const cellOf = childrenOf((result: string, reason: string) =>
-    admissionDecisions.cell({ handler: endpoint, result, reason }),
+    admissionDecisions.cell({ handler: ENDPOINTS[endpoint].label, result, reason }),
   );
   for (const { result, reason } of resultReasons(endpoint)) cellOf(result, reason);
   return (decision) => {

@@ -1,4 +1,4 @@
-import type { HandlerLabel, ReasonOf } from "../admission/endpoints";
+import type { EndpointKey, ReasonOf } from "../admission/endpoints";
 
 /**
  * Every rule `/validate-cocoonset` and `/validate-cocoonhibernation` enforce,
@@ -154,13 +154,13 @@ type CatalogueRule = (typeof RULE_CATALOGUE)[number];
 export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
 
 /** The rules a denial of endpoint `E` can list: those whose reason is one of E's. */
-export type RuleOf<E extends HandlerLabel> = Extract<
+export type RuleOf<E extends EndpointKey> = Extract<
   CatalogueRule,
   { reason: ReasonOf<E, "deny"> }
 >["id"];
 
-export type CocoonSetRuleId = RuleOf<"validate_cocoonset">;
-export type HibernationRuleId = RuleOf<"validate_cocoonhibernation">;
+export type CocoonSetRuleId = RuleOf<"cocoonSet">;
+export type HibernationRuleId = RuleOf<"cocoonHibernation">;
 
 const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
 

@@ -1,4 +1,4 @@
-import { type ApiserverRead, ENDPOINTS, type HandlerLabel } from "../admission/endpoints";
+import { type ApiserverRead, ENDPOINTS, type EndpointKey } from "../admission/endpoints";
 import type { KubeApi } from "../kube/port";
 import type { ApiResource } from "../kube/resources";
 
@@ -8,7 +8,7 @@ import type { ApiResource } from "../kube/resources";
  * Any other read is a bug, not an apiserver failure: it throws a plain Error,
  * which the review answers as an internal error.
  */
-export function readsOf(endpoint: HandlerLabel, kube: KubeApi): KubeApi {
+export function readsOf(endpoint: EndpointKey, kube: KubeApi): KubeApi {
   const reads: readonly ApiserverRead[] = ENDPOINTS[endpoint].reads;
   const check = (verb: ApiserverRead["verb"], resource: ApiResource) => {
     const listed = reads.some(
@@ -19,7 +19,7 @@ export function readsOf(endpoint: HandlerLabel, kube: KubeApi): KubeApi {
     );
     if (!listed) {
       throw new Error(
-        `${endpoint} would ${verb} ${resource.plural}, which its entry in the endpoint table ` +
+        `${ENDPOINTS[endpoint].label} would ${verb} ${resource.plural}, which its entry in the endpoint table ` +
           "does not list and RBAC does not grant",
       );
     }

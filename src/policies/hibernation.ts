@@ -171,7 +171,7 @@ export interface HibernationDeps {
   readonly kube: KubeApi;
 }
 
-type HibernationVerdict = Verdict<"validate_cocoonhibernation", HibernationRuleId>;
+type HibernationVerdict = Verdict<"cocoonHibernation", HibernationRuleId>;
 
 /**
  * `/validate-cocoonhibernation`: CREATE only. The LIST fails

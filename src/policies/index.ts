@@ -1,4 +1,4 @@
-import type { HandlerLabel } from "../admission/endpoints";
+import type { EndpointKey } from "../admission/endpoints";
 import type { Handler } from "../admission/verdict";
 import type { PodCreators } from "../cocoon/pod-creators";
 import type { KubeApi } from "../kube/port";
@@ -17,20 +17,20 @@ export interface HandlerDeps {
 }
 
 /** One handler per endpoint of the table, whose denials list only that endpoint's rules. */
-type EndpointHandlers = { readonly [E in HandlerLabel]: Handler<E, RuleOf<E>> };
+type EndpointHandlers = { readonly [E in EndpointKey]: Handler<E, RuleOf<E>> };
 
 /**
  * Each endpoint's handler, bound to the dependencies it needs; the apiserver
  * only as far as the endpoint's entry in the table says it reads it.
  */
 export function buildHandlers({ podCreators, kube }: HandlerDeps): EndpointHandlers {
-  const podGateDeps = { podCreators, kube: readsOf("mutate", kube) };
-  const scaleGuardDeps = { kube: readsOf("validate", kube) };
-  const hibernationDeps = { kube: readsOf("validate_cocoonhibernation", kube) };
+  const podGateDeps = { podCreators, kube: readsOf("podGate", kube) };
+  const scaleGuardDeps = { kube: readsOf("scaleGuard", kube) };
+  const hibernationDeps = { kube: readsOf("cocoonHibernation", kube) };
   return {
-    mutate: (request) => podGate(request, podGateDeps),
-    validate: (request) => scaleGuard(request, scaleGuardDeps),
-    validate_cocoonset: validateCocoonSet,
-    validate_cocoonhibernation: (request) => validateHibernation(request, hibernationDeps),
+    podGate: (request) => podGate(request, podGateDeps),
+    scaleGuard: (request) => scaleGuard(request, scaleGuardDeps),
+    cocoonSet: validateCocoonSet,
+    cocoonHibernation: (request) => validateHibernation(request, hibernationDeps),
   };
 }

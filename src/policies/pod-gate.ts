@@ -20,7 +20,7 @@ import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver
 import type { RuleOf } from "./catalogue";
 import { describeJson } from "./json-values";
 
-type PodGateVerdict = Verdict<"mutate", RuleOf<"mutate">>;
+type PodGateVerdict = Verdict<"podGate", RuleOf<"podGate">>;
 
 export interface PodGateDeps {
   /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */

@@ -17,7 +17,7 @@ import type { WorkloadFields } from "../kube/resources";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { RuleOf } from "./catalogue";
 
-type ScaleGuardVerdict = Verdict<"validate", RuleOf<"validate">>;
+type ScaleGuardVerdict = Verdict<"scaleGuard", RuleOf<"scaleGuard">>;
 
 export interface ScaleGuardDeps {
   readonly kube: KubeApi;

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { ENDPOINTS, endpointAt, HANDLER_LABELS } from "../admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import { mountReviewRoutes, type ReviewRouteOptions } from "../admission/review-route";
 import type { Handlers } from "../admission/verdict";
 import {
@@ -33,9 +33,9 @@ function admissionRequestMeasures(): RequestMeasures {
     httpResponses.cell({ path: label, code: String(status) }),
   );
   const durations = new Map<string, Observer>(
-    HANDLER_LABELS.map((label) => [
-      ENDPOINTS[label].path,
-      admissionDuration.series({ handler: label }),
+    ENDPOINT_KEYS.map((endpoint) => [
+      ENDPOINTS[endpoint].path,
+      admissionDuration.series({ handler: ENDPOINTS[endpoint].label }),
     ]),
   );
   return {

@@ -20,14 +20,14 @@ describe("ENFORCEMENT", () => {
     const parsed = parseEnforcement(" mutate=warn, validate-cocoonset = warn ,validate=deny");
     expect(parsed).toEqual({
       enforcement: {
-        mutate: "warn",
-        validate: "deny",
-        validate_cocoonset: "warn",
-        validate_cocoonhibernation: "deny",
+        podGate: "warn",
+        scaleGuard: "deny",
+        cocoonSet: "warn",
+        cocoonHibernation: "deny",
       },
     });
     if (!("enforcement" in parsed)) throw new Error("parsed");
-    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["mutate", "validate_cocoonset"]);
+    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["podGate", "cocoonSet"]);
   });
 
   test.each([

@@ -49,7 +49,7 @@ describe("warnings", () => {
 describe("control characters", () => {
   test("a denial's message and a warning write them as escapes", () => {
     const verdict = denied("creator", 'user "eve\n\rX\u0007" may not create it');
-    const answer = encodeResponse("admission.k8s.io/v1", "u", "mutate", verdict);
+    const answer = encodeResponse("admission.k8s.io/v1", "u", "podGate", verdict);
     expect(answer.response.status?.message).toBe(
       'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
     );
@@ -61,7 +61,7 @@ describe("control characters", () => {
 
 describe("audit annotations", () => {
   const encode = (decision: Parameters<typeof encodeResponse>[3]) =>
-    encodeResponse("admission.k8s.io/v1", "uid", "validate_cocoonset", decision).response;
+    encodeResponse("admission.k8s.io/v1", "uid", "cocoonSet", decision).response;
 
   test("a denial names the endpoint, the decision, the reason and every rule id once", () => {
     const violations = collected((report) => {

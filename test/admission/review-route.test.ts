@@ -15,11 +15,11 @@ import { capturingLogger } from "../support/capturing-logger";
 /** The rule errors are logged here, and asserted on, instead of printed. */
 const { log, lines: errorLines } = capturingLogger("error");
 
-const PATH = ENDPOINTS.validate_cocoonset.path;
+const PATH = ENDPOINTS.cocoonSet.path;
 
 /** The review routes with `handler` behind /validate-cocoonset, and the app's one error path. */
 function appWith(
-  handler: Handler<"validate_cocoonset">,
+  handler: Handler<"cocoonSet">,
   logger: Logger = log,
   enforcement: Enforcement = DENY_EVERYWHERE,
 ) {
@@ -29,10 +29,10 @@ function appWith(
   mountReviewRoutes(
     app,
     {
-      mutate: unused,
-      validate: unused,
-      validate_cocoonset: handler,
-      validate_cocoonhibernation: unused,
+      podGate: unused,
+      scaleGuard: unused,
+      cocoonSet: handler,
+      cocoonHibernation: unused,
     },
     logger,
     { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
@@ -98,7 +98,7 @@ describe("the review routes", () => {
   });
 
   test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
-    expect(operationsOf("validate_cocoonset")).not.toContain("DELETE");
+    expect(operationsOf("cocoonSet")).not.toContain("DELETE");
     let calls = 0;
     const app = appWith(() => {
       calls++;
@@ -119,7 +119,7 @@ describe("the review routes", () => {
     const series = (await admissionDecisions.counter.get()).values
       .filter((value) => value.labels.handler === "validate_cocoonset")
       .map((value) => `${value.labels.result}/${value.labels.reason}`);
-    for (const { result, reason } of resultReasons("validate_cocoonset")) {
+    for (const { result, reason } of resultReasons("cocoonSet")) {
       expect(series).toContain(`${result}/${reason}`);
     }
   });
@@ -219,7 +219,7 @@ describe("the review routes", () => {
   });
 
   describe("in warn mode", () => {
-    const WARN: Enforcement = { ...DENY_EVERYWHERE, validate_cocoonset: "warn" };
+    const WARN: Enforcement = { ...DENY_EVERYWHERE, cocoonSet: "warn" };
     const twoViolations = () => {
       const collector = collectViolations(20);
       for (const index of [0, 1]) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
-import { ENDPOINTS, type HandlerLabel, type Registration } from "../../src/admission/endpoints";
+import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/admission/endpoints";
 import type { MatchCondition } from "../../src/admission/match-conditions";
 import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
@@ -48,14 +48,14 @@ type Bindings = { object: Json; oldObject: Json; request: Json };
 type Condition = { name: string; evaluate: (bindings: Bindings) => boolean };
 
 /** The matchConditions the endpoint table registers `endpoint` with (and `make generate` writes). */
-function conditionsOf(endpoint: HandlerLabel): readonly MatchCondition[] {
+function conditionsOf(endpoint: EndpointKey): readonly MatchCondition[] {
   const registration: Registration = ENDPOINTS[endpoint].registration;
   const conditions = registration.matchConditions?.conditions ?? [];
   if (conditions.length === 0) throw new Error(`${endpoint} has no matchConditions`);
   return conditions;
 }
 
-function compile(endpoint: HandlerLabel): Condition[] {
+function compile(endpoint: EndpointKey): Condition[] {
   const env = celEnv();
   return conditionsOf(endpoint).map(({ name: conditionName, expression }) => {
     const program = plan(env, parse(expression));
@@ -81,7 +81,7 @@ function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
   return conditions.map((condition) => condition.evaluate(bindings)).every(Boolean);
 }
 
-const podGate = compile("mutate");
+const podGate = compile("podGate");
 
 /** The `request` variable CEL sees: the review's request as the apiserver sends it. */
 const requestBinding = (options: ReviewOptions): Json =>
@@ -445,7 +445,7 @@ describe("pod gate examples", () => {
 // Evaluated under both readings of a null-valued field (see cel-readings.ts).
 // ====================================================================
 
-function compileBothReadings(endpoint: HandlerLabel) {
+function compileBothReadings(endpoint: EndpointKey) {
   const expressions = conditionsOf(endpoint).map(({ expression }) => expression);
   const programs = new Map(
     NULL_READINGS.map((reading) => [
@@ -465,7 +465,7 @@ function compileBothReadings(endpoint: HandlerLabel) {
   };
 }
 
-const workloadsWebhookCalled = compileBothReadings("validate");
+const workloadsWebhookCalled = compileBothReadings("scaleGuard");
 
 /** The webhook's own reading: the count, with its kind's default, goes down. */
 function replicasGoDown(subResource: string | undefined, object: Json, oldObject: Json): boolean {

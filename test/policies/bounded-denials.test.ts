@@ -58,7 +58,7 @@ describe("collectViolations", () => {
 describe("a CocoonSet with many violations", () => {
   test(`the denial lists ${LISTED_VIOLATIONS_LIMIT} and counts the rest per rule`, () => {
     const verdict = examineNow(
-      "validate_cocoonset",
+      "cocoonSet",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(1000) }),
     );
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_spec" });
@@ -93,7 +93,7 @@ describe("a CocoonSet with many violations", () => {
 
   test("below the cap the message is unchanged: every violation, no summary", () => {
     const verdict = examineNow(
-      "validate_cocoonset",
+      "cocoonSet",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(3) }),
     );
     expect(refusalMessage(verdict)).not.toContain("more");
@@ -109,7 +109,7 @@ describe("a CocoonHibernation with many conflicts", () => {
     }));
     const kube = new FakeKube().withHibernations("agents", existing);
     const verdict = await examine(
-      "validate_cocoonhibernation",
+      "cocoonHibernation",
       admissionRequest({
         operation: "CREATE",
         namespace: "agents",

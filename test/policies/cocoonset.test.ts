@@ -148,7 +148,7 @@ describe("/validate-cocoonset", () => {
 
   test.each(["DELETE", "CONNECT", undefined])("skips operation %s", (operation) => {
     expect(
-      examineNow("validate_cocoonset", request(cocoonSet({ agent: { image: "" } }), { operation })),
+      examineNow("cocoonSet", request(cocoonSet({ agent: { image: "" } }), { operation })),
     ).toEqual({
       allowed: true,
       result: "skipped",
@@ -159,7 +159,7 @@ describe("/validate-cocoonset", () => {
   test.each([[undefined], [null], ["x"], [[1]]])(
     "fails closed on an undecodable object (%p)",
     (object) => {
-      const verdict = examineNow("validate_cocoonset", request(object));
+      const verdict = examineNow("cocoonSet", request(object));
       expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "decode" });
     },
   );
@@ -167,7 +167,7 @@ describe("/validate-cocoonset", () => {
   test.each(["CREATE", "UPDATE"])("allows a valid set on %s", (operation) => {
     expect(
       examineNow(
-        "validate_cocoonset",
+        "cocoonSet",
         request(cocoonSet(), { operation, oldObject: cocoonSet({ agent: { replicas: 1 } }) }),
       ),
     ).toEqual({
@@ -179,7 +179,7 @@ describe("/validate-cocoonset", () => {
 
   test("denies with one message listing every violation as <path>: <message>", () => {
     const verdict = examineNow(
-      "validate_cocoonset",
+      "cocoonSet",
       request(cocoonSet({ agent: { image: "" }, toolboxes: [toolbox({ name: "0" })] })),
     );
     expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_spec" });
@@ -190,12 +190,10 @@ describe("/validate-cocoonset", () => {
 
   test("measures VM names with request.namespace", () => {
     const object = cocoonSet({ name: "a".repeat(45) });
-    expect(examineNow("validate_cocoonset", request(object, { namespace: "short" })).result).toBe(
-      "allow",
+    expect(examineNow("cocoonSet", request(object, { namespace: "short" })).result).toBe("allow");
+    expect(examineNow("cocoonSet", request(object, { namespace: "much-longer-ns" })).result).toBe(
+      "deny",
     );
-    expect(
-      examineNow("validate_cocoonset", request(object, { namespace: "much-longer-ns" })).result,
-    ).toBe("deny");
   });
 
   describe("UPDATE with an unchanged spec", () => {
@@ -209,7 +207,7 @@ describe("/validate-cocoonset", () => {
       });
 
     const update = (oldObject: unknown, object: unknown) =>
-      examineNow("validate_cocoonset", request(object, { operation: "UPDATE", oldObject }));
+      examineNow("cocoonSet", request(object, { operation: "UPDATE", oldObject }));
 
     test("skips the checks, so an invalid CR predating a rule can still lose its finalizer", () => {
       const old = legacy("1Gi");
@@ -252,17 +250,15 @@ describe("/validate-cocoonset", () => {
 
     test("checks the spec when the old object is missing or unreadable", () => {
       const invalid = legacy("1Gi");
-      expect(
-        examineNow("validate_cocoonset", request(invalid, { operation: "UPDATE" })).result,
-      ).toBe("deny");
+      expect(examineNow("cocoonSet", request(invalid, { operation: "UPDATE" })).result).toBe(
+        "deny",
+      );
       expect(update("garbage", invalid).result).toBe("deny");
     });
 
     test("is not a CREATE shortcut", () => {
       const invalid = legacy("1Gi");
-      expect(
-        examineNow("validate_cocoonset", request(invalid, { oldObject: invalid })).result,
-      ).toBe("deny");
+      expect(examineNow("cocoonSet", request(invalid, { oldObject: invalid })).result).toBe("deny");
     });
   });
 });

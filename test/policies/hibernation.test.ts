@@ -61,7 +61,7 @@ describe("/validate-cocoonhibernation", () => {
     overrides = {},
   ) => {
     const kube = new FakeKube().withHibernations(NAMESPACE, existing);
-    return examine("validate_cocoonhibernation", create(object, overrides), { kube });
+    return examine("cocoonHibernation", create(object, overrides), { kube });
   };
 
   test.each(["UPDATE", "DELETE", "CONNECT"])(
@@ -69,7 +69,7 @@ describe("/validate-cocoonhibernation", () => {
     async (operation) => {
       const kube = new FakeKube().failing();
       const verdict = await examine(
-        "validate_cocoonhibernation",
+        "cocoonHibernation",
         create(hibernation({ desire: "x" }), { operation }),
         {
           kube,
@@ -93,7 +93,7 @@ describe("/validate-cocoonhibernation", () => {
 
   test("allows a CR when the LIST shows none for the pod, listing request.namespace", async () => {
     const kube = new FakeKube().withHibernations(NAMESPACE, [hibernation({ pod: "demo-1" })]);
-    expect(await examine("validate_cocoonhibernation", create(hibernation()), { kube })).toEqual({
+    expect(await examine("cocoonHibernation", create(hibernation()), { kube })).toEqual({
       allowed: true,
       result: "allow",
       reason: "",
@@ -107,7 +107,7 @@ describe("/validate-cocoonhibernation", () => {
     "denies desire %p as invalid_desire, without a LIST",
     async (desire) => {
       const kube = new FakeKube().failing();
-      const verdict = await examine("validate_cocoonhibernation", create(hibernation({ desire })), {
+      const verdict = await examine("cocoonHibernation", create(hibernation({ desire })), {
         kube,
       });
       expect(verdict).toMatchObject({ allowed: false, result: "deny", reason: "invalid_desire" });
@@ -173,11 +173,9 @@ describe("/validate-cocoonhibernation", () => {
   test("fails closed rather than LIST every namespace when none is named", async () => {
     const kube = new FakeKube();
     const object = { ...hibernation(), metadata: { name: "demo-0" } };
-    const verdict = await examine(
-      "validate_cocoonhibernation",
-      create(object, { namespace: undefined }),
-      { kube },
-    );
+    const verdict = await examine("cocoonHibernation", create(object, { namespace: undefined }), {
+      kube,
+    });
     expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "list" });
     expect(refusalMessage(verdict)).toContain("cannot verify");
     expect(kube.calls).toEqual([]);
@@ -186,7 +184,7 @@ describe("/validate-cocoonhibernation", () => {
   test("falls back to the object's namespace", async () => {
     const kube = new FakeKube().withHibernations("default", [hibernation({ name: "other" })]);
     const verdict = await examine(
-      "validate_cocoonhibernation",
+      "cocoonHibernation",
       create(hibernation(), { namespace: undefined }),
       {
         kube,
@@ -201,7 +199,7 @@ describe("/validate-cocoonhibernation", () => {
     ["no cluster", "no Kubernetes API configured"],
   ])("fails closed when the LIST fails (%s)", async (_case, cause) => {
     const kube = new FakeKube().failing(cause);
-    const verdict = await examine("validate_cocoonhibernation", create(hibernation()), { kube });
+    const verdict = await examine("cocoonHibernation", create(hibernation()), { kube });
     expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "list" });
     expect(refusalMessage(verdict)).toContain("cannot verify");
     expect(refusalMessage(verdict)).toContain(cause);

@@ -181,7 +181,7 @@ const gateCases = Object.entries(gateTable).flatMap(([expected, requests]) =>
 describe("podGate", () => {
   test.each(gateCases)("$expected: $name", ({ request, expected }) => {
     const kube = new FakeKube().failing();
-    const verdict = examine("mutate", request, { podCreators: OPERATOR_ONLY, kube });
+    const verdict = examine("podGate", request, { podCreators: OPERATOR_ONLY, kube });
     // No pod of this table names a node: decided at once, without the apiserver.
     if (verdict instanceof Promise) throw new Error("decided asynchronously");
     expect(kube.calls).toEqual([]);
@@ -200,7 +200,7 @@ describe("podGate with a configured POD_CREATORS", () => {
     ["a listed user", [OPERATOR_USERNAME, ALICE], ALICE, "allow/"],
     ["the operator when not listed", [ALICE], OPERATOR_USERNAME, "deny/creator"],
   ])("%s → %s", async (_name, creators, username, expected) => {
-    const verdict = await examine("mutate", create(operatorPod, username), {
+    const verdict = await examine("podGate", create(operatorPod, username), {
       podCreators: podCreators(creators.join(",")),
       kube: new FakeKube(),
     });
@@ -239,7 +239,7 @@ describe("podGate denial messages", () => {
   ];
 
   test.each(messageCases)("$name", async ({ request, mentions }) => {
-    const verdict = await examine("mutate", request, {
+    const verdict = await examine("podGate", request, {
       podCreators: OPERATOR_ONLY,
       kube: new FakeKube(),
     });
@@ -495,7 +495,7 @@ const boundCases = Object.entries(boundTable).flatMap(([expected, cases]) =>
 describe("podGate: pods bound by name and Bindings", () => {
   test.each(boundCases)("$expected: $name", async ({ request, expected, reads, kube }) => {
     const port = (kube ?? cluster)();
-    const verdict = await examine("mutate", request, { podCreators: OPERATOR_ONLY, kube: port });
+    const verdict = await examine("podGate", request, { podCreators: OPERATOR_ONLY, kube: port });
     expect(label(verdict)).toBe(expected);
     expect(verdict.allowed).toBe(!/^(deny|error)\//.test(expected));
     expect(
@@ -507,7 +507,7 @@ describe("podGate: pods bound by name and Bindings", () => {
 
   test("a marked pod naming a node keeps today's path: no node GET", async () => {
     const kube = cluster();
-    const verdict = examine("mutate", create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
+    const verdict = examine("podGate", create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
       podCreators: OPERATOR_ONLY,
       kube,
     });
@@ -517,7 +517,7 @@ describe("podGate: pods bound by name and Bindings", () => {
   });
 
   test("an unmarked pod without nodeName is decided at once", () => {
-    const verdict = examine("mutate", create(plainPod, ALICE), {
+    const verdict = examine("podGate", create(plainPod, ALICE), {
       podCreators: OPERATOR_ONLY,
       kube: cluster(),
     });
@@ -599,7 +599,7 @@ describe("podGate: messages for pods bound by name and Bindings", () => {
       ["spec.nodeName", '"../x"', "DNS subdomain"],
     ],
   ])("%s", async (_name, request, kube, mentions) => {
-    const message = refusalMessage(await examine("mutate", request, deps(kube())));
+    const message = refusalMessage(await examine("podGate", request, deps(kube())));
     for (const mention of mentions) expect(message).toContain(mention);
   });
 });
@@ -684,7 +684,7 @@ describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it w
       "deny/creator",
     ],
   ])("%s → %s", async (_name, request, expected) => {
-    const verdict = await examine("mutate", request, { podCreators: pairing, kube: cluster() });
+    const verdict = await examine("podGate", request, { podCreators: pairing, kube: cluster() });
     expect(label(verdict)).toBe(expected);
   });
 
@@ -720,7 +720,7 @@ describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it w
       "deny/not_owned",
     ],
   ])("bound by name: %s → %s", async (_name, request, expected) => {
-    const verdict = await examine("mutate", request, {
+    const verdict = await examine("podGate", request, {
       podCreators: pairing,
       kube: sandboxCluster(),
     });
@@ -731,7 +731,7 @@ describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it w
     const withMachines = podCreators(
       `${DEFAULT_POD_CREATORS},system:serviceaccount:m:m=example.com/Machine`,
     );
-    const verdict = await examine("mutate", create(machinePod, "system:serviceaccount:m:m"), {
+    const verdict = await examine("podGate", create(machinePod, "system:serviceaccount:m:m"), {
       podCreators: withMachines,
     });
     expect(label(verdict)).toBe("allow/");
@@ -758,7 +758,7 @@ describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it w
       ],
     ],
   ])("message: %s", async (_name, request, mentions) => {
-    const message = refusalMessage(await examine("mutate", request, { podCreators: pairing }));
+    const message = refusalMessage(await examine("podGate", request, { podCreators: pairing }));
     for (const mention of mentions) expect(message).toContain(mention);
   });
 });

@@ -203,7 +203,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
     "$expected: $name, without an apiserver call",
     async ({ row: request, expected }) => {
       const kube = kubeServing("unreachable");
-      const verdict = await examine("validate", request, { kube });
+      const verdict = await examine("scaleGuard", request, { kube });
       expect(label(verdict)).toBe(expected);
       expect(verdict.allowed).toBe(!expected.startsWith("deny/"));
       expect(kube.calls).toEqual([]);
@@ -214,7 +214,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
     "$expected: $name",
     async ({ row: [request, parent], expected }) => {
       const kube = kubeServing(parent);
-      const verdict = await examine("validate", request, { kube });
+      const verdict = await examine("scaleGuard", request, { kube });
       expect(label(verdict)).toBe(expected);
       expect(verdict.allowed).toBe(expected.startsWith("skipped/"));
       expect(kube.calls).toEqual([
@@ -230,7 +230,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
 
   test("a scale-down whose request names no workload fails closed without a call", async () => {
     const kube = kubeServing("absent");
-    const verdict = await examine("validate", { ...down, name: undefined }, { kube });
+    const verdict = await examine("scaleGuard", { ...down, name: undefined }, { kube });
     expect(label(verdict)).toBe("error/parent_fetch");
     expect(refusalMessage(verdict)).toContain("cannot verify parent workload");
     expect(kube.calls).toEqual([]);
@@ -239,7 +239,7 @@ describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
   test("an error that is not a KubeApiError is left to the review, as an internal error", async () => {
     const kube = new FakeKube();
     kube.get = () => Promise.reject(new TypeError("bug"));
-    await expect(examine("validate", down, { kube })).rejects.toThrow("bug");
+    await expect(examine("scaleGuard", down, { kube })).rejects.toThrow("bug");
   });
 });
 
@@ -263,7 +263,7 @@ describe("/validate scale guard messages", () => {
     ],
   ])("%s", async (_name, request, mentions) => {
     const kube = kubeServing(deploymentParent(cocoonDeployment(3)));
-    const message = refusalMessage(await examine("validate", request, { kube }));
+    const message = refusalMessage(await examine("scaleGuard", request, { kube }));
     for (const mention of mentions) expect(message).toContain(mention);
     expect(message.startsWith(MESSAGE_PREFIX)).toBe(false);
   });
@@ -277,7 +277,7 @@ describe("/validate scale guard messages", () => {
   ])("parent_fetch on %s names the workload and the cause", async (_name, failure) => {
     const kube = new FakeKube();
     kube.fail = failure;
-    const verdict = await examine("validate", down, { kube });
+    const verdict = await examine("scaleGuard", down, { kube });
     expect(label(verdict)).toBe("error/parent_fetch");
     expect(verdict.allowed).toBe(false);
     for (const mention of [

@@ -1,4 +1,4 @@
-import type { HandlerLabel } from "../../src/admission/endpoints";
+import type { EndpointKey } from "../../src/admission/endpoints";
 import { gateOperations } from "../../src/admission/operation-gate";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
@@ -15,7 +15,7 @@ import { FakeKube } from "./fake-kube";
  * runs it: the table's operation gate, then the endpoint's handler. By
  * default POD_CREATORS is its default and the apiserver is an empty FakeKube.
  */
-export function examine<E extends HandlerLabel>(
+export function examine<E extends EndpointKey>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},
@@ -35,7 +35,7 @@ export function refusalMessage(verdict: Verdict): string {
 }
 
 /** `examine` for a request its handler decides at once; throws when the verdict came as a promise. */
-export function examineNow<E extends HandlerLabel>(
+export function examineNow<E extends EndpointKey>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},

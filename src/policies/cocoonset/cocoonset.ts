@@ -116,7 +116,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
  */
 export function validateCocoonSet(
   request: AdmissionRequest,
-): Verdict<"validate_cocoonset", CocoonSetRuleId> {
+): Verdict<"cocoonSet", CocoonSetRuleId> {
   const { object, oldObject } = request;
   if (!isJsonObject(object)) {
     return errored(
