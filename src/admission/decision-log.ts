@@ -1,4 +1,4 @@
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { Logger } from "../observability/logger";
 import { ENDPOINTS, type EndpointKey } from "./endpoints";
 import type { AdmissionRequest } from "./review";
@@ -22,13 +22,13 @@ export function logDecision(
   if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
     handler: ENDPOINTS[endpoint].label,
-    uid: echo(request.uid),
-    operation: request.operation && echo(request.operation),
-    kind: request.kind && echo(request.kind.kind),
+    uid: cutShort(request.uid),
+    operation: request.operation && cutShort(request.operation),
+    kind: request.kind && cutShort(request.kind.kind),
     resource: request.namespace
-      ? `${echo(request.namespace)}/${echo(request.name ?? "")}`
-      : echo(request.name ?? ""),
-    user: request.userInfo?.username && echo(request.userInfo.username),
+      ? `${cutShort(request.namespace)}/${cutShort(request.name ?? "")}`
+      : cutShort(request.name ?? ""),
+    user: request.userInfo?.username && cutShort(request.userInfo.username),
     result: decision.result,
     reason: decision.reason,
   };

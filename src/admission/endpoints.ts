@@ -1,6 +1,6 @@
-import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/resources";
+import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import { WORKLOADS } from "../cocoon/workload";
-import { type ApiResource, NODES, PODS } from "../kube/resources";
+import { type ApiResource, NODES, PODS } from "../kube/api-resources";
 import {
   type MatchConditions,
   POD_GATE_CONDITIONS,

@@ -66,7 +66,7 @@ export const NO_VIOLATIONS: CollectedViolations<never> = Object.freeze({
 
 export interface ViolationCollector<Rule extends string> {
   readonly report: ReportViolation<Rule>;
-  collected(): CollectedViolations<Rule>;
+  violations(): CollectedViolations<Rule>;
 }
 
 /**
@@ -74,7 +74,7 @@ export interface ViolationCollector<Rule extends string> {
  * reading their messages. The admission handlers pass LISTED_VIOLATIONS_LIMIT;
  * the offline CLI passes no limit and gets every finding.
  */
-export function collectViolations<Rule extends string>(
+export function violationCollector<Rule extends string>(
   limit = Number.POSITIVE_INFINITY,
 ): ViolationCollector<Rule> {
   const listed: Violation<Rule>[] = [];
@@ -86,21 +86,21 @@ export function collectViolations<Rule extends string>(
       listed.push((build as (subject: unknown) => Violation<Rule>)(subject));
     else unlistedByRule.set(rule, (unlistedByRule.get(rule) ?? 0) + 1);
   };
-  return { report, collected: () => ({ listed, unlistedByRule, total }) };
+  return { report, violations: () => ({ listed, unlistedByRule, total }) };
 }
 
 /** What `check` reports, collected: the first `limit` in full, the rest counted per rule. */
-export function collected<Rule extends string>(
+export function collectViolations<Rule extends string>(
   check: (report: ReportViolation<Rule>) => void,
   limit?: number,
 ): CollectedViolations<Rule> {
-  const collector = collectViolations<Rule>(limit);
+  const collector = violationCollector<Rule>(limit);
   check(collector.report);
-  return collector.collected();
+  return collector.violations();
 }
 
 /** All violations as one sentence list: `<path>: <message>; …`. */
-export function describeViolations(violations: readonly Violation[]): string {
+function listViolations(violations: readonly Violation[]): string {
   return violations.map(({ path, message }) => `${path}: ${message}`).join("; ");
 }
 
@@ -110,8 +110,8 @@ export function describeViolations(violations: readonly Violation[]): string {
  * most the cap of messages (each quoting at most a short excerpt of any
  * value) and one count per rule.
  */
-export function describeCollected({ listed, unlistedByRule, total }: CollectedViolations): string {
-  const shown = describeViolations(listed);
+export function describeViolations({ listed, unlistedByRule, total }: CollectedViolations): string {
+  const shown = listViolations(listed);
   const unlisted = total - listed.length;
   if (unlisted === 0) return shown;
   const perRule = [...unlistedByRule].map(([rule, count]) => `${rule}: ${count}`).join(", ");

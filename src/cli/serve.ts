@@ -1,6 +1,6 @@
 import { WEBHOOK_TIMEOUT_SECONDS } from "../admission/endpoints";
 import { ConfigError, loadConfig } from "../config";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { createKubeApi } from "../kube/client";
 import { createLogger } from "../observability/logger";
 import { buildHandlers } from "../policies";

@@ -1,7 +1,7 @@
 import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
 import { z } from "zod";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { VERSION_LINE } from "../version";
 import { type FlagSpec, parseArgs } from "./args";
 import { checkObjects } from "./check";

@@ -1,4 +1,4 @@
-import { DEPLOYMENTS, STATEFULSETS } from "../kube/resources";
+import { DEPLOYMENTS, STATEFULSETS } from "../kube/api-resources";
 
 /**
  * The workloads the scale guard protects, by their resource as

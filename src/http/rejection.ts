@@ -1,6 +1,6 @@
 import type { Context, Env, ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */
@@ -41,7 +41,7 @@ export function answerErrors<E extends Env>(
 ): ErrorHandler<E> {
   return (error, c) => {
     if (!(error instanceof Rejection)) {
-      log.error({ err: error, path: echo(c.req.path) }, "unhandled error");
+      log.error({ err: error, path: cutShort(c.req.path) }, "unhandled error");
       return c.json({ error: "internal error" }, 500);
     }
     onRejected?.(error, c);
@@ -59,7 +59,7 @@ export function allowOnly<E extends Env>(app: Hono<E>, path: string, methods: re
   app.all(path, (c) => {
     throw new Rejection(
       405,
-      `method ${echo(c.req.method)} not allowed on ${echo(c.req.path)}; use ${methods.join(" or ")}`,
+      `method ${cutShort(c.req.method)} not allowed on ${cutShort(c.req.path)}; use ${methods.join(" or ")}`,
       { headers: { Allow: methods.join(", ") } },
     );
   });
@@ -68,6 +68,6 @@ export function allowOnly<E extends Env>(app: Hono<E>, path: string, methods: re
 /** Answers every path no route took with 404; register after every route. */
 export function refuseUnknownPaths<E extends Env>(app: Hono<E>) {
   app.all("*", (c) => {
-    throw new Rejection(404, `no such path: ${echo(c.req.path)}`);
+    throw new Rejection(404, `no such path: ${cutShort(c.req.path)}`);
   });
 }

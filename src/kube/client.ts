@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
 import {
   type ExpectedList,
@@ -8,6 +8,7 @@ import {
   verifiedListPage,
   verifiedObject,
 } from "./answers";
+import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
 import {
   type ClusterAccess,
   type ClusterAccessSource,
@@ -17,14 +18,13 @@ import {
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
+import { type KubeApi, KubeApiError, type ObjectRef } from "./kube-api";
 import {
   DNS_LABEL_MAX_LENGTH,
   DNS_SUBDOMAIN_MAX_LENGTH,
   isDnsLabel,
   isDnsSubdomain,
-} from "./names";
-import { type KubeApi, KubeApiError, type ObjectRef } from "./port";
-import { type ApiResource, apiVersionOf, collectionPath } from "./resources";
+} from "./name-grammar";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -118,7 +118,7 @@ function kubeApiOver(
       resource: ApiResource<Fields>,
       { namespace, name }: ObjectRef,
     ) {
-      const operation = `GET ${resource.plural} ${namespace === undefined ? echo(name) : `${echo(namespace)}/${echo(name)}`}`;
+      const operation = `GET ${resource.plural} ${namespace === undefined ? cutShort(name) : `${cutShort(namespace)}/${cutShort(name)}`}`;
       requireValidNames(operation, resource, { namespace, name });
       return instrumented(
         { verb: "get", resource: resource.plural, operation },
@@ -142,7 +142,7 @@ function kubeApiOver(
       );
     },
     async list(resource: ApiResource, namespace: string) {
-      const operation = `LIST ${resource.plural} in ${echo(namespace)}`;
+      const operation = `LIST ${resource.plural} in ${cutShort(namespace)}`;
       requireValidNames(operation, resource, { namespace });
       return instrumented(
         { verb: "list", resource: resource.plural, operation },
@@ -266,5 +266,5 @@ function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefine
 
 /** A refused name as the message shows it: quoted, and cut at 100 characters. */
 function quotedName(name: unknown): string {
-  return JSON.stringify(echo(String(name), 100));
+  return JSON.stringify(cutShort(String(name), 100));
 }

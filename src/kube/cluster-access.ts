@@ -3,7 +3,7 @@ import { isIPv6 } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { z } from "zod";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import type { LogLevel } from "../observability/logger";
 import { readRegularFile } from "../safe-file";
 

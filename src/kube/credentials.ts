@@ -1,10 +1,10 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
 import { requireCertificateBundle } from "./certificate-bundle";
 import type { ClusterAccess, KubeLog } from "./cluster-access";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 import { type WatchedFile, watchFile } from "./watched-file";
 
 /** How often rotated token, CA and client-certificate files are looked at, at most. */

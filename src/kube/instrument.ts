@@ -1,8 +1,8 @@
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import type { KubeLog } from "./cluster-access";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 export type ApiserverVerb = "get" | "list";
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";

@@ -1,4 +1,4 @@
-import { KubeApiError } from "../kube/port";
+import { KubeApiError } from "../kube/kube-api";
 
 /** A read a verdict depends on: its answer, or why there is none (and the verdict fails closed). */
 export type ReadOutcome<T> =

@@ -1,6 +1,6 @@
 import { type ApiserverRead, ENDPOINTS, type EndpointKey } from "../admission/endpoints";
-import type { KubeApi } from "../kube/port";
-import type { ApiResource } from "../kube/resources";
+import type { ApiResource } from "../kube/api-resources";
+import type { KubeApi } from "../kube/kube-api";
 
 /**
  * The apiserver as `endpoint`'s handler may read it: only the reads its entry

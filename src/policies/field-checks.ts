@@ -1,18 +1,8 @@
 import type { z } from "zod";
-import {
-  type Violation as AnyViolation,
-  type ReportViolation as ReportAnyViolation,
-  violation,
-} from "../admission/violations";
+import { type Violation, violation } from "../admission/violations";
 import type { PathSegments } from "../json/path";
 import type { RuleId } from "./catalogue";
 import { describeJson, quote } from "./json-values";
-
-/** A violation of a catalogue rule. */
-export type Violation<R extends RuleId = RuleId> = AnyViolation<R>;
-
-/** How the rules report what they find: violations of catalogue rules `R`. */
-export type ReportViolation<R extends RuleId = RuleId> = ReportAnyViolation<R>;
 
 /** An optional field counts as unset when absent, null or empty. */
 export function isUnset(value: unknown): value is undefined | null | "" {

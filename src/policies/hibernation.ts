@@ -1,19 +1,20 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, errored, type Verdict } from "../admission/verdict";
+import type { ReportViolation, Violation } from "../admission/violations";
 import {
-  collected,
+  collectViolations,
   LISTED_VIOLATIONS_LIMIT,
   reportFound,
   violation,
 } from "../admission/violations";
 import { hibernationDesire } from "../cocoon/crd-enums";
+import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import { namespaceOf } from "../cocoon/namespace";
-import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/resources";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
-import type { KubeApi } from "../kube/port";
+import type { KubeApi } from "../kube/kube-api";
 import { readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { HibernationRuleId } from "./catalogue";
-import { isUnset, type ReportViolation, type Violation } from "./field-checks";
+import { isUnset } from "./field-checks";
 import { describeJson, quote } from "./json-values";
 import { ruleDenial } from "./rule-denial";
 
@@ -67,7 +68,7 @@ export function checkHibernation(
 export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
   const hibernation = readHibernation(object);
   if (!hibernation) return undefined;
-  return collected<HibernationRuleId>((report) =>
+  return collectViolations<HibernationRuleId>((report) =>
     checkHibernation(hibernation, report),
   ).listed.slice();
 }
@@ -190,7 +191,7 @@ export async function validateHibernation(
   }
   const broken = ruleDenial(
     COCOONHIBERNATION_KIND,
-    collected<HibernationRuleId>(
+    collectViolations<HibernationRuleId>(
       (report) => checkHibernation(hibernation, report),
       LISTED_VIOLATIONS_LIMIT,
     ),
@@ -210,7 +211,7 @@ export async function validateHibernation(
         `${listed.failure}; ${retryOnceReachable("list", COCOONHIBERNATIONS.plural)}`,
     );
   }
-  const conflicts = collected<HibernationRuleId>(
+  const conflicts = collectViolations<HibernationRuleId>(
     (report) => checkNoOtherHibernation(podName, listed.answer, report),
     LISTED_VIOLATIONS_LIMIT,
   );

@@ -1,7 +1,7 @@
 import type { EndpointKey } from "../admission/endpoints";
-import type { Handler } from "../admission/verdict";
+import type { Handler, Handlers } from "../admission/verdict";
 import type { PodCreators } from "../cocoon/pod-creators";
-import type { KubeApi } from "../kube/port";
+import type { KubeApi } from "../kube/kube-api";
 import type { RuleOf } from "./catalogue";
 import { validateCocoonSet } from "./cocoonset/cocoonset";
 import { readsOf } from "./endpoint-reads";
@@ -16,14 +16,11 @@ export interface HandlerDeps {
   readonly kube: KubeApi;
 }
 
-/** One handler per endpoint of the table, whose denials list only that endpoint's rules. */
-type EndpointHandlers = { readonly [E in EndpointKey]: Handler<E, RuleOf<E>> };
-
 /**
  * Each endpoint's handler, bound to the dependencies it needs; the apiserver
  * only as far as the endpoint's entry in the table says it reads it.
  */
-export function buildHandlers({ podCreators, kube }: HandlerDeps): EndpointHandlers {
+export function buildHandlers({ podCreators, kube }: HandlerDeps): Handlers {
   const podGateDeps = { podCreators, kube: readsOf("podGate", kube) };
   const scaleGuardDeps = { kube: readsOf("scaleGuard", kube) };
   const hibernationDeps = { kube: readsOf("cocoonHibernation", kube) };
@@ -32,5 +29,6 @@ export function buildHandlers({ podCreators, kube }: HandlerDeps): EndpointHandl
     scaleGuard: (request) => scaleGuard(request, scaleGuardDeps),
     cocoonSet: validateCocoonSet,
     cocoonHibernation: (request) => validateHibernation(request, hibernationDeps),
-  };
+    // Each endpoint's denials list only that endpoint's rules.
+  } satisfies { readonly [E in EndpointKey]: Handler<E, RuleOf<E>> };
 }

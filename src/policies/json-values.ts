@@ -1,12 +1,12 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import { isJsonObject } from "../json/read";
 
 const QUOTED_VALUE_LIMIT = 100;
 
 /** A user-supplied string as a message shows it: JSON-quoted, cut short when long. */
 export function quote(value: string): string {
-  return JSON.stringify(echo(value, QUOTED_VALUE_LIMIT));
+  return JSON.stringify(cutShort(value, QUOTED_VALUE_LIMIT));
 }
 
 /** A short rendering of any JSON value for messages. */

@@ -11,11 +11,11 @@ import {
   sameOwnerKind,
 } from "../cocoon/pod-creators";
 import { hasCocoonToleration } from "../cocoon/tolerations";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
-import { isDnsLabel, isDnsSubdomain } from "../kube/names";
-import type { KubeApi } from "../kube/port";
-import { NODES, PODS } from "../kube/resources";
+import { apiGroupOf, NODES, PODS } from "../kube/api-resources";
+import type { KubeApi } from "../kube/kube-api";
+import { isDnsLabel, isDnsSubdomain } from "../kube/name-grammar";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { RuleOf } from "./catalogue";
 import { describeJson } from "./json-values";
@@ -148,7 +148,7 @@ async function podBoundByNameGate(
       `VM and must be managed by its operator; remove spec.nodeName and let the scheduler place ` +
       `the pod, or create the owning resource instead`,
     creator: (username, pairing) =>
-      `user "${echo(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
+      `user "${cutShort(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
       `${VM_NODE}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
       `the owner's operator create it`,
   });
@@ -167,7 +167,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
 
   const namespace = request.namespace;
   const podName = request.name;
-  const pod = `pod ${echo(namespace ?? "")}/${echo(podName ?? "")}`;
+  const pod = `pod ${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -177,7 +177,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
     return denied(
       "invalid_name",
-      `the Binding names ${JSON.stringify(`${echo(namespace ?? "")}/${echo(podName ?? "")}`)} as its pod, which is not ` +
+      `the Binding names ${JSON.stringify(`${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`)} as its pod, which is not ` +
         `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
     );
   }
@@ -200,7 +200,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
   const boundPod = bound.answer;
-  const binding = `user "${echo(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
       boundPod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
@@ -256,9 +256,9 @@ function nodeFetchMessage(
 }
 
 function describePod(request: AdmissionRequest): string {
-  const namespace = echo(request.namespace ?? "");
+  const namespace = cutShort(request.namespace ?? "");
   return request.name
-    ? `pod ${namespace}/${echo(request.name)}`
+    ? `pod ${namespace}/${cutShort(request.name)}`
     : `a pod in namespace "${namespace}"`;
 }
 
@@ -273,7 +273,7 @@ function notOwnedMessage(request: AdmissionRequest, owners: string): string {
 function creatorMessage(request: AdmissionRequest, username: string, pairing: string): string {
   const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
   return (
-    `user "${echo(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
+    `user "${cutShort(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
     `marker (${MARKERS}): ${pairing}; an owner reference is set by the client and is not proof ` +
     `that the owner's operator made the pod — let that operator create it`
   );
@@ -344,8 +344,7 @@ export function podOwnerKinds(pod: unknown): OwnerKind[] {
     if (!isJsonObject(reference)) continue;
     const { apiVersion, kind } = reference;
     if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
-    const slash = apiVersion.indexOf("/");
-    kinds.push({ group: slash < 0 ? "" : apiVersion.slice(0, slash), kind });
+    kinds.push({ group: apiGroupOf(apiVersion), kind });
   }
   return kinds;
 }

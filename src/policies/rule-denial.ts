@@ -1,5 +1,5 @@
 import { denied } from "../admission/verdict";
-import { type CollectedViolations, describeCollected } from "../admission/violations";
+import { type CollectedViolations, describeViolations } from "../admission/violations";
 import { type RuleId, reasonOf } from "./catalogue";
 
 /**
@@ -9,5 +9,5 @@ import { type RuleId, reasonOf } from "./catalogue";
 export function ruleDenial<R extends RuleId>(subject: string, found: CollectedViolations<R>) {
   const [first] = found.listed;
   if (first === undefined) return undefined;
-  return denied(reasonOf(first.rule), `invalid ${subject}: ${describeCollected(found)}`, found);
+  return denied(reasonOf(first.rule), `invalid ${subject}: ${describeViolations(found)}`, found);
 }

@@ -1,7 +1,7 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
+import { COCOONHIBERNATION_KIND } from "../cocoon/crd-resources";
 import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
-import { COCOONHIBERNATION_KIND } from "../cocoon/resources";
 import { hasCocoonToleration } from "../cocoon/tolerations";
 import {
   isWorkloadKind,
@@ -10,10 +10,10 @@ import {
   type WorkloadKind,
   type WorkloadResource,
 } from "../cocoon/workload";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
-import type { KubeApi } from "../kube/port";
-import type { WorkloadFields } from "../kube/resources";
+import type { WorkloadFields } from "../kube/api-resources";
+import type { KubeApi } from "../kube/kube-api";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { RuleOf } from "./catalogue";
 
@@ -108,7 +108,7 @@ function describeScaleDown(scaleDown: ScaleDown): string {
 }
 
 function describeWorkload({ kind, namespace, name }: ScaleDown): string {
-  return `${kind} ${echo(namespace)}/${echo(name)}`;
+  return `${kind} ${cutShort(namespace)}/${cutShort(name)}`;
 }
 
 function scaleDownMessage(scaleDown: ScaleDown): string {

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import type { ListenAddress } from "../config";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import {
   type ListeningSocket,
   listeningSocketsOnPort,

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 
 /**
  * The kernel's order of one SO_REUSEPORT group: a socket that starts

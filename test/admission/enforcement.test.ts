@@ -7,7 +7,7 @@ import {
   warnModeEndpoints,
 } from "../../src/admission/enforcement";
 import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
-import { collected, violation } from "../../src/admission/violations";
+import { collectViolations, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
 
 describe("ENFORCEMENT", () => {
@@ -69,7 +69,7 @@ describe("ENFORCEMENT", () => {
 });
 
 describe("enforce", () => {
-  const violations = collected<"vm.os">((report) =>
+  const violations = collectViolations<"vm.os">((report) =>
     report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
   );
 

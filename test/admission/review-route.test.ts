@@ -5,7 +5,7 @@ import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforceme
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
-import { collectViolations, violation } from "../../src/admission/violations";
+import { violation, violationCollector } from "../../src/admission/violations";
 import { answerErrors } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
@@ -192,7 +192,7 @@ describe("the review routes", () => {
 
   test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
     const { log: capture, lines } = capturingLogger("warn");
-    const collector = collectViolations(2);
+    const collector = violationCollector(2);
     for (const index of [0, 1, 2, 3]) {
       collector.report("toolbox.image-required", () =>
         violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
@@ -202,7 +202,7 @@ describe("the review routes", () => {
       violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
     );
     const app = appWith(
-      () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
+      () => denied("invalid_spec", "invalid CocoonSet", collector.violations()),
       capture,
     );
     await send(app, review());
@@ -221,13 +221,13 @@ describe("the review routes", () => {
   describe("in warn mode", () => {
     const WARN: Enforcement = { ...DENY_EVERYWHERE, cocoonSet: "warn" };
     const twoViolations = () => {
-      const collector = collectViolations(20);
+      const collector = violationCollector(20);
       for (const index of [0, 1]) {
         collector.report("toolbox.image-required", () =>
           violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
         );
       }
-      return collector.collected();
+      return collector.violations();
     };
 
     test("a denial is allowed with one warning per violation and counted as warn with its reason", async () => {

@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["kube"],
   ["json"],
   ["observability"],
-  ["errors.ts", "echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
+  ["echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
 ];
 
 /** Packages that belong to one concern, and the layers allowed to import them. */

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Verdict } from "../../src/admission/verdict";
+import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, SANDBOX_OWNER } from "../../src/cocoon/pod-creators";
-import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import { podGate as podGateMaybeAsync } from "../../src/policies/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

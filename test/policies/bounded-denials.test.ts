@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import {
-  collected,
   collectViolations,
-  describeCollected,
+  describeViolations,
   LISTED_VIOLATIONS_LIMIT,
   violation,
+  violationCollector,
 } from "../../src/admission/violations";
 import { checkCocoonSet, cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
 import { admissionRequest } from "../support/admission-review";
@@ -15,9 +15,9 @@ import { cocoonSet } from "./cases/builders";
 const emptyToolboxes = (count: number) =>
   cocoonSet({ toolboxes: Array.from({ length: count }, () => ({})) });
 
-describe("collectViolations", () => {
+describe("violationCollector", () => {
   test("keeps the first `limit` in full and counts the rest per rule without building them", () => {
-    const collector = collectViolations(2);
+    const collector = violationCollector(2);
     let built = 0;
     const report = (rule: "vm.os" | "vm.backend", index: number) =>
       collector.report(rule, () => {
@@ -30,7 +30,7 @@ describe("collectViolations", () => {
     report("vm.backend", 3);
     report("vm.os", 4);
 
-    const collected = collector.collected();
+    const collected = collector.violations();
     expect(built).toBe(2);
     expect(collected.total).toBe(5);
     expect(collected.listed.map((each) => each.message)).toEqual(["bad 0", "bad 1"]);
@@ -38,20 +38,20 @@ describe("collectViolations", () => {
       ["vm.os", 2],
       ["vm.backend", 1],
     ]);
-    expect(describeCollected(collected)).toBe(
+    expect(describeViolations(collected)).toBe(
       "spec.toolboxes[0].os: bad 0; spec.toolboxes[1].os: bad 1; … and 3 more (vm.os: 2, vm.backend: 1)",
     );
   });
 
   test("without a limit, everything is kept and nothing is summarised", () => {
-    const collector = collectViolations();
+    const collector = violationCollector();
     for (let index = 0; index < 100; index++) {
       collector.report("vm.os", () => violation("vm.os", ["x", index], "bad"));
     }
-    const collected = collector.collected();
+    const collected = collector.violations();
     expect(collected.listed).toHaveLength(100);
     expect(collected.unlistedByRule.size).toBe(0);
-    expect(describeCollected(collected)).not.toContain("more");
+    expect(describeViolations(collected)).not.toContain("more");
   });
 });
 
@@ -74,13 +74,13 @@ describe("a CocoonSet with many violations", () => {
 
   test("a million empty toolboxes get a bounded denial", () => {
     const set = emptyToolboxes(1_000_000);
-    const found = collected(
+    const found = collectViolations(
       (report) => checkCocoonSet(set, "default", report),
       LISTED_VIOLATIONS_LIMIT,
     );
     expect(found.total).toBe(2_000_000);
     expect(found.listed).toHaveLength(LISTED_VIOLATIONS_LIMIT);
-    expect(describeCollected(found)).toEndWith(
+    expect(describeViolations(found)).toEndWith(
       "… and 1999980 more (toolbox.name-required: 999990, toolbox.image-required: 999990)",
     );
   });

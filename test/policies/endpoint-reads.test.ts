@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
-import { KubeApiError } from "../../src/kube/port";
-import { DEPLOYMENTS, NODES } from "../../src/kube/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { DEPLOYMENTS, NODES } from "../../src/kube/api-resources";
+import { KubeApiError } from "../../src/kube/kube-api";
 import { readsOf } from "../../src/policies/endpoint-reads";
 import { FakeKube } from "../support/fake-kube";
 

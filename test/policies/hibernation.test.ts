@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/admission/review";
-import { collected } from "../../src/admission/violations";
+import { collectViolations } from "../../src/admission/violations";
 import { type HibernationRuleId, RULE_CATALOGUE } from "../../src/policies/catalogue";
 import { checkNoOtherHibernation, hibernationViolations } from "../../src/policies/hibernation";
 import { admissionRequest } from "../support/admission-review";
@@ -42,7 +42,9 @@ describe("CocoonHibernation rules, rule by rule", () => {
       hibernation({ name: "gone", deletionTimestamp: "2026-01-01T00:00:00Z" }),
       hibernation({ name: "live" }),
     ];
-    const found = collected((report) => checkNoOtherHibernation("demo-0", existing, report));
+    const found = collectViolations((report) =>
+      checkNoOtherHibernation("demo-0", existing, report),
+    );
     expect(found.listed.map((each) => each.rule)).toEqual([
       "hibernation.one-per-pod",
       "hibernation.wait-for-terminating",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { COCOONSET_KIND } from "../../src/cocoon/resources";
 import { hasCocoonToleration } from "../../src/cocoon/tolerations";
 import { MISTYPED, readList } from "../../src/json/read";
 import {

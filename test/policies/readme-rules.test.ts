@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import type { Violation } from "../../src/admission/violations";
 import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 import { cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
-import type { Violation } from "../../src/policies/field-checks";
 import { COCOONSET_CASES } from "./cases/cocoonset-cases";
 import { HIBERNATION_CASES, hibernationCaseViolations } from "./cases/hibernation-cases";
 

@@ -1,7 +1,8 @@
 import type { AdmissionRequest } from "../../admission/review";
 import { allowed, errored, skipped, type Verdict } from "../../admission/verdict";
+import type { ReportViolation, Violation } from "../../admission/violations";
 import {
-  collected,
+  collectViolations,
   LISTED_VIOLATIONS_LIMIT,
   reportFound,
   violation,
@@ -12,18 +13,12 @@ import {
   hibernatePolicy,
   snapshotPolicy,
 } from "../../cocoon/crd-enums";
+import { COCOONSET_KIND } from "../../cocoon/crd-resources";
 import { namespaceOf } from "../../cocoon/namespace";
-import { COCOONSET_KIND } from "../../cocoon/resources";
 import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
 import { isJsonObject, type JsonObject } from "../../json/read";
 import type { CocoonSetRuleId } from "../catalogue";
-import {
-  enumViolation,
-  isUnset,
-  type ReportViolation,
-  resolveEnum,
-  type Violation,
-} from "../field-checks";
+import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./shape";
@@ -71,7 +66,7 @@ export function cocoonSetViolations(
   namespace: string,
 ): Violation<CocoonSetRuleId>[] | undefined {
   if (!isJsonObject(object)) return undefined;
-  return collected<CocoonSetRuleId>((report) =>
+  return collectViolations<CocoonSetRuleId>((report) =>
     checkCocoonSet(object, namespace, report),
   ).listed.slice();
 }
@@ -128,7 +123,7 @@ export function validateCocoonSet(
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }
   const namespace = namespaceOf(object, request.namespace);
-  const found = collected<CocoonSetRuleId>(
+  const found = collectViolations<CocoonSetRuleId>(
     (report) => checkCocoonSet(object, namespace, report),
     LISTED_VIOLATIONS_LIMIT,
   );

@@ -1,3 +1,4 @@
+import type { ReportViolation, Violation } from "../../admission/violations";
 import { violation } from "../../admission/violations";
 import type { PathSegments } from "../../json/path";
 import {
@@ -9,7 +10,6 @@ import {
   readString,
 } from "../../json/read";
 import type { RuleId } from "../catalogue";
-import type { ReportViolation, Violation } from "../field-checks";
 import { describeJson } from "../json-values";
 
 /**
@@ -102,12 +102,12 @@ const NOTHING_READ: Readonly<Record<string, never>> = Object.freeze({});
  * toolboxes), such entries share one empty result, and their path need not
  * be built.
  */
-export function readsNothing(shape: FieldShape, raw: unknown): boolean {
+export function hasNoFieldOf(shape: FieldShape, raw: unknown): boolean {
   return isJsonObject(raw) && !hasAnyKeyOf(shape, raw);
 }
 
-/** The fields `readFields` gives for an entry of which `readsNothing` holds. */
-export function nothingRead<S extends FieldShape>(): Fields<S> {
+/** The fields `readFields` gives for an entry of which `hasNoFieldOf` holds. */
+export function noFields<S extends FieldShape>(): Fields<S> {
   return NOTHING_READ as Fields<S>;
 }
 

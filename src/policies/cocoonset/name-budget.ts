@@ -1,3 +1,4 @@
+import type { ReportViolation } from "../../admission/violations";
 import { violation } from "../../admission/violations";
 import {
   DERIVED_NAME_LIMIT,
@@ -7,10 +8,10 @@ import {
   type OverlongNames,
   overlongSlotNames,
   overlongToolboxNames,
-} from "../../cocoon/names";
+} from "../../cocoon/derived-names";
 import type { PathSegments } from "../../json/path";
 import type { CocoonSetRuleId } from "../catalogue";
-import { isUnset, type ReportViolation } from "../field-checks";
+import { isUnset } from "../field-checks";
 import { quote } from "../json-values";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
 

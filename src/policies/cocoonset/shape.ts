@@ -1,8 +1,8 @@
+import type { ReportViolation } from "../../admission/violations";
 import type { PathSegments } from "../../json/path";
 import { MISTYPED, readList } from "../../json/read";
 import type { CocoonSetRuleId } from "../catalogue";
-import type { ReportViolation } from "../field-checks";
-import { type Fields, mistypedField, nothingRead, readFields, readsNothing } from "./fields";
+import { type Fields, hasNoFieldOf, mistypedField, noFields, readFields } from "./fields";
 
 /*
  * The CocoonSet fields the rules read; everything else is never read. The
@@ -89,8 +89,8 @@ function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>)
   const toolboxes = new Array<ToolboxFields | undefined>(items.length);
   for (let index = 0; index < items.length; index++) {
     const item = items[index];
-    toolboxes[index] = readsNothing(toolboxShape, item)
-      ? nothingRead()
+    toolboxes[index] = hasNoFieldOf(toolboxShape, item)
+      ? noFields()
       : readFields(toolboxShape, item, toolboxPath(index), FIELD_TYPES, report);
   }
   return toolboxes;

@@ -1,3 +1,4 @@
+import type { ReportViolation, Violation } from "../../admission/violations";
 import { reportFound, violation } from "../../admission/violations";
 import {
   connType,
@@ -10,13 +11,7 @@ import {
 import { cloneImageProblem, isCloudImageUrl } from "../../cocoon/image";
 import type { PathSegments } from "../../json/path";
 import type { CocoonSetRuleId } from "../catalogue";
-import {
-  enumViolation,
-  isUnset,
-  type ReportViolation,
-  resolveEnum,
-  type Violation,
-} from "../field-checks";
+import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { quote } from "../json-values";
 import type { VmOptionFields } from "./shape";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { collected } from "../../../src/admission/violations";
+import type { Violation } from "../../../src/admission/violations";
+import { collectViolations } from "../../../src/admission/violations";
 import type { HibernationRuleId } from "../../../src/policies/catalogue";
-import type { Violation } from "../../../src/policies/field-checks";
 import { checkNoOtherHibernation, hibernationViolations } from "../../../src/policies/hibernation";
 import { hibernation } from "./builders";
 
@@ -29,7 +29,7 @@ export function hibernationCaseViolations({ object, existing = [] }: Hibernation
   const target = podRefSchema.safeParse(object);
   if (!target.success) return own;
   const podName = target.data.spec.podRef.name;
-  const conflicts = collected<HibernationRuleId>((report) =>
+  const conflicts = collectViolations<HibernationRuleId>((report) =>
     checkNoOtherHibernation(podName, existing, report),
   );
   return [...own, ...conflicts.listed];

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isDnsLabel, isDnsSubdomain } from "../../src/kube/names";
+import { isDnsLabel, isDnsSubdomain } from "../../src/kube/name-grammar";
 
 describe("DNS names", () => {
   test.each(["a", "team-a", "0", "a".repeat(63)])("%p is a label", (name) => {

@@ -1,4 +1,4 @@
-import { DNS_LABEL_MAX_LENGTH } from "../kube/names";
+import { DNS_LABEL_MAX_LENGTH } from "../kube/name-grammar";
 
 /*
  * The names the operator derives from a CocoonSet (the derived name budget):

@@ -1,4 +1,4 @@
-import { type ApiResource, anyObjectFields } from "../kube/resources";
+import { type ApiResource, anyObjectFields } from "../kube/api-resources";
 
 /** API group and version of the cocoon custom resources. */
 export const COCOON_GROUP = "cocoonset.cocoonstack.io";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { JsonObject } from "../json/read";
-import type { ApiResource } from "./resources";
+import type { ApiResource } from "./api-resources";
 
 /**
  * Raised for every apiserver call that did not produce an answer the rules

@@ -23,6 +23,12 @@ export function apiVersionOf({ group, version }: ApiResource): string {
   return group ? `${group}/${version}` : version;
 }
 
+/** The group of an apiVersion: `apps` of `apps/v1`, "" (the core group) of `v1`. */
+export function apiGroupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash === -1 ? "" : apiVersion.slice(0, slash);
+}
+
 /** The URL path of `resource`'s collection, in `namespace` when it is namespaced. */
 export function collectionPath(resource: ApiResource, namespace?: string): string {
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : "/api/v1";

@@ -7,7 +7,7 @@ import {
   overlongSlotNames,
   overlongToolboxNames,
   slotRunsByWidth,
-} from "../../src/cocoon/names";
+} from "../../src/cocoon/derived-names";
 
 const A = (length: number) => "a".repeat(length);
 
