@@ -1,6 +1,4 @@
-import type { Context, Env, Hono } from "hono";
-import type { z } from "zod";
-import { allowOnly } from "../http/rejection";
+import type { Context, Env, Hono, MiddlewareHandler } from "hono";
 import type { Logger } from "../observability/logger";
 import { admissionDecisions, childrenOf } from "../observability/metrics";
 import { logDecision } from "./decision-log";
@@ -10,7 +8,6 @@ import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
 import { encodeResponse } from "./response";
-import type { admissionReviewSchema } from "./review";
 import { requireJson, validEnvelope } from "./validation";
 import { type Decision, errored, type Handler, type Handlers, type Verdict } from "./verdict";
 
@@ -27,7 +24,7 @@ export interface ReviewRouteOptions {
 
 /**
  * One route per endpoint of the table: POST its path through the validation
- * middleware and the endpoint's review; any other method is a 405. The
+ * middleware and the endpoint's review (any other method is the app's 405). The
  * handler then only ever sees a valid envelope. (The app's request metrics
  * time each review, `http/observe.ts`.)
  */
@@ -44,7 +41,6 @@ export function mountReviewRoutes<E extends Env>(
     const countDecision = (options.countDecisions ?? decisionCounter)(endpoint);
     const reviewed = review(endpoint, handler, log, options.enforcement[endpoint], countDecision);
     app.post(path, ...validation, reviewed);
-    allowOnly(app, path, ["POST"]);
   }
 }
 
@@ -68,11 +64,8 @@ export function reviewValidation(
   ] as const;
 }
 
-/** The envelope as the validation middleware hands it to the review. */
-type ReviewInput = {
-  in: { json: z.input<typeof admissionReviewSchema> };
-  out: { json: z.output<typeof admissionReviewSchema> };
-};
+/** The envelope as the validation middleware hands it to the review: the validator's own input type. */
+type ReviewInput = typeof validEnvelope extends MiddlewareHandler<Env, string, infer I> ? I : never;
 
 const INTERNAL_ERROR = errored(
   "internal",

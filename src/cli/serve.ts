@@ -35,7 +35,7 @@ export async function runServe(): Promise<number> {
       timeoutMs: config.apiserverTimeoutMs,
       listPageSize: config.apiserverListPageSize,
       kubeconfigPath: config.kubeconfigPath,
-      log: (level, message, fields) => log[level](fields ?? {}, message),
+      log,
     });
     server = startServer(
       config,

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
+import type { Logger } from "../observability/logger";
 import {
   type ExpectedList,
   type ExpectedObject,
@@ -9,12 +10,7 @@ import {
   verifiedObject,
 } from "./answers";
 import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
-import {
-  type ClusterAccess,
-  type ClusterAccessSource,
-  type KubeLog,
-  loadClusterAccess,
-} from "./cluster-access";
+import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
@@ -37,7 +33,7 @@ export interface KubeApiOptions {
   readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
-  readonly log?: KubeLog;
+  readonly log?: Logger;
 }
 
 export interface KubeApiHandle {
@@ -58,7 +54,7 @@ export const NO_KUBE_API_MESSAGE =
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
   if (!access) {
-    options.log?.("warn", `${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
+    options.log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
     return { api: kubeApiOver(undefined, options), source: "none" };
   }
   warnAboutIgnoredSettings(access, options.log);
@@ -68,11 +64,14 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     timeoutMs: options.timeoutMs,
     proxyUrl: access.cluster.proxyUrl,
   });
-  options.log?.("info", "apiserver client configured", {
-    source: access.source,
-    server: transport.server,
-    user: access.user.name,
-  });
+  options.log?.info(
+    {
+      source: access.source,
+      server: transport.server,
+      user: access.user.name,
+    },
+    "apiserver client configured",
+  );
   return {
     api: kubeApiOver(transport, options),
     source: access.source,
@@ -247,20 +246,22 @@ function requireValidNames(
   }
 }
 
-function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefined): void {
+function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined): void {
   if (access.cluster.skipTLSVerify) {
-    log?.(
-      "warn",
-      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
+    log?.warn(
       {
         cluster: access.cluster.name,
       },
+      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
     );
   }
   if (access.cluster.server.startsWith("http://")) {
-    log?.("warn", "the apiserver is reached over plain HTTP, without TLS", {
-      server: access.cluster.server,
-    });
+    log?.warn(
+      {
+        server: access.cluster.server,
+      },
+      "the apiserver is reached over plain HTTP, without TLS",
+    );
   }
 }
 

@@ -2,13 +2,13 @@ import { Hono } from "hono";
 import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../admission/endpoints";
 import { mountReviewRoutes, type ReviewRouteOptions } from "../admission/review-route";
 import type { Handlers } from "../admission/verdict";
+import { measureRequests, type RequestMeasures, warnOnRejection } from "../http/observe";
 import {
-  type ListenerEnv,
-  measureRequests,
-  type RequestMeasures,
-  warnOnRejection,
-} from "../http/observe";
-import { allowOnly, answerErrors, refuseUnknownPaths } from "../http/rejection";
+  answerErrors,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../http/rejection";
 import type { Observer } from "../observability/cells";
 import type { Logger } from "../observability/logger";
 import {
@@ -58,13 +58,16 @@ export function createAdmissionApp(
   readiness: Readiness,
   log: Logger,
   options: ReviewRouteOptions & { readonly requestMeasures?: RequestMeasures },
-): Hono<ListenerEnv> {
-  const app = new Hono<ListenerEnv>();
-  app.onError(answerErrors(log, warnOnRejection(log)));
-  app.use(measureRequests(options.requestMeasures ?? admissionRequestMeasures()));
+): Hono<RejectionEnv> {
+  const app = new Hono<RejectionEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(
+    measureRequests(options.requestMeasures ?? admissionRequestMeasures(), warnOnRejection(log)),
+  );
+  app.use(refuseOtherMethods(app));
   mountReviewRoutes(app, handlers, log, options);
   mountProbes(app, readiness);
-  refuseUnknownPaths(app);
   return app;
 }
 
@@ -73,15 +76,15 @@ export function createOpsApp(
   readiness: Readiness,
   log: Logger,
   options: { readonly metricsRenderIntervalMs: number },
-): Hono {
-  const app = new Hono();
+): Hono<RejectionEnv> {
+  const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(refuseOtherMethods(app));
   const scrape = cachedExposition(exposition, options.metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
     c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );
-  allowOnly(app, "/metrics", ["GET"]);
   mountProbes(app, readiness);
-  refuseUnknownPaths(app);
   return app;
 }

@@ -6,7 +6,7 @@ import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { violation, violationCollector } from "../../src/admission/violations";
-import { answerErrors } from "../../src/http/rejection";
+import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
 import { admissionRequest, admissionReview } from "../support/admission-review";
@@ -23,7 +23,7 @@ function appWith(
   logger: Logger = log,
   enforcement: Enforcement = DENY_EVERYWHERE,
 ) {
-  const app = new Hono();
+  const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(logger));
   const unused = () => skipped("operation");
   mountReviewRoutes(
@@ -40,7 +40,7 @@ function appWith(
   return app;
 }
 
-async function send(app: Hono, body: unknown) {
+async function send(app: Hono<RejectionEnv>, body: unknown) {
   const response = await app.request(PATH, {
     method: "POST",
     headers: { "content-type": "application/json" },
