@@ -87,9 +87,10 @@ lint: deps
 	$(BIN)/biome check --error-on-warnings .
 
 # Entry points and the two deliberate exceptions are in knip.json.
-## knip: no unused file, export, type or dependency
+## knip: no unused file, export, type or dependency; none used only by tests or the bench
 unused: deps
 	$(BIN)/knip
+	$(BIN)/knip --production
 
 ## shellcheck on every shell script (installs Debian's shellcheck when missing)
 lint-shell:

@@ -97,11 +97,6 @@ export class AdmissionListener {
     return this.#calls !== undefined;
   }
 
-  /** Listening sockets of this listener right now (never more than two). */
-  get listeningServers(): number {
-    return [...this.#generations].filter((generation) => generation.listening).length;
-  }
-
   /**
    * Serves `pair` from now on. Throws, leaving the old listener serving, if
    * Bun rejects it. When the listener retired by the previous rotation still
