@@ -8,6 +8,7 @@ import {
   endpointAt,
   resultReasons,
 } from "../../src/admission/endpoints";
+import { enforcementName } from "../../src/admission/enforcement";
 import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 
 const REPO = join(import.meta.dir, "../..");
@@ -89,6 +90,17 @@ describe("the documentation follows the endpoint table", () => {
     for (const markdown of [README, BEHAVIOUR]) {
       expect(admissionRows(markdown).sort()).toEqual([...PATHS].sort());
     }
+  });
+
+  test("every list of ENFORCEMENT's endpoints names the table's: configuration page, Deployment", () => {
+    const names = ENDPOINT_KEYS.map(enforcementName);
+    const configuration = readFileSync(join(REPO, "docs/configuration.md"), "utf8");
+    const row =
+      /^\| `ENFORCEMENT` \|.*ENDPOINT is ([^|]*?), ACTION/m.exec(configuration)?.[1] ?? "";
+    expect([...row.matchAll(/`([a-z-]+)`/g)].map(([, name]) => name)).toEqual(names);
+    const deployment = readFileSync(join(REPO, "manifests/base/deployment.yaml"), "utf8");
+    const value = /- name: ENFORCEMENT\n\s+value: (\S+)/.exec(deployment)?.[1] ?? "";
+    expect(value.split(",")).toEqual(names.map((name) => `${name}=deny`));
   });
 
   test("the handler labels are listed as the table has them, on the metrics and the behaviour pages", () => {
