@@ -27,14 +27,10 @@ import { buildHandlers } from "../src/policies";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";
-import { buildScenarios } from "./payloads";
+import { type App, alternatingRounds, pairedRatio } from "./lib/in-process-ab";
+import { median } from "./lib/statistics";
 
 const REVIEWS_PER_ROUND = 1500;
-const WARM_UP_ROUNDS = 10;
-
-interface App {
-  fetch(request: Request): Response | Promise<Response>;
-}
 
 /** The admission app's metrics through prom-client directly, as before the cells. */
 function promClientMetrics() {
@@ -94,27 +90,6 @@ function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
   );
 }
 
-const scenario = buildScenarios().find((each) => each.id === "pod-common");
-if (!scenario) throw new Error("metrics-ab: no pod-common scenario");
-const url = `https://127.0.0.1${scenario.path}`;
-const headers = {
-  "content-type": "application/json",
-  "content-length": String(Buffer.byteLength(scenario.body)),
-};
-
-/** CPU microseconds per review over one round. */
-async function round(app: App): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < REVIEWS_PER_ROUND; i++) {
-    const request = new Request(url, { method: "POST", body: scenario?.body, headers });
-    const response = await app.fetch(request);
-    if (response.status !== 200) throw new Error(`metrics-ab: answered ${response.status}`);
-    await response.arrayBuffer();
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / REVIEWS_PER_ROUND;
-}
-
 const variants = {
   cells: admissionApp(),
   "prom-client": admissionApp(promClientMetrics()),
@@ -124,20 +99,12 @@ type Variant = keyof typeof variants;
 const names = Object.keys(variants) as Variant[];
 
 const rounds = Number(process.argv[2] ?? 100);
-const cpu: Record<Variant, number[]> = { cells: [], "prom-client": [], "design floor": [] };
-for (let i = 0; i < WARM_UP_ROUNDS; i++) for (const name of names) await round(variants[name]);
-for (let i = 0; i < rounds; i++) {
-  for (const name of i % 2 === 0 ? names : [...names].reverse()) {
-    cpu[name].push(await round(variants[name]));
-  }
-}
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const pairedRatio = (a: Variant, b: Variant) =>
-  median(cpu[a].map((value, i) => value / (cpu[b][i] ?? Number.NaN)));
+const cpu = await alternatingRounds(variants, {
+  scenario: "pod-common",
+  rounds,
+  reviews: REVIEWS_PER_ROUND,
+});
+const ratio = (a: Variant, b: Variant) => pairedRatio(cpu[a], cpu[b]);
 
 console.log(
   `${rounds} rounds of ${REVIEWS_PER_ROUND} common-case reviews per variant, alternating\n`,
@@ -146,11 +113,11 @@ console.log("| variant | CPU per review (median) | ÷ design floor's (median of 
 console.log("|---|---:|---:|");
 for (const name of names) {
   console.log(
-    `| ${name} | ${median(cpu[name]).toFixed(1)} µs | ${pairedRatio(name, "design floor").toFixed(3)}× |`,
+    `| ${name} | ${median(cpu[name]).toFixed(1)} µs | ${ratio(name, "design floor").toFixed(3)}× |`,
   );
 }
-const saved = 1 - pairedRatio("cells", "prom-client");
+const saved = 1 - ratio("cells", "prom-client");
 console.log(
-  `\ncells ÷ prom-client (median of pairs): ${pairedRatio("cells", "prom-client").toFixed(3)}×, ` +
+  `\ncells ÷ prom-client (median of pairs): ${ratio("cells", "prom-client").toFixed(3)}×, ` +
     `so the cells save ${(saved * 100).toFixed(1)} % of the CPU per review`,
 );
