@@ -13,5 +13,6 @@ export function gateOperations<E extends EndpointKey>(
   handler: Handler<E>,
 ): Handler<E> {
   const examined: ReadonlySet<string | undefined> = new Set(operationsOf(endpoint));
-  return (request) => (examined.has(request.operation) ? handler(request) : SKIPPED_OPERATION);
+  return async (request) =>
+    examined.has(request.operation) ? handler(request) : SKIPPED_OPERATION;
 }

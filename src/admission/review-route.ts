@@ -77,7 +77,7 @@ const INTERNAL_ERROR = errored(
  * enforcement (under `warn` a refusal becomes an allowed warning), then
  * exactly one decision counted, one log line and the encoded review. A
  * handler that throws fails closed, and what it threw goes into the log
- * line. A synchronous verdict is answered without a detour through a promise.
+ * line.
  */
 function review<E extends EndpointKey>(
   endpoint: E,
@@ -87,7 +87,7 @@ function review<E extends EndpointKey>(
   countDecision: (decision: Decision) => void,
 ) {
   const examine = gateOperations(endpoint, handler);
-  return (c: Context<Env, string, ReviewInput>): Response | Promise<Response> => {
+  return async (c: Context<Env, string, ReviewInput>): Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
     const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
       const decision = enforce(verdict, action);
@@ -96,14 +96,11 @@ function review<E extends EndpointKey>(
       // Response.json, not c.json(): Hono's would make a Headers object per answer.
       return Response.json(encodeResponse(apiVersion, request.uid, endpoint, decision));
     };
-    let verdict: Verdict<E> | Promise<Verdict<E>>;
+    let verdict: Verdict<E>;
     try {
-      verdict = examine(request);
+      verdict = await examine(request);
     } catch (thrown) {
       return answer(INTERNAL_ERROR, thrown);
-    }
-    if (verdict instanceof Promise) {
-      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
     }
     return answer(verdict);
   };

@@ -37,13 +37,13 @@ const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
  * pods, turn an existing pod into one, or put a pod on a VM node by name
  * (`spec.nodeName`, a Binding, which the API only creates) past the taint,
  * and only pods owned by a kind POD_CREATORS pairs it with. Never patches.
- * Synchronous, without any apiserver call, for every pod that neither
- * carries a marker nor names a node.
+ * Without any apiserver call for every pod that neither carries a marker
+ * nor names a node.
  */
-export function podGate(
+export async function podGate(
   request: AdmissionRequest,
   deps: PodGateDeps,
-): PodGateVerdict | Promise<PodGateVerdict> {
+): Promise<PodGateVerdict> {
   if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
 

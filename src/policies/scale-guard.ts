@@ -36,10 +36,10 @@ interface ScaleDown {
  * `/validate` (UPDATE): cocoon-tolerated Deployments and StatefulSets may not
  * be scaled down, neither through `/scale` nor by a direct UPDATE.
  */
-export function scaleGuard(
+export async function scaleGuard(
   request: AdmissionRequest,
   deps: ScaleGuardDeps,
-): ScaleGuardVerdict | Promise<ScaleGuardVerdict> {
+): Promise<ScaleGuardVerdict> {
   if (request.subResource === "scale") return guardScaleSubresource(request, deps.kube);
   return guardWorkloadUpdate(request);
 }

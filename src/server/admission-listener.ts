@@ -301,12 +301,9 @@ export class AdmissionListener {
     return generation;
   }
 
-  /** The app's answer, told to close the connection when its server is draining; no promise added. */
-  #respond(request: Request, server: Server<undefined>): Response | Promise<Response> {
-    const response = this.#options.fetch(request, server);
-    if (response instanceof Promise)
-      return response.then((answer) => this.#closing(answer, server));
-    return this.#closing(response, server);
+  /** The app's answer, told to close the connection when its server is draining. */
+  async #respond(request: Request, server: Server<undefined>): Promise<Response> {
+    return this.#closing(await this.#options.fetch(request, server), server);
   }
 
   #closing(response: Response, server: Server<undefined>): Response {

@@ -25,7 +25,7 @@ function appWith(
 ) {
   const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(logger));
-  const unused = () => skipped("operation");
+  const unused = async () => skipped("operation");
   mountReviewRoutes(
     app,
     {
@@ -66,7 +66,7 @@ async function samples(result: string, reason: string): Promise<number> {
 describe("the review routes", () => {
   test("a denial carries 403 Forbidden and the cocoon-webhook prefix, in the sent apiVersion", async () => {
     const answer = await send(
-      appWith(() => denied("invalid_spec", "spec.x: wrong")),
+      appWith(async () => denied("invalid_spec", "spec.x: wrong")),
       review("admission.k8s.io/v1beta1"),
     );
     expect(answer).toEqual({
@@ -91,7 +91,7 @@ describe("the review routes", () => {
   test("records exactly one sample with the verdict's result and reason", async () => {
     const before = await samples("skipped", "no_change");
     await send(
-      appWith(() => skipped("no_change")),
+      appWith(async () => skipped("no_change")),
       review(),
     );
     expect(await samples("skipped", "no_change")).toBe(before + 1);
@@ -100,7 +100,7 @@ describe("the review routes", () => {
   test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
     expect(operationsOf("cocoonSet")).not.toContain("DELETE");
     let calls = 0;
-    const app = appWith(() => {
+    const app = appWith(async () => {
       calls++;
       return denied("invalid_spec", "examined");
     });
@@ -115,7 +115,7 @@ describe("the review routes", () => {
   });
 
   test("every result and reason the table lists for the endpoint is a series from the start", async () => {
-    appWith(() => skipped("no_change"));
+    appWith(async () => skipped("no_change"));
     const series = (await admissionDecisions.counter.get()).values
       .filter((value) => value.labels.handler === "validate_cocoonset")
       .map((value) => `${value.labels.result}/${value.labels.reason}`);
@@ -127,7 +127,7 @@ describe("the review routes", () => {
   test("a rule that throws fails closed as error/internal instead of a 500", async () => {
     const before = await samples("error", "internal");
     const answer = await send(
-      appWith(() => {
+      appWith(async () => {
         throw new Error("boom");
       }),
       review(),
@@ -154,7 +154,7 @@ describe("the review routes", () => {
 
     const before = await samples("error", "internal");
     const rejected = await send(
-      appWith(() => Promise.reject(new Error("apiserver exploded"))),
+      appWith(async () => Promise.reject(new Error("apiserver exploded"))),
       review(),
     );
     expect(rejected.status).toBe(200);
@@ -169,7 +169,7 @@ describe("the review routes", () => {
   });
 
   test("counts reach the metric however often it is read, and only once each", async () => {
-    const app = appWith(() => errored("decode", "read twice"));
+    const app = appWith(async () => errored("decode", "read twice"));
     const before = await samples("error", "decode");
     await send(app, review());
     expect(await samples("error", "decode")).toBe(before + 1);
@@ -182,7 +182,7 @@ describe("the review routes", () => {
   test("an invalid envelope is a 400 naming the field, and records no sample", async () => {
     const before = await samples("skipped", "operation");
     const answer = await send(
-      appWith(() => skipped("operation")),
+      appWith(async () => skipped("operation")),
       { ...review(), kind: "Pod" },
     );
     expect(answer.status).toBe(400);
@@ -202,7 +202,7 @@ describe("the review routes", () => {
       violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
     );
     const app = appWith(
-      () => denied("invalid_spec", "invalid CocoonSet", collector.violations()),
+      async () => denied("invalid_spec", "invalid CocoonSet", collector.violations()),
       capture,
     );
     await send(app, review());
@@ -233,7 +233,7 @@ describe("the review routes", () => {
     test("a denial is allowed with one warning per violation and counted as warn with its reason", async () => {
       const { log: capture, lines } = capturingLogger("warn");
       const app = appWith(
-        () => denied("invalid_spec", "invalid CocoonSet", twoViolations()),
+        async () => denied("invalid_spec", "invalid CocoonSet", twoViolations()),
         capture,
         WARN,
       );
@@ -271,7 +271,7 @@ describe("the review routes", () => {
 
     test("a check that cannot be made, or a handler that throws, is allowed with a warning too", async () => {
       const cannot = await send(
-        appWith(() => errored("decode", "cannot read spec"), log, WARN),
+        appWith(async () => errored("decode", "cannot read spec"), log, WARN),
         review(),
       );
       expect(cannot.body.response).toMatchObject({
@@ -296,7 +296,7 @@ describe("the review routes", () => {
 
     test("what would be allowed anyway carries no warning", async () => {
       const answer = await send(
-        appWith(() => skipped("no_change"), log, WARN),
+        appWith(async () => skipped("no_change"), log, WARN),
         review(),
       );
       expect(answer.body.response).toEqual({ uid: "uid-1", allowed: true });

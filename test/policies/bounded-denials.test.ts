@@ -9,14 +9,14 @@ import {
 import { checkCocoonSet, cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { examine, examineNow, refusalMessage } from "../support/handlers";
+import { examine, refusalMessage } from "../support/handlers";
 import { cocoonSet } from "./cases/builders";
 
 const emptyToolboxes = (count: number) =>
   cocoonSet({ toolboxes: Array.from({ length: count }, () => ({})) });
 
 describe("violationCollector", () => {
-  test("keeps the first `limit` in full and counts the rest per rule without building them", () => {
+  test("keeps the first `limit` in full and counts the rest per rule without building them", async () => {
     const collector = violationCollector(2);
     let built = 0;
     const report = (rule: "vm.os" | "vm.backend", index: number) =>
@@ -43,7 +43,7 @@ describe("violationCollector", () => {
     );
   });
 
-  test("without a limit, everything is kept and nothing is summarised", () => {
+  test("without a limit, everything is kept and nothing is summarised", async () => {
     const collector = violationCollector();
     for (let index = 0; index < 100; index++) {
       collector.report("vm.os", () => violation("vm.os", ["x", index], "bad"));
@@ -56,8 +56,8 @@ describe("violationCollector", () => {
 });
 
 describe("a CocoonSet with many violations", () => {
-  test(`the denial lists ${LISTED_VIOLATIONS_LIMIT} and counts the rest per rule`, () => {
-    const verdict = examineNow(
+  test(`the denial lists ${LISTED_VIOLATIONS_LIMIT} and counts the rest per rule`, async () => {
+    const verdict = await examine(
       "cocoonSet",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(1000) }),
     );
@@ -72,7 +72,7 @@ describe("a CocoonSet with many violations", () => {
     expect(message.length).toBeLessThan(4096);
   });
 
-  test("a million empty toolboxes get a bounded denial", () => {
+  test("a million empty toolboxes get a bounded denial", async () => {
     const set = emptyToolboxes(1_000_000);
     const found = collectViolations(
       (report) => checkCocoonSet(set, "default", report),
@@ -85,14 +85,14 @@ describe("a CocoonSet with many violations", () => {
     );
   });
 
-  test("the offline check (no limit) still reports every finding", () => {
+  test("the offline check (no limit) still reports every finding", async () => {
     const all = cocoonSetViolations(emptyToolboxes(1000), "default") ?? [];
     expect(all).toHaveLength(2000);
     expect(all.at(-1)?.path).toBe("spec.toolboxes[999].image");
   });
 
-  test("below the cap the message is unchanged: every violation, no summary", () => {
-    const verdict = examineNow(
+  test("below the cap the message is unchanged: every violation, no summary", async () => {
+    const verdict = await examine(
       "cocoonSet",
       admissionRequest({ operation: "CREATE", namespace: "default", object: emptyToolboxes(3) }),
     );

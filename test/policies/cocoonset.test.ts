@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 import { cocoonSetViolations } from "../../src/policies/cocoonset/cocoonset";
 import { admissionRequest } from "../support/admission-review";
-import { examineNow, refusalMessage } from "../support/handlers";
+import { examine, refusalMessage } from "../support/handlers";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./cases/builders";
 import { COCOONSET_CASES, type CocoonSetRuleId } from "./cases/cocoonset-cases";
 
@@ -17,18 +17,24 @@ const pathsFor = (rule: CocoonSetRuleId, object: unknown, namespace?: string) =>
 describe("cocoonSetViolations, rule by rule", () => {
   for (const [rule, { failing, passing }] of Object.entries(COCOONSET_CASES)) {
     describe(rule, () => {
-      test.each(failing.map((each) => [each.name, each] as const))("breaks: %s", (_name, each) => {
-        expect(pathsFor(rule as CocoonSetRuleId, each.object, each.namespace)).toEqual([
-          ...each.paths,
-        ]);
-      });
-      test.each(passing.map((each) => [each.name, each] as const))("passes: %s", (_name, each) => {
-        expect(violationsOf(each.object, each.namespace)).toEqual([]);
-      });
+      test.each(failing.map((each) => [each.name, each] as const))(
+        "breaks: %s",
+        async (_name, each) => {
+          expect(pathsFor(rule as CocoonSetRuleId, each.object, each.namespace)).toEqual([
+            ...each.paths,
+          ]);
+        },
+      );
+      test.each(passing.map((each) => [each.name, each] as const))(
+        "passes: %s",
+        async (_name, each) => {
+          expect(violationsOf(each.object, each.namespace)).toEqual([]);
+        },
+      );
     });
   }
 
-  test("every CocoonSet rule of the catalogue has cases", () => {
+  test("every CocoonSet rule of the catalogue has cases", async () => {
     const cocoonSetRules = RULE_CATALOGUE.map((rule) => rule.id).filter(
       (id) => !id.startsWith("hibernation."),
     );
@@ -37,13 +43,13 @@ describe("cocoonSetViolations, rule by rule", () => {
 });
 
 describe("cocoonSetViolations, whole objects", () => {
-  test("is undefined for anything that is not a JSON object", () => {
+  test("is undefined for anything that is not a JSON object", async () => {
     for (const object of [undefined, null, "CocoonSet", 42, [], [cocoonSet()]]) {
       expect(cocoonSetViolations(object, "default")).toBeUndefined();
     }
   });
 
-  test("reports every violation of one object, each at its path", () => {
+  test("reports every violation of one object, each at its path", async () => {
     const object = cocoonSet({
       agent: { image: "", replicas: -2, os: "beos", backend: "firecracker" },
       toolboxes: [toolbox({ name: "0" }), toolbox({ name: "Tools" }), staticToolbox()],
@@ -62,7 +68,7 @@ describe("cocoonSetViolations, whole objects", () => {
     ]);
   });
 
-  test("carries path segments an offline linter can follow", () => {
+  test("carries path segments an offline linter can follow", async () => {
     const [violation] = violationsOf(
       cocoonSet({
         toolboxes: [toolbox({ name: "a" }), toolbox({ name: "b" }), toolbox({ name: "" })],
@@ -75,11 +81,11 @@ describe("cocoonSetViolations, whole objects", () => {
     });
   });
 
-  test("applies the CRD defaults: no backend anywhere means cloud-hypervisor on both sides", () => {
+  test("applies the CRD defaults: no backend anywhere means cloud-hypervisor on both sides", async () => {
     expect(violationsOf(withToolbox({ backend: undefined }, { backend: undefined }))).toEqual([]);
   });
 
-  test("applies the defaults per mode: an agent defaults to clone, a toolbox to run", () => {
+  test("applies the defaults per mode: an agent defaults to clone, a toolbox to run", async () => {
     const object = withToolbox(
       { image: "registry.example:5000/tools:1" },
       { image: "registry.example:5000/agent:1" },
@@ -87,7 +93,7 @@ describe("cocoonSetViolations, whole objects", () => {
     expect(violationsOf(object).map((violation) => violation.path)).toEqual(["spec.agent.image"]);
   });
 
-  test("does not pile guesses onto an invalid value", () => {
+  test("does not pile guesses onto an invalid value", async () => {
     const object = withToolbox(
       { backend: "qemu", mode: "fork", image: "" },
       { backend: "qemu", mode: "fork" },
@@ -104,20 +110,20 @@ describe("cocoonSetViolations, messages", () => {
   const messageAt = (object: unknown, path: string, namespace?: string) =>
     violationsOf(object, namespace).find((violation) => violation.path === path)?.message ?? "";
 
-  test("an enum lists the allowed values and the default", () => {
+  test("an enum lists the allowed values and the default", async () => {
     expect(messageAt(cocoonSet({ agent: { mode: "Run" } }), "spec.agent.mode")).toBe(
       'must be one of "clone", "run" (or leave it unset for "clone"), got "Run"; values are case-sensitive',
     );
   });
 
-  test("a name over budget gives name, length and limit", () => {
+  test("a name over budget gives name, length and limit", async () => {
     const message = messageAt(cocoonSet({ name: "a".repeat(51) }), "metadata.name");
     expect(message).toContain(`"vk-default-${"a".repeat(51)}-0"`);
     expect(message).toContain("64 characters");
     expect(message).toContain("limit of 63");
   });
 
-  test("huge replicas are reported as runs of equal length, not name by name", () => {
+  test("huge replicas are reported as runs of equal length, not name by name", async () => {
     const set = "a".repeat(46);
     const found = violationsOf(cocoonSet({ name: set, agent: { replicas: 2_000_000 } }));
     expect(found.map((violation) => violation.message)).toEqual([
@@ -131,13 +137,13 @@ describe("cocoonSetViolations, messages", () => {
     expect(found[0]?.message).toContain("keep spec.agent.replicas below 100000");
   });
 
-  test("generateName is measured with its 5-character suffix", () => {
+  test("generateName is measured with its 5-character suffix", async () => {
     const message = messageAt(cocoonSet({ generateName: "a".repeat(46) }), "metadata.generateName");
     expect(message).toContain(`"vk-default-${"a".repeat(46)}xxxxx-0"`);
     expect(message).toContain("5 random characters");
   });
 
-  test("a long user value is cut short in the message", () => {
+  test("a long user value is cut short in the message", async () => {
     const message = messageAt(cocoonSet({ agent: { os: "x".repeat(5000) } }), "spec.agent.os");
     expect(message.length).toBeLessThan(300);
   });
@@ -146,9 +152,9 @@ describe("cocoonSetViolations, messages", () => {
 describe("/validate-cocoonset", () => {
   const request = (object: unknown, overrides = {}) => admissionRequest({ object, ...overrides });
 
-  test.each(["DELETE", "CONNECT", undefined])("skips operation %s", (operation) => {
+  test.each(["DELETE", "CONNECT", undefined])("skips operation %s", async (operation) => {
     expect(
-      examineNow("cocoonSet", request(cocoonSet({ agent: { image: "" } }), { operation })),
+      await examine("cocoonSet", request(cocoonSet({ agent: { image: "" } }), { operation })),
     ).toEqual({
       allowed: true,
       result: "skipped",
@@ -158,15 +164,15 @@ describe("/validate-cocoonset", () => {
 
   test.each([[undefined], [null], ["x"], [[1]]])(
     "fails closed on an undecodable object (%p)",
-    (object) => {
-      const verdict = examineNow("cocoonSet", request(object));
+    async (object) => {
+      const verdict = await examine("cocoonSet", request(object));
       expect(verdict).toMatchObject({ allowed: false, result: "error", reason: "decode" });
     },
   );
 
-  test.each(["CREATE", "UPDATE"])("allows a valid set on %s", (operation) => {
+  test.each(["CREATE", "UPDATE"])("allows a valid set on %s", async (operation) => {
     expect(
-      examineNow(
+      await examine(
         "cocoonSet",
         request(cocoonSet(), { operation, oldObject: cocoonSet({ agent: { replicas: 1 } }) }),
       ),
@@ -177,8 +183,8 @@ describe("/validate-cocoonset", () => {
     });
   });
 
-  test("denies with one message listing every violation as <path>: <message>", () => {
-    const verdict = examineNow(
+  test("denies with one message listing every violation as <path>: <message>", async () => {
+    const verdict = await examine(
       "cocoonSet",
       request(cocoonSet({ agent: { image: "" }, toolboxes: [toolbox({ name: "0" })] })),
     );
@@ -188,12 +194,14 @@ describe("/validate-cocoonset", () => {
     expect(refusalMessage(verdict)).not.toContain("cocoon-webhook: ");
   });
 
-  test("measures VM names with request.namespace", () => {
+  test("measures VM names with request.namespace", async () => {
     const object = cocoonSet({ name: "a".repeat(45) });
-    expect(examineNow("cocoonSet", request(object, { namespace: "short" })).result).toBe("allow");
-    expect(examineNow("cocoonSet", request(object, { namespace: "much-longer-ns" })).result).toBe(
-      "deny",
+    expect((await examine("cocoonSet", request(object, { namespace: "short" }))).result).toBe(
+      "allow",
     );
+    expect(
+      (await examine("cocoonSet", request(object, { namespace: "much-longer-ns" }))).result,
+    ).toBe("deny");
   });
 
   describe("UPDATE with an unchanged spec", () => {
@@ -207,58 +215,64 @@ describe("/validate-cocoonset", () => {
       });
 
     const update = (oldObject: unknown, object: unknown) =>
-      examineNow("cocoonSet", request(object, { operation: "UPDATE", oldObject }));
+      examine("cocoonSet", request(object, { operation: "UPDATE", oldObject }));
 
-    test("skips the checks, so an invalid CR predating a rule can still lose its finalizer", () => {
+    test("skips the checks, so an invalid CR predating a rule can still lose its finalizer", async () => {
       const old = legacy("1Gi");
       const withoutFinalizer = { ...legacy("1Gi"), metadata: { name: "demo", finalizers: [] } };
-      expect(update(old, withoutFinalizer)).toEqual({
+      expect(await update(old, withoutFinalizer)).toEqual({
         allowed: true,
         result: "skipped",
         reason: "no_change",
       });
     });
 
-    test("compares quantities by value: 1Gi equals 1024Mi", () => {
-      expect(update(legacy("1Gi"), legacy("1024Mi")).reason).toBe("no_change");
-      expect(update(legacy("1Gi"), legacy("1073741824")).reason).toBe("no_change");
-      expect(update(legacy(1), legacy("1")).reason).toBe("no_change");
+    test("compares quantities by value: 1Gi equals 1024Mi", async () => {
+      expect((await update(legacy("1Gi"), legacy("1024Mi"))).reason).toBe("no_change");
+      expect((await update(legacy("1Gi"), legacy("1073741824"))).reason).toBe("no_change");
+      expect((await update(legacy(1), legacy("1"))).reason).toBe("no_change");
     });
 
-    test("ignores key order", () => {
+    test("ignores key order", async () => {
       const old = cocoonSet({ agent: { image: "", os: "linux", mode: "run" } });
       const reordered = cocoonSet({ agent: { mode: "run", os: "linux", image: "" } });
       expect(Object.keys(old.spec as object)).toEqual(Object.keys(reordered.spec as object));
-      expect(update(old, reordered).reason).toBe("no_change");
+      expect((await update(old, reordered)).reason).toBe("no_change");
       expect(
-        update({ spec: { b: 1, agent: { image: "" } } }, { spec: { agent: { image: "" }, b: 1 } })
-          .reason,
+        (
+          await update(
+            { spec: { b: 1, agent: { image: "" } } },
+            { spec: { agent: { image: "" }, b: 1 } },
+          )
+        ).reason,
       ).toBe("no_change");
     });
 
-    test("checks a spec that changed, even by a different quantity", () => {
-      expect(update(legacy("1Gi"), legacy("2Gi"))).toMatchObject({
+    test("checks a spec that changed, even by a different quantity", async () => {
+      expect(await update(legacy("1Gi"), legacy("2Gi"))).toMatchObject({
         result: "deny",
         reason: "invalid_spec",
       });
     });
 
-    test("compares names as strings even when they look like quantities", () => {
+    test("compares names as strings even when they look like quantities", async () => {
       const old = withToolbox({ name: "1k" });
-      expect(update(old, withToolbox({ name: "1000" }))).toMatchObject({ result: "deny" });
+      expect(await update(old, withToolbox({ name: "1000" }))).toMatchObject({ result: "deny" });
     });
 
-    test("checks the spec when the old object is missing or unreadable", () => {
+    test("checks the spec when the old object is missing or unreadable", async () => {
       const invalid = legacy("1Gi");
-      expect(examineNow("cocoonSet", request(invalid, { operation: "UPDATE" })).result).toBe(
+      expect((await examine("cocoonSet", request(invalid, { operation: "UPDATE" }))).result).toBe(
         "deny",
       );
-      expect(update("garbage", invalid).result).toBe("deny");
+      expect((await update("garbage", invalid)).result).toBe("deny");
     });
 
-    test("is not a CREATE shortcut", () => {
+    test("is not a CREATE shortcut", async () => {
       const invalid = legacy("1Gi");
-      expect(examineNow("cocoonSet", request(invalid, { oldObject: invalid })).result).toBe("deny");
+      expect((await examine("cocoonSet", request(invalid, { oldObject: invalid }))).result).toBe(
+        "deny",
+      );
     });
   });
 });

@@ -179,11 +179,10 @@ const gateCases = Object.entries(gateTable).flatMap(([expected, requests]) =>
 );
 
 describe("podGate", () => {
-  test.each(gateCases)("$expected: $name", ({ request, expected }) => {
+  test.each(gateCases)("$expected: $name", async ({ request, expected }) => {
     const kube = new FakeKube().failing();
-    const verdict = examine("podGate", request, { podCreators: OPERATOR_ONLY, kube });
-    // No pod of this table names a node: decided at once, without the apiserver.
-    if (verdict instanceof Promise) throw new Error("decided asynchronously");
+    const verdict = await examine("podGate", request, { podCreators: OPERATOR_ONLY, kube });
+    // No pod of this table names a node: decided without the apiserver.
     expect(kube.calls).toEqual([]);
     expect(label(verdict)).toBe(expected);
     expect(verdict.allowed).toBe(!expected.startsWith("deny/"));
@@ -507,21 +506,23 @@ describe("podGate: pods bound by name and Bindings", () => {
 
   test("a marked pod naming a node keeps today's path: no node GET", async () => {
     const kube = cluster();
-    const verdict = examine("podGate", create(onNode(VM_NODE, { tolerations: cocoon }), ALICE), {
-      podCreators: OPERATOR_ONLY,
-      kube,
-    });
-    expect(verdict instanceof Promise).toBeFalse();
-    expect(label(await verdict)).toBe("deny/not_owned");
+    const verdict = await examine(
+      "podGate",
+      create(onNode(VM_NODE, { tolerations: cocoon }), ALICE),
+      { podCreators: OPERATOR_ONLY, kube },
+    );
+    expect(label(verdict)).toBe("deny/not_owned");
     expect(kube.calls).toEqual([]);
   });
 
-  test("an unmarked pod without nodeName is decided at once", () => {
-    const verdict = examine("podGate", create(plainPod, ALICE), {
+  test("an unmarked pod without nodeName is decided without the apiserver", async () => {
+    const kube = cluster();
+    const verdict = await examine("podGate", create(plainPod, ALICE), {
       podCreators: OPERATOR_ONLY,
-      kube: cluster(),
+      kube,
     });
-    expect(verdict instanceof Promise).toBeFalse();
+    expect(label(verdict)).toBe("skipped/not_cocoon");
+    expect(kube.calls).toEqual([]);
   });
 });
 

@@ -19,7 +19,7 @@ export function examine<E extends EndpointKey>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},
-): Verdict<E> | Promise<Verdict<E>> {
+): Promise<Verdict<E>> {
   const handlers = buildHandlers({
     podCreators: deps.podCreators ?? podCreators(DEFAULT_POD_CREATORS),
     kube: deps.kube ?? new FakeKube(),
@@ -32,17 +32,6 @@ export function refusalMessage(verdict: Verdict): string {
   if (verdict.allowed)
     throw new Error(`expected a refusal, got ${verdict.result}/${verdict.reason}`);
   return verdict.message;
-}
-
-/** `examine` for a request its handler decides at once; throws when the verdict came as a promise. */
-export function examineNow<E extends EndpointKey>(
-  endpoint: E,
-  request: AdmissionRequest,
-  deps: Partial<HandlerDeps> = {},
-): Verdict<E> {
-  const verdict = examine(endpoint, request, deps);
-  if (verdict instanceof Promise) throw new Error(`${endpoint} decided asynchronously`);
-  return verdict;
 }
 
 /** POD_CREATORS as the webhook reads `text`; throws on a malformed entry. */

@@ -109,9 +109,9 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
  * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
  * rest per rule, so answer, log line and work stay bounded.
  */
-export function validateCocoonSet(
+export async function validateCocoonSet(
   request: AdmissionRequest,
-): Verdict<"cocoonSet", CocoonSetRuleId> {
+): Promise<Verdict<"cocoonSet", CocoonSetRuleId>> {
   const { object, oldObject } = request;
   if (!isJsonObject(object)) {
     return errored(
