@@ -3,8 +3,8 @@
  * (src/observability/cells.ts). Three apps answer common-case reviews through
  * `app.fetch` in one process, in alternating rounds:
  *
- * - **cells**: the admission app as shipped;
- * - **prom-client**: the same app with its metrics counted through
+ * - **cells**: the admission app as shipped (its measures bound to the cells);
+ * - **prom-client**: the same app, composed from the same pieces, with its metrics counted through
  *   prom-client directly, on a registry of its own: `Counter.inc`,
  *   `Gauge.inc`/`dec` and `Histogram.observe` on children made once with
  *   `labels()`;
@@ -16,15 +16,24 @@
  *
  *   node_modules/.bin/bun bench/metrics-ab.ts [rounds, 100]
  */
+
+import { Hono } from "hono";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, endpointAt } from "../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../src/admission/endpoints";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
-import type { Decision } from "../src/admission/verdict";
-import type { RequestMeasures } from "../src/http/observe";
+import { admissionMeasures } from "../src/admission/measures";
+import { mountReviewRoutes } from "../src/admission/review-route";
+import { measureRequests, type RequestMeasures, warnOnRejection } from "../src/http/observe";
+import {
+  answerErrors,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../src/http/rejection";
 import { createLogger } from "../src/observability/logger";
 import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
 import { buildHandlers } from "../src/policies";
-import { createAdmissionApp } from "../src/server/apps";
+import { mountProbes } from "../src/server/probes";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";
 import { type App, alternatingRounds, pairedRatio } from "./lib/in-process-ab";
@@ -61,37 +70,43 @@ function promClientMetrics() {
   const durations = new Map<string, Histogram.Internal<"handler">>(
     ENDPOINT_KEYS.map((key) => [ENDPOINTS[key].path, duration.labels(ENDPOINTS[key].label)]),
   );
-  const requestMeasures: RequestMeasures = {
+  const decisionsOf = new Map<string, (result: string, reason: string) => { inc(): void }>(
+    ENDPOINT_KEYS.map((key) => [
+      ENDPOINTS[key].path,
+      childrenOf((result: string, reason: string) =>
+        decisions.labels(ENDPOINTS[key].label, result, reason),
+      ),
+    ]),
+  );
+  const measures: RequestMeasures = {
     inFlight,
     countResponse: (path, status) =>
       responsesOf(endpointAt(path) === undefined ? "other" : path, status).inc(),
     reviewDuration: (path) => durations.get(path),
+    countDecision: (path, { result, reason }) => decisionsOf.get(path)?.(result, reason).inc(),
   };
-  const countDecisions = (endpoint: EndpointKey) => {
-    const childOf = childrenOf((result: string, reason: string) =>
-      decisions.labels(ENDPOINTS[endpoint].label, result, reason),
-    );
-    return (decision: Decision) => childOf(decision.result, decision.reason).inc();
-  };
-  return { requestMeasures, countDecisions };
+  return measures;
 }
 
-function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
-  return createAdmissionApp(
-    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
-    { ready: true },
-    createLogger("info"),
-    {
-      maxRequestBytes: 5 * 1024 * 1024,
-      bodyReadTimeoutMs: 2000,
-      enforcement: DENY_EVERYWHERE,
-      ...metrics,
-    },
-  );
+/** The admission app as createAdmissionApp composes it, with `measures` for its metrics. */
+function admissionApp(measures: RequestMeasures): App {
+  const log = createLogger("info");
+  const app = new Hono<RejectionEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(measureRequests(measures, warnOnRejection(log)));
+  app.use(refuseOtherMethods(app));
+  mountReviewRoutes(app, buildHandlers({ podCreators: new Map(), kube: new FakeKube() }), log, {
+    maxRequestBytes: 5 * 1024 * 1024,
+    bodyReadTimeoutMs: 2000,
+    enforcement: DENY_EVERYWHERE,
+  });
+  mountProbes(app, { ready: true });
+  return app;
 }
 
 const variants = {
-  cells: admissionApp(),
+  cells: admissionApp(admissionMeasures()),
   "prom-client": admissionApp(promClientMetrics()),
   "design floor": designFloorApp(),
 } satisfies Record<string, App>;

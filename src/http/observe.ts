@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
 import type { Logger } from "../observability/logger";
 import { createRejectionLog } from "../observability/rejection-log";
-import type { RejectionEnv } from "./rejection";
+import type { CountedDecision, RejectionEnv } from "./rejection";
 
 /*
  * What the admission listener observes of every request: its metrics, as
@@ -20,16 +20,19 @@ export interface RequestMeasures {
   countResponse(path: string, status: number): void;
   /** The duration histogram of the reviews served at `path`; undefined for any other path. */
   reviewDuration(path: string): { observe(seconds: number): void } | undefined;
+  /** Counts the decision a review at `path` answered with. */
+  countDecision(path: string, decision: CountedDecision): void;
 }
 
 /**
- * The request metrics: in flight while it is worked on, then its response by
- * path and status, and for an answered review (200 on a review path) its
- * duration, from the first byte read to the encoded answer. One middleware
- * for the three, as they are one concern (what the metrics say about
- * requests): as three middlewares and a per-route timer they cost a tenth
- * to a fifth of the design floor's CPU per review more (an in-process A/B,
- * docs/performance.md).
+ * The one instrumenting wrapper of an app: in flight while a request is
+ * worked on, then its response by path and status, the decision a review
+ * answered with (which the review keeps on the context), for an answered
+ * review (200 on a review path) its duration from the first byte read to the
+ * encoded answer, and the warn line of a 4xx. One middleware for all of it,
+ * as it is one concern (what the metrics and logs say about requests): as
+ * three middlewares and a per-route timer they cost a tenth to a fifth of the
+ * design floor's CPU per review more (an in-process A/B, docs/performance.md).
  */
 export function measureRequests(
   measures: RequestMeasures,
@@ -47,6 +50,8 @@ export function measureRequests(
     const { status } = c.res;
     measures.countResponse(path, status);
     if (status >= 400 && status < 500) warn(c);
+    const decision = c.get("decision");
+    if (decision !== undefined) measures.countDecision(path, decision);
     if (status === 200)
       measures.reviewDuration(path)?.observe((performance.now() - receivedAt) / 1000);
   };

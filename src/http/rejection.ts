@@ -30,8 +30,20 @@ export class Rejection extends HTTPException {
   }
 }
 
-/** What an app that answers with Rejections keeps per request: the last one, for its warn line. */
-export type RejectionEnv = { Variables: { rejection?: Rejection } };
+/** What a review decided, as the observing middleware counts it (http/observe.ts). */
+export interface CountedDecision {
+  readonly result: string;
+  readonly reason: string;
+}
+
+/**
+ * What an app keeps per request for its observing middleware: the Rejection
+ * it answered with (for the warn line) or the decision it answered a review
+ * with (for its count).
+ */
+export type RejectionEnv = {
+  Variables: { rejection?: Rejection; decision?: CountedDecision };
+};
 
 /** A Rejection's answer: its status, headers and `{error, details?}`; kept on the context. */
 function answerRejection(rejection: Rejection, c: Context<RejectionEnv>): Response {

@@ -2,10 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
 import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforcement";
+import { admissionMeasures } from "../../src/admission/measures";
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
 import { violation, violationCollector } from "../../src/admission/violations";
+import { measureRequests } from "../../src/http/observe";
 import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
@@ -17,7 +19,7 @@ const { log, lines: errorLines } = capturingLogger("error");
 
 const PATH = ENDPOINTS.cocoonSet.path;
 
-/** The review routes with `handler` behind /validate-cocoonset, and the app's one error path. */
+/** The review routes with `handler` behind /validate-cocoonset, the observing middleware and the app's one error path. */
 function appWith(
   handler: Handler<"cocoonSet">,
   logger: Logger = log,
@@ -25,6 +27,7 @@ function appWith(
 ) {
   const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(logger));
+  app.use(measureRequests(admissionMeasures()));
   const unused = async () => skipped("operation");
   mountReviewRoutes(
     app,

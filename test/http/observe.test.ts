@@ -14,6 +14,7 @@ function observedApp() {
   const { log, lines } = capturingLogger("warn");
   const counted: string[] = [];
   const timed: string[] = [];
+  const decided: string[] = [];
   const inFlight = { now: 0, most: 0 };
   const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(log));
@@ -33,16 +34,21 @@ function observedApp() {
           path === "/ok" || path === "/refused"
             ? { observe: (seconds) => timed.push(`${path} ${seconds >= 0}`) }
             : undefined,
+        countDecision: (path, { result, reason }) => decided.push(`${path} ${result}/${reason}`),
       },
       warnOnRejection(log),
     ),
   );
   app.use(refuseOtherMethods(app));
   app.get("/ok", (c) => c.text("ok"));
+  app.post("/review", (c) => {
+    c.set("decision", { result: "deny", reason: "scale_down" });
+    return c.text("answered");
+  });
   app.post("/refused", () => {
     throw new Rejection(415, "wrong type");
   });
-  return { app, lines, counted, timed, inFlight };
+  return { app, lines, counted, timed, decided, inFlight };
 }
 
 const bindings = {
@@ -57,6 +63,13 @@ describe("observing the admission listener", () => {
     await app.request("/nowhere");
     expect(counted).toEqual(["/ok 200", "/refused 415", "/nowhere 404"]);
     expect(inFlight).toEqual({ now: 0, most: 1 });
+  });
+
+  test("the decision a review keeps on the context is counted once, by path", async () => {
+    const { app, decided } = observedApp();
+    await app.request("/review", { method: "POST" });
+    await app.request("/ok");
+    expect(decided).toEqual(["/review deny/scale_down"]);
   });
 
   test("only an answered review (200 on a path with a duration) is timed", async () => {
