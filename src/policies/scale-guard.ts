@@ -68,7 +68,9 @@ async function guardScaleSubresource(
     return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
   }
   if (parent.answer === undefined) return skipped("no_parent");
-  if (!workloadIsCocoon(parent.answer)) return skipped("not_cocoon");
+  // Read as decoded: the answer's schema has already checked the tolerations are a list of objects.
+  const tolerations = parent.answer.spec?.template?.spec?.tolerations;
+  if (!tolerations || !hasCocoonToleration(tolerations)) return skipped("not_cocoon");
   return denied("scale_down", scaleDownMessage(scaleDown));
 }
 
