@@ -1,11 +1,11 @@
 import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
-import { WORKLOADS } from "../cocoon/workload";
-import { type ApiResource, NODES, PODS } from "../kube/api-resources";
 import {
   type MatchConditions,
   POD_GATE_CONDITIONS,
   SCALE_GUARD_CONDITIONS,
-} from "./match-conditions";
+} from "../cocoon/match-conditions";
+import { WORKLOADS } from "../cocoon/workload";
+import { type ApiResource, NODES, PODS } from "../kube/api-resources";
 
 /**
  * The admission endpoints, one entry each: the path the webhook

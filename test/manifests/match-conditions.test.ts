@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
 import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/admission/endpoints";
-import type { MatchCondition } from "../../src/admission/match-conditions";
 import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import type { MatchCondition } from "../../src/cocoon/match-conditions";
 import {
   podEntersCocoonGate,
   podGate as podGateRule,

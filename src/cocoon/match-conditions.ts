@@ -1,5 +1,5 @@
-import { SCHEDULER_USERNAME } from "../cocoon/identities";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
+import { SCHEDULER_USERNAME } from "./identities";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "./markers";
 
 /*
  * The CEL pre-filters of the webhook registrations (Kubernetes >= 1.30, beta
