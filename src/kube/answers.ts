@@ -119,6 +119,11 @@ export interface ExpectedList {
   readonly kind: string;
   /** The kind of every item; items carry the list's apiVersion (custom resources always do). */
   readonly itemKind: string;
+  /**
+   * Items may leave out apiVersion and kind, as the apiserver writes the items
+   * of built-in lists (PodList, NodeList); when present they must match.
+   */
+  readonly itemsMayOmitKind?: boolean;
 }
 
 /**
@@ -186,7 +191,9 @@ export function verifiedListPage(
   }
   const page = checkedFields(operation, answer, object, listPageSchema, expected.kind);
   const strayIndex = page.items.findIndex(
-    (item) => item.apiVersion !== expected.apiVersion || item.kind !== expected.itemKind,
+    (item) =>
+      !(expected.itemsMayOmitKind && item.apiVersion === undefined && item.kind === undefined) &&
+      (item.apiVersion !== expected.apiVersion || item.kind !== expected.itemKind),
   );
   const stray = page.items[strayIndex];
   if (stray) {
