@@ -110,7 +110,6 @@ function markedPodChecks(
   return allowed();
 }
 
-
 /** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */
 function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
   const kinds = [...new Set(owners.map(ownerKindText))];

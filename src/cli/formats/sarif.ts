@@ -91,13 +91,13 @@ export function sarifReport(report: RunReport): string {
 }
 
 /** The text up to its first full stop: a whole sentence, never cut at a `;`. */
-function firstSentence(text: string): string {
+export function firstSentence(text: string): string {
   const end = text.search(/\.(\s|$)/);
   return end < 0 ? text : text.slice(0, end + 1);
 }
 
 /** SARIF's human-readable rule name: `agent.image-required` → `AgentImageRequired`. */
-function ruleName(id: string): string {
+export function ruleName(id: string): string {
   return id
     .split(/[.-]/)
     .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
