@@ -215,6 +215,7 @@ describe("cocoon-webhook audit: what it finds", () => {
     expect(code).toBe(0);
     const list = JSON.parse(stdout);
     expect(list).toMatchObject({ apiVersion: "v1", kind: "List" });
+    // biome-ignore lint/suspicious/noExplicitAny: PolicyReports as JSON, read field by field
     const reports = list.items as Record<string, any>[];
     expect(reports.map((report) => [report.metadata.namespace, report.metadata.name])).toEqual([
       ["team-a", "cocoon-webhook-audit"],
