@@ -225,7 +225,7 @@ describe("cocoon-webhook audit: what it finds", () => {
     expect(teamB.apiVersion).toBe("wgpolicyk8s.io/v1alpha2");
     expect(teamB.summary).toEqual({ pass: 2, fail: 3, warn: 2, error: 0, skip: 0 });
     expect(
-      teamB.results.find((result: any) => result.rule === "pod.unmarked-on-vm-node"),
+      teamB.results.find((result: { rule: string }) => result.rule === "pod.unmarked-on-vm-node"),
     ).toMatchObject({
       policy: "cocoon-webhook",
       result: "fail",
