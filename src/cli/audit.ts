@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
@@ -23,6 +24,7 @@ notices) cocoon-tolerated Deployments and StatefulSets.
       --strict             warnings count as errors (exit 1)
       --exit-zero          exit 0 with findings too (for a job that publishes them); 2 still
                            means the audit could not run or a kind could not be checked
+      --output-file FILE   write the report to FILE instead of stdout (a job's shared volume)
       --kubeconfig PATH    kubeconfig to use (default $KUBECONFIG, else the in-cluster account)
       --context NAME       a context of that kubeconfig instead of its current-context
   -v, --version            print the version and exit
@@ -54,6 +56,7 @@ const FLAGS: readonly FlagSpec[] = [
   { long: "output", short: "o", takesValue: true },
   { long: "strict", takesValue: false },
   { long: "exit-zero", takesValue: false },
+  { long: "output-file", takesValue: true },
   { long: "kubeconfig", takesValue: true },
   { long: "context", takesValue: true },
   { long: "version", short: "v", takesValue: false },
@@ -71,6 +74,7 @@ const optionsSchema = z
     ),
     strict: present,
     "exit-zero": present,
+    "output-file": lastValue.pipe(z.string().min(1, "--output-file must not be empty").optional()),
     kubeconfig: lastValue.pipe(z.string().min(1, "--kubeconfig must not be empty").optional()),
     context: lastValue.pipe(z.string().min(1, "--context must not be empty").optional()),
     version: present,
@@ -109,7 +113,8 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
     await io.stdout(`${VERSION_LINE}\n`);
     return EXIT_CLEAN;
   }
-  const sharedStream = io.stderrSharesStdout();
+  const outputFile = options["output-file"];
+  const sharedStream = outputFile === undefined && io.stderrSharesStdout();
   const connected = connect(options, io, sharedStream);
   if ("error" in connected) {
     await io.stderr(`cocoon-webhook audit: ${connected.error}\n`);
@@ -124,7 +129,15 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
   });
   progress?.clear();
   const output = renderAudit(options.output, report, { sharedStream });
-  await io.stdout(output.stdout);
+  if (outputFile === undefined) await io.stdout(output.stdout);
+  else {
+    try {
+      writeFileSync(outputFile, output.stdout);
+    } catch (error) {
+      await io.stderr(`cocoon-webhook audit: cannot write --output-file: ${errorText(error)}\n`);
+      return EXIT_UNUSABLE;
+    }
+  }
   await io.stderr(output.stderr);
   if (report.problems.length > 0) return EXIT_UNUSABLE;
   if (options["exit-zero"]) return EXIT_CLEAN;
