@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { runAudit } from "../../src/cli/audit";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { BINARY } from "./harness";
@@ -338,6 +339,24 @@ describe("cocoon-webhook audit: answers it cannot trust fail closed (exit 2)", (
     expect(invocation.toolExecutionNotifications[0].message.text).toStartWith(
       "could not check Deployments: LIST deployments: apiserver answered 403",
     );
+  });
+});
+
+describe("cocoon-webhook audit: the progress line", () => {
+  test("on a terminal, stderr shows the objects checked per kind and the findings so far, then clears", async () => {
+    const stderr: string[] = [];
+    const stdout: string[] = [];
+    const code = await runAudit([], {
+      stdout: async (text) => stdout.push(text),
+      stderr: async (text) => stderr.push(text),
+      stderrSharesStdout: () => false,
+      stderrIsTerminal: () => true,
+      env: { KUBECONFIG: apiserver.kubeconfigPath },
+    });
+    expect(code).toBe(1);
+    expect(stderr[0]).toBe("\r\u001b[Kaudit: 2 Nodes checked; 0 findings");
+    expect(stderr.filter(Boolean).at(-1)).toBe("\r\u001b[K");
+    expect(stdout.join("")).toContain("[pod.not-owned]");
   });
 });
 
