@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { runAudit } from "../../src/cli/audit";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
+import { MIB, peakRssBytes } from "../support/procfs";
 import { BINARY } from "./harness";
 
 /*
@@ -340,6 +341,43 @@ describe("cocoon-webhook audit: answers it cannot trust fail closed (exit 2)", (
       "could not check Deployments: LIST deployments: apiserver answered 403",
     );
   });
+});
+
+describe("cocoon-webhook audit: memory", () => {
+  test("50 000 pods streamed page by page stay well inside 256 MiB", async () => {
+    apiserver.setList("pods", {
+      count: 50_000,
+      make: (index) => ({
+        ...meta(`team-${index % 50}`, `agents-${index}`, { ownerReferences: [OWNER] }),
+        spec: {
+          tolerations: [TOLERATION],
+          nodeName: "vm-node",
+          containers: [{ name: "agent", image: "agent:1" }],
+        },
+      }),
+    });
+    const child = Bun.spawn([BINARY, "audit", "-o", "json"], {
+      env: { PATH: process.env.PATH ?? "", KUBECONFIG: apiserver.kubeconfigPath },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let peak = 0;
+    const sampling = setInterval(() => {
+      try {
+        const sample = peakRssBytes(child.pid);
+        if (Number.isFinite(sample)) peak = Math.max(peak, sample);
+      } catch {
+        // the process has just exited
+      }
+    }, 10);
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    clearInterval(sampling);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toHaveLength(EXPECTED.length - 3);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThan(256 * MIB);
+  }, 60_000);
 });
 
 describe("cocoon-webhook audit: the progress line", () => {
