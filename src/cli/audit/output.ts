@@ -1,7 +1,6 @@
-import { VERSION_INFO } from "../../version";
 import { escapeData, escapeProperty } from "../formats/github";
 import { escapeXml } from "../formats/junit";
-import { firstSentence, ruleName } from "../formats/sarif";
+import { ruleDescriptor, sarifTool } from "../formats/sarif";
 import { OUTPUT_FORMATS } from "../output";
 import { count } from "../report";
 import type { AuditFinding, AuditSeverity } from "./checks";
@@ -13,7 +12,6 @@ export const AUDIT_FORMATS = [...OUTPUT_FORMATS, "policyreport"] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 
 const TOOL = "cocoon-webhook audit";
-const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
 
 /** What cannot be judged after the fact: said with every report. */
 export const AUDIT_NOTES = [
@@ -177,19 +175,7 @@ function sarifReport(report: AuditReport, summary: string): string {
     version: "2.1.0",
     runs: [
       {
-        tool: {
-          driver: {
-            name: TOOL,
-            semanticVersion: VERSION_INFO.version,
-            informationUri: INFORMATION_URI,
-            rules: AUDITED_RULES.map((rule) => ({
-              id: rule.id,
-              name: ruleName(rule.id),
-              shortDescription: { text: firstSentence(rule.text) },
-              fullDescription: { text: rule.text },
-            })),
-          },
-        },
+        tool: sarifTool(TOOL, AUDITED_RULES.map(ruleDescriptor)),
         results: report.findings.map((finding) => ({
           ruleId: finding.rule,
           ruleIndex: ruleIndex.get(finding.rule) ?? 0,
