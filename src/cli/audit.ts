@@ -1,8 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
+import type { PodCreators } from "../cocoon/pod-creators";
 import { ConfigError, loadConfig } from "../config";
 import { errorText } from "../errors";
 import { createKubeApi, type KubeApiHandle } from "../kube/client";
+import { isDnsLabel } from "../kube/names";
 import { VERSION_LINE } from "../version";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { AUDIT_FORMATS, errorCount, renderAudit } from "./audit/output";
@@ -65,7 +67,12 @@ const FLAGS: readonly FlagSpec[] = [
 
 const optionsSchema = z
   .object({
-    namespace: lastValue.pipe(z.string().min(1, "--namespace must not be empty").optional()),
+    namespace: lastValue.pipe(
+      z
+        .string()
+        .refine(isDnsLabel, "--namespace must be a namespace name (an RFC 1123 label)")
+        .optional(),
+    ),
     "all-namespaces": present,
     output: lastValue.pipe(
       z
@@ -168,9 +175,7 @@ function connect(
   options: AuditOptions,
   io: AuditIo,
   sharedStream: boolean,
-):
-  | { kube: KubeApiHandle; podCreators: ReturnType<typeof loadConfig>["podCreators"] }
-  | { error: string } {
+): { kube: KubeApiHandle; podCreators: PodCreators } | { error: string } {
   try {
     const config = loadConfig(io.env);
     const warnings: string[] = [];

@@ -399,6 +399,25 @@ describe("cocoon-webhook audit: the progress line", () => {
 });
 
 describe("cocoon-webhook audit: usage", () => {
+  test("--help prints every flag and exits 0; the command is listed in the top-level usage", async () => {
+    const help = await audit(["--help"]);
+    expect(help.code).toBe(0);
+    for (const flag of [
+      "--namespace",
+      "--all-namespaces",
+      "--output",
+      "--strict",
+      "--exit-zero",
+      "--output-file",
+      "--kubeconfig",
+      "--context",
+    ]) {
+      expect(help.stdout).toContain(flag);
+    }
+    const top = Bun.spawnSync([BINARY, "--help"], { stdout: "pipe" }).stdout.toString();
+    expect(top).toContain("audit      report what in the live cluster breaks those rules");
+  });
+
   test("an unknown flag is named with the closest known one; exit 2", async () => {
     const { code, stderr } = await audit(["--namespce", "a"]);
     expect(code).toBe(2);
@@ -408,6 +427,9 @@ describe("cocoon-webhook audit: usage", () => {
   });
 
   test("--namespace with --all-namespaces, and an unknown format, are usage errors", async () => {
+    expect((await audit(["-n", "../kube-system"])).stderr).toContain(
+      "--namespace must be a namespace name (an RFC 1123 label)",
+    );
     expect((await audit(["-n", "a", "-A"])).stderr).toContain(
       "--namespace and --all-namespaces exclude each other",
     );
