@@ -1,11 +1,12 @@
 import { VERSION_LINE } from "./version";
 
-const USAGE = `usage: cocoon-webhook [serve | version | validate]
+const USAGE = `usage: cocoon-webhook [serve | version | validate | audit]
 
   serve      run the admission webhook (default); configured by environment variables
   version    print version, git revision and build time (also --version, -v)
   validate   check CocoonSet and CocoonHibernation manifests offline with the same rules
              (cocoon-webhook validate --help)
+  audit      report what in the live cluster breaks those rules (cocoon-webhook audit --help)
 `;
 
 async function main(args: readonly string[]): Promise<number> {
@@ -16,6 +17,8 @@ async function main(args: readonly string[]): Promise<number> {
       return (await import("./cli/serve")).runServe();
     case "validate":
       return (await import("./cli/validate")).runValidate(args.slice(1));
+    case "audit":
+      return (await import("./cli/audit")).runAudit(args.slice(1));
     case "version":
     case "--version":
     case "-v":

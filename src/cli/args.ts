@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { closestMatch } from "./did-you-mean";
 
 /**
@@ -85,3 +86,12 @@ function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
   const meant = flag.startsWith("--") ? closestMatch(flag, names) : undefined;
   return new Error(`unknown flag ${flag}${meant ? `; did you mean ${meant}?` : ""}`);
 }
+
+/** A flag's value as options read it: the last one given wins. */
+export const lastValue = z
+  .array(z.string())
+  .optional()
+  .transform((values) => values?.at(-1));
+
+/** A flag without a value: whether it was given. */
+export const present = lastValue.transform((value) => value !== undefined);

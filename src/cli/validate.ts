@@ -1,10 +1,9 @@
-import { fstatSync } from "node:fs";
-import { isatty } from "node:tty";
 import { z } from "zod";
 import { errorText } from "../echo";
 import { VERSION_LINE } from "../version";
-import { type FlagSpec, parseArgs } from "./args";
+import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { checkObjects } from "./check";
+import { type CliIo, processCliIo } from "./cli-io";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs } from "./inputs";
 import { OUTPUT_FORMATS, render } from "./output";
@@ -50,12 +49,6 @@ const FLAGS: readonly FlagSpec[] = [
   { long: "help", short: "h", takesValue: false },
 ];
 
-const lastValue = z
-  .array(z.string())
-  .optional()
-  .transform((values) => values?.at(-1));
-const present = lastValue.transform((value) => value !== undefined);
-
 const optionsSchema = z.object({
   filename: z.array(z.string()).default([]),
   namespace: lastValue.pipe(z.string().min(1, "--namespace must not be empty").default("default")),
@@ -69,50 +62,11 @@ const optionsSchema = z.object({
   help: present,
 });
 
-export interface ValidateIo {
+export interface ValidateIo extends CliIo {
   readonly readStdin: () => Promise<string>;
-  readonly stdout: (text: string) => Promise<unknown>;
-  readonly stderr: (text: string) => Promise<unknown>;
-  /** Whether what goes to stderr lands in stdout's file (see render). */
-  readonly stderrSharesStdout: () => boolean;
 }
 
-const processIo: ValidateIo = {
-  readStdin: () => Bun.stdin.text(),
-  stdout: (text) => writeAll(process.stdout, text),
-  stderr: (text) => writeAll(process.stderr, text),
-  stderrSharesStdout,
-};
-
-/**
- * File descriptors 1 and 2 open the same file (`> f 2>&1`, `&> f`, `> f 2> f`,
- * `2>&1 | jq`) and it is not a terminal, where a person reads both.
- */
-function stderrSharesStdout(): boolean {
-  try {
-    const stdout = fstatSync(1, { bigint: true });
-    const stderr = fstatSync(2, { bigint: true });
-    return stdout.dev === stderr.dev && stdout.ino === stderr.ino && !isatty(1);
-  } catch {
-    // A closed descriptor shares nothing.
-    return false;
-  }
-}
-
-/**
- * Resolves once the stream has taken every byte: the caller exits the process
- * right after, and a report larger than a pipe's buffer must not be cut short.
- * Not Bun.write: on a regular file it truncates for an empty string and
- * preallocates an empty file before writing, which with `> report 2>&1`
- * (one file for both streams) erases the report or, with `>>`, leaves it
- * behind a run of NUL bytes.
- */
-function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  if (text === "") return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    stream.write(text, (error) => (error ? reject(error) : resolve()));
-  });
-}
+const processIo: ValidateIo = { ...processCliIo, readStdin: () => Bun.stdin.text() };
 
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {

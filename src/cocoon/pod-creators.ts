@@ -106,8 +106,27 @@ function parseOwnerKind(text: string): OwnerKind | undefined {
 }
 
 /** Every kind some creator is paired with, each once, in the order POD_CREATORS names them. */
-export function pairedOwnerKinds(podCreators: PodCreators): OwnerKind[] {
+function pairedOwnerKinds(podCreators: PodCreators): OwnerKind[] {
   return [...podCreators.values()].reduce<OwnerKind[]>(withKinds, []);
+}
+
+export const includesKind = (kinds: readonly OwnerKind[], kind: OwnerKind): boolean =>
+  kinds.some((known) => sameOwnerKind(known, kind));
+
+/**
+ * Of a pod's `owners`, those of a kind some creator is paired with. A gated
+ * pod without one is refused (not_owned), whoever creates it.
+ */
+export function pairedOwners(owners: readonly OwnerKind[], podCreators: PodCreators): OwnerKind[] {
+  const paired = pairedOwnerKinds(podCreators);
+  return owners.filter((owner) => includesKind(paired, owner));
+}
+
+/** "CocoonSet or Sandbox owner (cocoonset.cocoonstack.io/CocoonSet, agents.x-k8s.io/Sandbox, …)". */
+export function describeTrustedOwners(podCreators: PodCreators): string {
+  const paired = pairedOwnerKinds(podCreators);
+  const names = [...new Set(paired.map((kind) => kind.kind))].join(" or ");
+  return `${names} owner (${paired.map(ownerKindText).join(", ")}, the kinds POD_CREATORS pairs with a creator)`;
 }
 
 /** `kinds` with each of `more` it does not hold yet appended. */

@@ -6,7 +6,6 @@ import {
   type ExpectedList,
   type ExpectedObject,
   isVerifiedNotFound,
-  verifiedListPage,
   verifiedObject,
 } from "./answers";
 import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
@@ -15,6 +14,8 @@ import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
 import { type KubeApi, KubeApiError, type ObjectRef } from "./kube-api";
+import { listPages } from "./list-pages";
+import { type KubeLister, kubeListerOver } from "./list-stream";
 import {
   DNS_LABEL_MAX_LENGTH,
   DNS_SUBDOMAIN_MAX_LENGTH,
@@ -27,6 +28,8 @@ export interface KubeApiOptions {
   readonly timeoutMs: number;
   /** The KUBECONFIG path; when unset, the in-cluster service account is tried. */
   readonly kubeconfigPath?: string;
+  /** A context of that kubeconfig instead of its current-context. */
+  readonly context?: string;
   /** Prefix for /var/run/secrets/kubernetes.io/serviceaccount (tests); default "". */
   readonly inClusterRoot?: string;
   /** APISERVER_LIST_PAGE_SIZE: objects asked for per LIST page; default LIST_PAGE_LIMIT. */
@@ -38,6 +41,8 @@ export interface KubeApiOptions {
 
 export interface KubeApiHandle {
   readonly api: KubeApi;
+  /** Whole collections page by page, for `cocoon-webhook audit`. */
+  readonly lister: KubeLister;
   readonly source: ClusterAccessSource | "none";
   /** The apiserver URL, when one is configured. */
   readonly server?: string;
@@ -55,7 +60,11 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
   if (!access) {
     options.log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
-    return { api: kubeApiOver(undefined, options), source: "none" };
+    return {
+      api: kubeApiOver(undefined, options),
+      lister: listerOver(undefined, options),
+      source: "none",
+    };
   }
   warnAboutIgnoredSettings(access, options.log);
   const transport = createTransport({
@@ -74,6 +83,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   );
   return {
     api: kubeApiOver(transport, options),
+    lister: listerOver(transport, options),
     source: access.source,
     server: transport.server,
   };
@@ -99,14 +109,26 @@ export const MAX_LISTED_OBJECTS = 50_000;
  */
 export const MAX_LIST_BYTES = 24 * 1024 * 1024;
 
+/** The transport, or a KubeApiError naming `operation` when no Kubernetes API is configured. */
+const connectedTo =
+  (transport: ApiserverTransport | undefined) =>
+  (operation: string): ApiserverTransport => {
+    if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
+    return transport;
+  };
+
+function listerOver(
+  transport: ApiserverTransport | undefined,
+  { listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "listPageSize">,
+): KubeLister {
+  return kubeListerOver(connectedTo(transport), listPageSize);
+}
+
 function kubeApiOver(
   transport: ApiserverTransport | undefined,
   { log, listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "log" | "listPageSize">,
 ): KubeApi {
-  const connected = (operation: string): ApiserverTransport => {
-    if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
-    return transport;
-  };
+  const connected = connectedTo(transport);
   return {
     /**
      * A verified GET: the very object asked for, `undefined` on the apiserver's
@@ -150,7 +172,6 @@ function kubeApiOver(
             apiVersion: apiVersionOf(resource),
             kind: `${resource.kind}List`,
             itemKind: resource.kind,
-            maxItems: listPageSize,
           };
           return listAllPages(
             connected(operation),
@@ -168,10 +189,9 @@ function kubeApiOver(
 }
 
 /**
- * Every item of a LIST, following `metadata.continue` page by page, all
- * pages within one APISERVER_TIMEOUT budget, at most MAX_LISTED_OBJECTS in
- * at most MAX_LIST_BYTES, each page at most the `limit` it asked for; a LIST
- * past a bound fails before the page's items are kept.
+ * Every item of a LIST, all pages within one APISERVER_TIMEOUT budget, at
+ * most MAX_LISTED_OBJECTS in at most MAX_LIST_BYTES: the webhook keeps them
+ * all to decide, so a LIST past a bound fails before the page's items are kept.
  */
 async function listAllPages(
   transport: ApiserverTransport,
@@ -180,39 +200,16 @@ async function listAllPages(
   expected: ExpectedList,
   pageSize: number,
 ): Promise<readonly JsonObject[]> {
-  const budget = transport.budget();
-  const maxPages = Math.ceil(MAX_LISTED_OBJECTS / pageSize);
   const items: JsonObject[] = [];
-  let listedBytes = 0;
-  let continueToken: string | undefined;
-  for (let page = 1; page <= maxPages; page++) {
-    const query = new URLSearchParams({ limit: String(pageSize) });
-    if (continueToken) query.set("continue", continueToken);
-    const answer = await transport.get(`${path}?${query}`, {
-      operation,
-      maxBytes: MAX_LIST_PAGE_BYTES,
-      budget,
-    });
-    listedBytes += Buffer.byteLength(answer.body);
-    if (listedBytes > MAX_LIST_BYTES) {
-      throw new KubeApiError(
-        `${operation}: the pages so far come to more than ${MAX_LIST_BYTES} bytes; refusing to read more`,
-      );
-    }
-    const listed = verifiedListPage(operation, answer, expected);
-    if (items.length + listed.items.length > MAX_LISTED_OBJECTS) {
-      throw new KubeApiError(
-        `${operation}: the list holds more than ${MAX_LISTED_OBJECTS} objects; refusing to read more`,
-      );
-    }
-    for (const item of listed.items) items.push(item);
-    if (!listed.continueToken) return items;
-    continueToken = listed.continueToken;
-  }
-  throw new KubeApiError(
-    `${operation}: the list did not end after ${maxPages} pages of ${pageSize}; ` +
-      "refusing to read more",
-  );
+  const pages = listPages(transport, path, operation, expected, {
+    pageSize,
+    maxPageBytes: MAX_LIST_PAGE_BYTES,
+    maxObjects: MAX_LISTED_OBJECTS,
+    maxTotalBytes: MAX_LIST_BYTES,
+    budget: "shared",
+  });
+  for await (const page of pages) for (const item of page) items.push(item);
+  return items;
 }
 
 /**

@@ -27,6 +27,8 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 export interface ClusterAccessOptions {
   /** The KUBECONFIG path; wins over the in-cluster service account. */
   readonly kubeconfigPath?: string;
+  /** A context of the kubeconfig to use instead of its current-context (`audit --context`). */
+  readonly context?: string;
   /** Prefix for the service-account files (tests); the real root is "". */
   readonly inClusterRoot?: string;
   readonly log?: Logger;
@@ -38,7 +40,10 @@ export interface ClusterAccessOptions {
  * that cannot be used throws: a typo must not silently fall back.
  */
 export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess | undefined {
-  if (options.kubeconfigPath) return loadKubeconfigFile(options.kubeconfigPath);
+  if (options.kubeconfigPath) return loadKubeconfigFile(options.kubeconfigPath, options.context);
+  if (options.context !== undefined) {
+    throw new Error(`context "${options.context}" was asked for, but no kubeconfig is given`);
+  }
   return loadInCluster(options.inClusterRoot ?? "", options.log);
 }
 
@@ -49,7 +54,7 @@ export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess 
  * reads three files itself. (Every module loaded stays on the heap, and a
  * smaller heap is a shorter pause when the garbage collector marks it.)
  */
-function loadKubeconfigFile(path: string): ClusterAccess {
+function loadKubeconfigFile(path: string, context: string | undefined): ClusterAccess {
   const { KubeConfig } =
     require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const { parse: parseYaml } = require("yaml") as typeof import("yaml");
@@ -65,6 +70,15 @@ function loadKubeconfigFile(path: string): ClusterAccess {
     kubeConfig.makePathsAbsolute(dirname(path));
   } catch (error) {
     throw new Error(`KUBECONFIG ${path}: cannot load kubeconfig: ${errorText(error)}`);
+  }
+  if (context !== undefined) {
+    if (!kubeConfig.getContextObject(context)) {
+      const known = kubeConfig.getContexts().map((each) => each.name);
+      throw new Error(
+        `KUBECONFIG ${path}: it has no context "${context}" (its contexts: ${known.join(", ") || "none"})`,
+      );
+    }
+    kubeConfig.setCurrentContext(context);
   }
   const { cluster, user } = currentClusterAndUser(kubeConfig, `KUBECONFIG ${path}`);
   const tokenFile = kubeconfigTokenFile(path, raw, user);

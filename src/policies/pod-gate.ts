@@ -4,11 +4,12 @@ import { SCHEDULER_USERNAME } from "../cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
 import {
   creatorsOf,
+  describeTrustedOwners,
+  includesKind,
   type OwnerKind,
   ownerKindText,
   type PodCreators,
-  pairedOwnerKinds,
-  sameOwnerKind,
+  pairedOwners,
 } from "../cocoon/pod-creators";
 import { hasCocoonToleration } from "../cocoon/tolerations";
 import { cutShort } from "../echo";
@@ -91,24 +92,16 @@ function markedPodChecks(
   deps: PodGateDeps,
   messages: PodGateMessages,
 ): PodGateVerdict {
-  const paired = pairedOwnerKinds(deps.podCreators);
-  const owners = podOwnerKinds(pod).filter((owner) => includesKind(paired, owner));
-  if (owners.length === 0) return denied("not_owned", messages.notOwned(trustedOwners(paired)));
+  const owners = pairedOwners(podOwnerKinds(pod), deps.podCreators);
+  if (owners.length === 0) {
+    return denied("not_owned", messages.notOwned(describeTrustedOwners(deps.podCreators)));
+  }
   const username = request.userInfo?.username ?? "";
   const mine = deps.podCreators.get(username) ?? [];
   if (!owners.some((owner) => includesKind(mine, owner))) {
     return denied("creator", messages.creator(username, pairingOf(deps.podCreators, owners)));
   }
   return allowed();
-}
-
-const includesKind = (kinds: readonly OwnerKind[], kind: OwnerKind): boolean =>
-  kinds.some((known) => sameOwnerKind(known, kind));
-
-/** "CocoonSet or Sandbox owner (cocoonset.cocoonstack.io/CocoonSet, agents.x-k8s.io/Sandbox)". */
-function trustedOwners(paired: readonly OwnerKind[]): string {
-  const names = [...new Set(paired.map((kind) => kind.kind))].join(" or ");
-  return `${names} owner (${paired.map(ownerKindText).join(", ")}, the kinds POD_CREATORS pairs with a creator)`;
 }
 
 /** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */

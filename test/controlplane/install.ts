@@ -225,11 +225,15 @@ function deploymentEnv(manifests: readonly KubeObject[]): Record<string, string>
   return env;
 }
 
-/** Writes a TokenRequest token of the webhook's own ServiceAccount to `tokenFile`. */
-async function writeServiceAccountToken(cluster: ControlPlane, tokenFile: string): Promise<void> {
+/** Writes a TokenRequest token of a ServiceAccount of the webhook's namespace (its own by default) to `tokenFile`. */
+export async function writeServiceAccountToken(
+  cluster: ControlPlane,
+  tokenFile: string,
+  account = WEBHOOK_SERVICE_ACCOUNT,
+): Promise<void> {
   const answer = await cluster.request(
     "POST",
-    `/api/v1/namespaces/${WEBHOOK_NAMESPACE}/serviceaccounts/${WEBHOOK_SERVICE_ACCOUNT}/token`,
+    `/api/v1/namespaces/${WEBHOOK_NAMESPACE}/serviceaccounts/${account}/token`,
     {
       body: {
         apiVersion: "authentication.k8s.io/v1",

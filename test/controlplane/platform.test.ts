@@ -323,7 +323,8 @@ describe("the harness never registers a webhook in Service mode", () => {
           "-f",
           "-",
         ],
-        { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        // kubectl keeps its discovery cache under $HOME/.kube: the control plane's scratch space.
+        { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cluster.dir },
         JSON.stringify(stdin),
       );
     const name = uniqueName("service-mode");

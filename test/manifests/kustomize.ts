@@ -135,7 +135,9 @@ function applyImage(objects: KubeObject[], image: Json): void {
 function podContainers(objects: readonly KubeObject[]): Array<{ [key: string]: Json }> {
   const containers: Array<{ [key: string]: Json }> = [];
   for (const object of objects) {
-    const spec = object.spec;
+    // A CronJob's pod template is one level further down, in its jobTemplate.
+    const jobTemplate = isRecord(object.spec) ? object.spec.jobTemplate : undefined;
+    const spec = isRecord(jobTemplate) ? jobTemplate.spec : object.spec;
     const template = isRecord(spec) ? spec.template : undefined;
     const podSpec = isRecord(template) ? template.spec : undefined;
     if (!isRecord(podSpec)) continue;

@@ -9,6 +9,7 @@ import {
 } from "kubernetes-models/admissionregistration.k8s.io/v1";
 import { CustomResourceDefinition } from "kubernetes-models/apiextensions.k8s.io/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
+import { CronJob } from "kubernetes-models/batch/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Namespace, ResourceQuota, Service, ServiceAccount } from "kubernetes-models/v1";
@@ -30,6 +31,7 @@ const MODELS: readonly ModelClass[] = [
   ClusterRole,
   ClusterRoleBinding,
   Deployment,
+  CronJob,
   PodDisruptionBudget,
   MutatingWebhookConfiguration,
   ValidatingWebhookConfiguration,

@@ -63,6 +63,27 @@ export type FakeFailure =
    */
   | { readonly kind: "encoded"; readonly encoding: string; readonly body: Uint8Array };
 
+/** The collections audit LISTs, by plural: where they live and what their lists are called. */
+const LISTED = {
+  cocoonsets: { group: COCOON_GROUP, kind: "CocoonSet" },
+  cocoonhibernations: { group: COCOON_GROUP, kind: COCOONHIBERNATION_KIND },
+  pods: { group: "", kind: "Pod" },
+  nodes: { group: "", kind: "Node" },
+  deployments: { group: "apps", kind: "Deployment" },
+  statefulsets: { group: "apps", kind: "StatefulSet" },
+} as const;
+
+export type ListedPlural = keyof typeof LISTED;
+
+/**
+ * A collection as a LIST serves it: the objects, or `count` objects made on
+ * demand by `make` (a hundred thousand pods without holding them). Objects
+ * carry their own metadata.namespace; a namespaced LIST filters by it.
+ */
+export type FakeCollection =
+  | readonly unknown[]
+  | { readonly count: number; readonly make: (index: number) => unknown };
+
 export interface RecordedRequest {
   readonly method: string;
   /** Path and query, as sent (still URL-encoded). */
@@ -146,12 +167,21 @@ export interface FakeApiserver {
    * apiserver does; default: everything on one page.
    */
   setListPageSize(size: number | undefined): void;
+  /**
+   * Served as LISTs of `plural`, in every namespace and in each one (items of
+   * built-in kinds without apiVersion/kind, custom resources with them, as
+   * the apiserver writes them), paged like the hibernations; `undefined`
+   * removes it. A collection of cocoonhibernations wins over setHibernations.
+   */
+  setList(plural: ListedPlural, collection: FakeCollection | undefined): void;
   /** Served at /api/v1/nodes/NAME; `undefined` removes it (404). */
   setNode(name: string, object: unknown): void;
   /** Served at /api/v1/namespaces/NS/pods/NAME; `undefined` removes it (404). */
   setPod(namespace: string, name: string, object: unknown): void;
   /** The next `times` requests fail this way (queued after earlier failNext calls). */
   failNext(failure: FakeFailure, times?: number): void;
+  /** Every request whose path (without the query) ends with `suffix` fails this way, until clearFailures(). */
+  failPath(suffix: string, failure: FakeFailure): void;
   /** Every request fails this way once the failNext queue is empty, until clearFailures(). */
   failAlways(failure: FakeFailure): void;
   clearFailures(): void;
@@ -248,6 +278,8 @@ export async function startFakeApiserver(
       state.workloads.delete(workloadKey(resource, namespace, name)),
     setHibernations: (namespace, items) =>
       state.hibernations.set(namespace, items.map(asServedHibernation)),
+    setList: (plural, collection) =>
+      collection === undefined ? state.lists.delete(plural) : state.lists.set(plural, collection),
     setNode: (name, object) =>
       object === undefined ? state.nodes.delete(name) : state.nodes.set(name, object),
     setPod: (namespace, name, object) =>
@@ -257,12 +289,16 @@ export async function startFakeApiserver(
     failNext: (failure, times = 1) => {
       for (let i = 0; i < times; i++) state.queuedFailures.push(failure);
     },
+    failPath: (suffix, failure) => {
+      state.pathFailures.set(suffix, failure);
+    },
     failAlways: (failure) => {
       state.standingFailure = failure;
     },
     clearFailures: () => {
       state.queuedFailures.length = 0;
       state.standingFailure = undefined;
+      state.pathFailures.clear();
     },
     rotateToken(token = randomToken()) {
       state.token = token;
@@ -302,8 +338,10 @@ class ApiserverState {
   readonly hibernations = new Map<string, unknown[]>();
   readonly nodes = new Map<string, unknown>();
   readonly pods = new Map<string, unknown>();
+  readonly lists = new Map<ListedPlural, FakeCollection>();
   readonly queuedFailures: FakeFailure[] = [];
   standingFailure: FakeFailure | undefined;
+  readonly pathFailures = new Map<string, FakeFailure>();
   listPageSize: number | undefined;
   sentBytes = 0;
 
@@ -318,7 +356,10 @@ class ApiserverState {
       accept: request.headers.get("accept") ?? undefined,
       acceptEncoding: request.headers.get("accept-encoding") ?? undefined,
     });
-    const failure = this.queuedFailures.shift() ?? this.standingFailure;
+    const failure =
+      this.queuedFailures.shift() ??
+      [...this.pathFailures].find(([suffix]) => url.pathname.endsWith(suffix))?.[1] ??
+      this.standingFailure;
     switch (failure?.kind) {
       case "status":
         return statusResponse(failure.status, failure.message ?? `fake apiserver failure`);
@@ -359,6 +400,8 @@ class ApiserverState {
     if (request.method !== "GET")
       return statusResponse(405, `${request.method} is not served here`);
     const segments = url.pathname.split("/").slice(1).map(decodeURIComponent);
+    const listed = this.listed(segments);
+    if (listed) return this.listPage(listed.items, url.searchParams, listed.list);
     if (segments[0] === "api") return this.answerCore(segments);
     const [apis, group, version, namespaces, namespace, resource, name, ...rest] = segments;
     if (apis !== "apis" || namespaces !== "namespaces" || !namespace || rest.length > 0) {
@@ -381,24 +424,73 @@ class ApiserverState {
       resource === COCOONHIBERNATION_PLURAL &&
       name === undefined
     ) {
-      return this.listPage(this.hibernations.get(namespace) ?? [], url.searchParams);
+      return this.listPage(this.hibernations.get(namespace) ?? [], url.searchParams, {
+        apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
+        kind: "CocoonHibernationList",
+      });
     }
     return notFound();
   }
 
+  /** A LIST of a collection set with setList, at /api/v1[/namespaces/NS]/PLURAL or /apis/GROUP/v1[/namespaces/NS]/PLURAL. */
+  private listed(
+    segments: readonly string[],
+  ): { items: FakeCollection; list: { apiVersion: string; kind: string } } | undefined {
+    const [root, ...rest] = segments;
+    const group = root === "api" ? "" : root === "apis" ? rest.shift() : undefined;
+    const [version, ...scoped] = rest;
+    if (group === undefined || version !== "v1") return undefined;
+    const namespace = scoped.length === 3 && scoped[0] === "namespaces" ? scoped[1] : undefined;
+    const plural = scoped.length === 1 ? scoped[0] : namespace ? scoped[2] : undefined;
+    if (plural === undefined || !Object.hasOwn(LISTED, plural)) return undefined;
+    const { group: listedGroup, kind } = LISTED[plural as ListedPlural];
+    const collection = this.lists.get(plural as ListedPlural);
+    if (listedGroup !== group || collection === undefined) return undefined;
+    const apiVersion = group ? `${group}/v1` : "v1";
+    const all = Array.isArray(collection)
+      ? collection
+      : Array.from({ length: (collection as { count: number }).count }, (_, index) => index);
+    const make = Array.isArray(collection)
+      ? (item: unknown) => item
+      : (index: unknown) =>
+          (collection as { make: (index: number) => unknown }).make(index as number);
+    const served = (item: unknown) => {
+      const object = make(item);
+      return group.includes(".") && isObject(object) ? { apiVersion, kind, ...object } : object;
+    };
+    const inNamespace = namespace
+      ? all.filter((item) => {
+          const object = make(item);
+          return (
+            isObject(object) && isObject(object.metadata) && object.metadata.namespace === namespace
+          );
+        })
+      : all;
+    return {
+      items: { count: inNamespace.length, make: (index) => served(inNamespace[index]) },
+      list: { apiVersion, kind: `${kind}List` },
+    };
+  }
+
   /** A page from `offset` (the continue token), `limit` and the page size bounding its length. */
-  private listPage(all: readonly unknown[], query: URLSearchParams): Response {
+  private listPage(
+    all: FakeCollection,
+    query: URLSearchParams,
+    list: { apiVersion: string; kind: string },
+  ): Response {
+    const total = Array.isArray(all) ? all.length : (all as { count: number }).count;
+    const at = (index: number) =>
+      Array.isArray(all) ? all[index] : (all as { make: (index: number) => unknown }).make(index);
     const offset = Number(query.get("continue")?.replace(/^offset-/, "") || 0);
     const limit = Number(query.get("limit") || Number.POSITIVE_INFINITY);
-    const size = Math.min(limit, this.listPageSize ?? Number.POSITIVE_INFINITY);
-    const items = all.slice(offset, offset + size);
+    const size = Math.min(limit, this.listPageSize ?? Number.POSITIVE_INFINITY, total - offset);
+    const items = Array.from({ length: Math.max(0, size) }, (_, index) => at(offset + index));
     const next = offset + items.length;
     return Response.json({
-      apiVersion: `${COCOON_GROUP}/${COCOON_VERSION}`,
-      kind: "CocoonHibernationList",
+      ...list,
       metadata: {
         resourceVersion: "1",
-        ...(next < all.length ? { continue: `offset-${next}` } : {}),
+        ...(next < total ? { continue: `offset-${next}` } : {}),
       },
       items,
     });
@@ -430,6 +522,10 @@ class ApiserverState {
   private answerCore(segments: readonly string[]): Response {
     return answerCoreGet(segments, this.nodes, this.pods);
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The object as the apiserver serves it: apiVersion, kind and metadata name/namespace always set. */

@@ -24,22 +24,15 @@ export function sarifReport(report: RunReport): string {
     version: "2.1.0",
     runs: [
       {
-        tool: {
-          driver: {
-            name: "cocoon-webhook validate",
-            semanticVersion: VERSION_INFO.version,
-            informationUri: INFORMATION_URI,
-            rules: ALL_RULES.map((rule) => ({
-              id: rule.id,
-              name: ruleName(rule.id),
-              shortDescription: { text: firstSentence(rule.text) },
-              fullDescription: { text: rule.text },
-              help: { text: `${rule.text} Fix the manifest at the reported field.` },
-              helpUri: HELP,
-              defaultConfiguration: { level: WARNING_RULES.has(rule.id) ? "warning" : "error" },
-            })),
-          },
-        },
+        tool: sarifTool(
+          "cocoon-webhook validate",
+          ALL_RULES.map((rule) => ({
+            ...ruleDescriptor(rule),
+            help: { text: `${rule.text} Fix the manifest at the reported field.` },
+            helpUri: HELP,
+            defaultConfiguration: { level: WARNING_RULES.has(rule.id) ? "warning" : "error" },
+          })),
+        ),
         columnKind: "utf16CodeUnits",
         results: report.summary.findings.map((finding) => ({
           ruleId: finding.rule,
@@ -88,6 +81,23 @@ export function sarifReport(report: RunReport): string {
     ],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+/** SARIF's `tool`: this program as the driver, with the rules its results name. */
+export function sarifTool(name: string, rules: readonly object[]) {
+  return {
+    driver: { name, semanticVersion: VERSION_INFO.version, informationUri: INFORMATION_URI, rules },
+  };
+}
+
+/** A rule as SARIF describes it: id, readable name, first sentence and whole text. */
+export function ruleDescriptor(rule: { readonly id: string; readonly text: string }) {
+  return {
+    id: rule.id,
+    name: ruleName(rule.id),
+    shortDescription: { text: firstSentence(rule.text) },
+    fullDescription: { text: rule.text },
+  };
 }
 
 /** The text up to its first full stop: a whole sentence, never cut at a `;`. */

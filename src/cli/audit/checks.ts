@@ -1,0 +1,239 @@
+import { collectViolations, type Violation } from "../../admission/violations";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
+import { describeTrustedOwners, type PodCreators, pairedOwners } from "../../cocoon/pod-creators";
+import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
+import type { HibernationRuleId, RuleId } from "../../policies/catalogue";
+import { cocoonSetViolations } from "../../policies/cocoonset/cocoonset";
+import {
+  checkNoOtherHibernation,
+  hibernationViolations,
+  podNameOf,
+  readHibernation,
+} from "../../policies/hibernation";
+import {
+  podOwnerKinds,
+  readNodeKind,
+  readPodMarkers,
+  requestedNodeName,
+} from "../../policies/pod-gate";
+import { workloadIsCocoon } from "../../policies/scale-guard";
+import type { AuditRuleId } from "./rules";
+
+/*
+ * Each object as the webhook would judge it on CREATE, through the same
+ * rule functions; what a request carried and the cluster does not keep (who
+ * made a pod, who bound it, the count before a scale-down) is said to be
+ * unknown instead of guessed.
+ */
+
+/** error: the webhook refuses this object today. warning: it may; --strict counts it. notice: for information. */
+export type AuditSeverity = "error" | "warning" | "notice";
+
+/** One finding about one object of the cluster. */
+export interface AuditFinding {
+  readonly severity: AuditSeverity;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly path: string;
+  readonly message: string;
+  readonly rule: RuleId | AuditRuleId;
+}
+
+/** The object a finding is about, as its list item names it. */
+interface ObjectIdentity {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+const identityOf = (apiVersion: string, kind: string, object: JsonObject): ObjectIdentity => ({
+  apiVersion,
+  kind,
+  namespace: stringAt(object, ["metadata", "namespace"]) ?? "",
+  name: stringAt(object, ["metadata", "name"]) ?? "",
+  uid: stringAt(object, ["metadata", "uid"]) ?? "",
+});
+
+const fromViolation = (
+  identity: ObjectIdentity,
+  { rule, path, message }: Violation<RuleId>,
+): AuditFinding => ({ ...identity, severity: "error", rule, path, message });
+
+/** Every rule of /validate-cocoonset the set breaks, none left out, with its namespace in the name budget. */
+export function cocoonSetFindings(apiVersion: string, set: JsonObject): AuditFinding[] {
+  const identity = identityOf(apiVersion, "CocoonSet", set);
+  const violations = cocoonSetViolations(set, identity.namespace) ?? [];
+  return violations.map((violation) => fromViolation(identity, violation));
+}
+
+/** A CocoonHibernation kept for the one-per-pod check: only what that check reads. */
+interface KeptHibernation {
+  readonly identity: ObjectIdentity;
+  readonly createdAt: string;
+  readonly podName: string;
+  readonly value: JsonObject;
+}
+
+/**
+ * CocoonHibernations, one by one: each object's own rules at once, and at the
+ * end the one-per-pod rule, in the order they were created: the webhook would
+ * have refused each later one for its pod, as a duplicate or beside one still
+ * terminating. Keeps a few fields of each, not the objects.
+ */
+export class HibernationAudit {
+  readonly #byPod = new Map<string, KeptHibernation[]>();
+
+  check(apiVersion: string, item: JsonObject): AuditFinding[] {
+    const identity = identityOf(apiVersion, "CocoonHibernation", item);
+    const violations = hibernationViolations(item) ?? [];
+    const fields = readHibernation(item);
+    const podName = fields && podNameOf(fields);
+    if (podName !== undefined) {
+      const key = `${identity.namespace}/${podName}`;
+      const kept = this.#byPod.get(key) ?? [];
+      const deletionTimestamp = valueAt(item, ["metadata", "deletionTimestamp"]);
+      kept.push({
+        identity,
+        podName,
+        createdAt: stringAt(item, ["metadata", "creationTimestamp"]) ?? "",
+        value: {
+          metadata: { name: identity.name, deletionTimestamp },
+          spec: { podRef: { name: podName } },
+        },
+      });
+      this.#byPod.set(key, kept);
+    }
+    return violations.map((violation) => fromViolation(identity, violation));
+  }
+
+  /** Each hibernation created after another for the same pod, as the webhook's LIST check would have seen it. */
+  conflicts(): AuditFinding[] {
+    const findings: AuditFinding[] = [];
+    for (const kept of this.#byPod.values()) {
+      if (kept.length < 2) continue;
+      const ordered = kept.toSorted(
+        (a, b) =>
+          a.createdAt.localeCompare(b.createdAt) || a.identity.name.localeCompare(b.identity.name),
+      );
+      ordered.forEach((later, index) => {
+        const earlier = ordered.slice(0, index).map((each) => each.value);
+        const { listed } = collectViolations<HibernationRuleId>((report) =>
+          checkNoOtherHibernation(later.podName, earlier, report),
+        );
+        for (const violation of listed) findings.push(fromViolation(later.identity, violation));
+      });
+    }
+    return findings;
+  }
+}
+
+/** The names of the VM nodes among `nodes`: tainted `virtual-kubelet.io/provider`. */
+export function vmNodeNames(nodes: readonly JsonObject[]): string[] {
+  return nodes
+    .filter((node) => readNodeKind(node) === "vm")
+    .map((node) => stringAt(node, ["metadata", "name"]) ?? "");
+}
+
+export interface PodContext {
+  readonly podCreators: PodCreators;
+  readonly vmNodes: ReadonlySet<string>;
+}
+
+const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
+
+/**
+ * A gated pod without an owner of a paired kind, as the pod gate refuses it
+ * (not_owned); an unmarked pod on a VM node. Who created or bound the pod is
+ * not stored in the cluster: the field manager that wrote it first is shown
+ * as a hint.
+ */
+export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[] {
+  const identity = identityOf("v1", "Pod", pod);
+  const owners = pairedOwners(podOwnerKinds(pod), context.podCreators);
+  const creator = `it was created by field manager ${firstManager(pod)} (the requester itself is not stored, so who made it cannot be checked now)`;
+  if (readPodMarkers(pod) === "gated") {
+    if (owners.length > 0) return [];
+    return [
+      {
+        ...identity,
+        severity: "error",
+        rule: "pod.not-owned",
+        path: "metadata.ownerReferences",
+        message:
+          `the pod carries a cocoon marker (${MARKERS}) but has no ` +
+          `${describeTrustedOwners(context.podCreators)}, so the pod gate refuses it (not_owned); ` +
+          `${creator}; VM-backed pods must be managed by their operator: delete it and create it ` +
+          "through the owning resource (such as a CocoonSet)",
+      },
+    ];
+  }
+  const nodeName = requestedNodeName(pod);
+  if (typeof nodeName !== "string" || !context.vmNodes.has(nodeName)) return [];
+  const keyless = hasKeylessExistsToleration(pod);
+  const explained =
+    owners.length > 0
+      ? "; it has an owner of a kind POD_CREATORS pairs with a creator, which the pod gate lets place it by spec.nodeName"
+      : keyless
+        ? "; it has a toleration without a key (operator Exists), so the scheduler may have placed it (a known limit of the pod gate)"
+        : "";
+  return [
+    {
+      ...identity,
+      severity: owners.length > 0 || keyless ? "warning" : "error",
+      rule: "pod.unmarked-on-vm-node",
+      path: "spec.nodeName",
+      message:
+        `the pod carries no cocoon marker (${MARKERS}) but runs on "${nodeName}", a VM node ` +
+        `(taint "${COCOON_TOLERATION_KEY}"), where it becomes a VM outside any operator${explained}; ` +
+        `${creator}; move it off the VM node, or create it through a CocoonSet`,
+    },
+  ];
+}
+
+function hasKeylessExistsToleration(pod: JsonObject): boolean {
+  const tolerations = valueAt(pod, ["spec", "tolerations"]);
+  return (
+    Array.isArray(tolerations) &&
+    tolerations.some(
+      (toleration) =>
+        isJsonObject(toleration) &&
+        (toleration.key === undefined || toleration.key === "") &&
+        toleration.operator === "Exists",
+    )
+  );
+}
+
+/** `"kubectl-create" (Update, 2026-01-02T03:04:05Z)`: the managedFields entry with the earliest time. */
+function firstManager(pod: JsonObject): string {
+  const entries = valueAt(pod, ["metadata", "managedFields"]);
+  const managers = (Array.isArray(entries) ? entries : [])
+    .filter(isJsonObject)
+    .filter((entry) => typeof entry.manager === "string")
+    .toSorted((a, b) => String(a.time ?? "").localeCompare(String(b.time ?? "")));
+  const [first] = managers;
+  if (!first) return "(none recorded in metadata.managedFields)";
+  const details = [first.operation, first.time].filter((each) => typeof each === "string");
+  return `${JSON.stringify(first.manager)}${details.length ? ` (${details.join(", ")})` : ""}`;
+}
+
+/** A cocoon-tolerated Deployment or StatefulSet: scale-guarded, and its pods would be refused. */
+export function workloadFindings(kind: string, workload: JsonObject): AuditFinding[] {
+  if (!workloadIsCocoon(workload)) return [];
+  return [
+    {
+      ...identityOf("apps/v1", kind, workload),
+      severity: "notice",
+      rule: "workload.cocoon-scale-guarded",
+      path: "spec.template.spec.tolerations",
+      message:
+        `the pod template tolerates "${COCOON_TOLERATION_KEY}", so the webhook refuses every ` +
+        "scale-down of it (scale_down; suspend VMs with a CocoonHibernation instead), and the pod " +
+        "gate refuses each new pod of it, which no CocoonSet owns (not_owned); manage VMs through a CocoonSet",
+    },
+  ];
+}

@@ -1,0 +1,68 @@
+import type { AuditFinding, AuditSeverity } from "./checks";
+import type { AuditReport } from "./scan";
+
+/** The name of the PolicyReport audit writes in each namespace: applying it again replaces the last one. */
+export const POLICY_REPORT_NAME = "cocoon-webhook-audit";
+const POLICY = "cocoon-webhook";
+
+/** How each severity reads in a PolicyReport result (wgpolicyk8s.io/v1alpha2). */
+const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string }> = {
+  error: { result: "fail", severity: "high" },
+  warning: { result: "warn", severity: "medium" },
+  notice: { result: "warn", severity: "info" },
+};
+
+/**
+ * A `v1` `List` of `wgpolicyk8s.io/v1alpha2` `PolicyReport`s, one per
+ * namespace in which objects were checked (a namespace without findings
+ * gets one too, so applying it clears an earlier report): a result per
+ * finding naming the object, and in `summary` the objects checked without
+ * findings as `pass`. Ready for `kubectl apply -f`.
+ */
+export function policyReports(report: AuditReport, now: Date): Record<string, unknown> {
+  const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 };
+  const byNamespace = Map.groupBy(report.findings, (finding) => finding.namespace);
+  const namespaces = [...new Set([...report.checkedByNamespace.keys(), ...byNamespace.keys()])]
+    .filter(Boolean)
+    .sort();
+  const items = namespaces.map((namespace) => {
+    const findings = byNamespace.get(namespace) ?? [];
+    const results = findings.map((finding) => result(finding, timestamp));
+    const withFindings = new Set(findings.map(({ kind, name }) => `${kind}/${name}`)).size;
+    const checked = report.checkedByNamespace.get(namespace) ?? 0;
+    return {
+      apiVersion: "wgpolicyk8s.io/v1alpha2",
+      kind: "PolicyReport",
+      metadata: {
+        name: POLICY_REPORT_NAME,
+        namespace,
+        labels: { "app.kubernetes.io/managed-by": "cocoon-webhook" },
+      },
+      summary: {
+        pass: Math.max(0, checked - withFindings),
+        fail: results.filter((each) => each.result === "fail").length,
+        warn: results.filter((each) => each.result === "warn").length,
+        error: 0,
+        skip: 0,
+      },
+      results,
+    };
+  });
+  return { apiVersion: "v1", kind: "List", items };
+}
+
+function result(finding: AuditFinding, timestamp: { seconds: number; nanos: number }) {
+  const { apiVersion, kind, namespace, name, uid } = finding;
+  return {
+    policy: POLICY,
+    rule: finding.rule,
+    ...RESULTS[finding.severity],
+    category: kind,
+    source: POLICY,
+    scored: true,
+    timestamp,
+    message: finding.path ? `${finding.path}: ${finding.message}` : finding.message,
+    resources: [{ apiVersion, kind, namespace, name, ...(uid ? { uid } : {}) }],
+    properties: { path: finding.path },
+  };
+}

@@ -1,0 +1,153 @@
+import { ENDPOINTS } from "../../admission/endpoints";
+import type { PodCreators } from "../../cocoon/pod-creators";
+import { errorText } from "../../echo";
+import { type JsonObject, stringAt } from "../../json/read";
+import { type ApiResource, apiVersionOf } from "../../kube/api-resources";
+import { KubeApiError } from "../../kube/kube-api";
+import type { KubeLister } from "../../kube/list-stream";
+import {
+  type AuditFinding,
+  cocoonSetFindings,
+  HibernationAudit,
+  podFindings,
+  vmNodeNames,
+  workloadFindings,
+} from "./checks";
+import {
+  AUDITED_COCOONSETS,
+  AUDITED_DEPLOYMENTS,
+  AUDITED_HIBERNATIONS,
+  AUDITED_NODES,
+  AUDITED_PODS,
+  AUDITED_STATEFULSETS,
+} from "./resources";
+
+/** The kinds audit checks, in the order it lists them (nodes first: the pod check needs the VM nodes). */
+export const AUDITED_KINDS = [
+  "Node",
+  "CocoonSet",
+  "CocoonHibernation",
+  "Pod",
+  "Deployment",
+  "StatefulSet",
+] as const;
+export type AuditedKind = (typeof AUDITED_KINDS)[number];
+
+/** The namespaces the pod gate's and the scale guard's registrations leave out: the webhook never sees them. */
+export const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
+  ENDPOINTS.podGate.registration.namespaceSelector.excluded,
+);
+
+/** Everything one audit found. */
+export interface AuditReport {
+  readonly findings: AuditFinding[];
+  /** Objects checked per kind (partly, for a kind that could not be listed to the end). */
+  readonly checked: Record<AuditedKind, number>;
+  /** Namespaced objects checked per namespace: a PolicyReport for each. */
+  readonly checkedByNamespace: Map<string, number>;
+  /** `could not check Pods: …` for each kind whose LIST failed: the audit is incomplete (exit 2). */
+  readonly problems: { readonly kind: AuditedKind; readonly message: string }[];
+  /** Pods, Deployments and StatefulSets in namespaces the pod gate and scale guard leave out: not checked. */
+  skipped: number;
+  /** Where it looked: `namespace "team-a"` or `all namespaces`. */
+  readonly scope: string;
+}
+
+export interface ScanOptions {
+  readonly lister: KubeLister;
+  readonly podCreators: PodCreators;
+  /** One namespace, or every namespace when undefined. */
+  readonly namespace?: string;
+  /** Called after each page with the report so far (the terminal's progress line). */
+  readonly progress?: (report: AuditReport) => void;
+}
+
+/**
+ * Lists each kind page by page and checks every object as the webhook would
+ * on CREATE, dropping each page once checked. A kind whose LIST fails is
+ * reported as not checked; the others are still checked.
+ */
+export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
+  const report: AuditReport = {
+    findings: [],
+    checked: Object.fromEntries(AUDITED_KINDS.map((kind) => [kind, 0])) as AuditReport["checked"],
+    checkedByNamespace: new Map(),
+    problems: [],
+    skipped: 0,
+    scope: options.namespace === undefined ? "all namespaces" : `namespace "${options.namespace}"`,
+  };
+  const each = async (
+    kind: AuditedKind,
+    resource: ApiResource,
+    check: (item: JsonObject) => readonly AuditFinding[],
+    excluded: ReadonlySet<string> = new Set(),
+  ): Promise<boolean> => {
+    const namespace = resource.namespaced ? options.namespace : undefined;
+    try {
+      for await (const page of options.lister.pages(resource, namespace)) {
+        for (const item of page) {
+          if (excluded.has(stringAt(item, ["metadata", "namespace"]) ?? "")) {
+            report.skipped++;
+            continue;
+          }
+          report.findings.push(...check(item));
+          report.checked[kind]++;
+          if (resource.namespaced) countIn(report.checkedByNamespace, item);
+        }
+        options.progress?.(report);
+        collectPastSoftLimit();
+      }
+      return true;
+    } catch (error) {
+      if (!(error instanceof KubeApiError)) throw error;
+      report.problems.push({ kind, message: errorText(error) });
+      return false;
+    }
+  };
+
+  const vmNodes = new Set<string>();
+  await each("Node", AUDITED_NODES, (node) => {
+    for (const name of vmNodeNames([node])) vmNodes.add(name);
+    return [];
+  });
+  const cocoonSetVersion = apiVersionOf(AUDITED_COCOONSETS);
+  await each("CocoonSet", AUDITED_COCOONSETS, (set) => cocoonSetFindings(cocoonSetVersion, set));
+  const hibernations = new HibernationAudit();
+  const hibernationVersion = apiVersionOf(AUDITED_HIBERNATIONS);
+  const listedAll = await each("CocoonHibernation", AUDITED_HIBERNATIONS, (item) =>
+    hibernations.check(hibernationVersion, item),
+  );
+  // An incomplete list would make the first one seen look like the original.
+  if (listedAll) report.findings.push(...hibernations.conflicts());
+  const podContext = { podCreators: options.podCreators, vmNodes };
+  await each("Pod", AUDITED_PODS, (pod) => podFindings(pod, podContext), UNGATED_NAMESPACES);
+  await each(
+    "Deployment",
+    AUDITED_DEPLOYMENTS,
+    (workload) => workloadFindings("Deployment", workload),
+    UNGATED_NAMESPACES,
+  );
+  await each(
+    "StatefulSet",
+    AUDITED_STATEFULSETS,
+    (workload) => workloadFindings("StatefulSet", workload),
+    UNGATED_NAMESPACES,
+  );
+  return report;
+}
+
+/**
+ * The runtime collects lazily, so a long audit grows by pages it no longer
+ * holds: past this size a full collection after a page brings it back to what
+ * one page needs. Below it a collection per page would cost more than it saves.
+ */
+const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
+
+function collectPastSoftLimit(): void {
+  if (process.memoryUsage.rss() > SOFT_LIMIT_BYTES) Bun.gc(true);
+}
+
+function countIn(counts: Map<string, number>, item: JsonObject): void {
+  const namespace = stringAt(item, ["metadata", "namespace"]) ?? "";
+  counts.set(namespace, (counts.get(namespace) ?? 0) + 1);
+}

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BINARY } from "../e2e/harness";
+import { eventually } from "../support/eventually";
+import { kubeconfigYaml } from "../support/kubeconfig";
+import { type ControlPlane, type Identity, runCommand } from "./cluster";
+import { OPERATOR, ORDINARY_USER, WEBHOOK_NAMESPACE, writeServiceAccountToken } from "./install";
+import {
+  COCOON_API,
+  cocoonSet,
+  createNamespace,
+  createOwnerCocoonSet,
+  expectCreated,
+  gatedPod,
+  hibernation,
+  type KubeObject,
+  pod,
+  uniqueName,
+  vmNode,
+} from "./objects";
+import { controlPlaneTier } from "./setup";
+
+/*
+ * `cocoon-webhook audit` against the real control plane: objects the webhook
+ * would refuse are created while its registrations are gone (the emergency
+ * disable of the operations guide), then audit runs with the token of the
+ * ServiceAccount of manifests/audit and its RBAC only, and its PolicyReports
+ * are applied through the apiserver (a stub of the PolicyReport CRD, see
+ * test/fixtures/policyreport) with the RBAC of manifests/audit-cronjob.
+ */
+
+const REPO_ROOT = join(import.meta.dir, "../..");
+const AUDIT_ACCOUNT = "cocoon-webhook-audit";
+const AUDIT_IDENTITY: Identity = {
+  user: `system:serviceaccount:${WEBHOOK_NAMESPACE}:${AUDIT_ACCOUNT}`,
+};
+const LONG_SET = `agents-${"x".repeat(45)}`;
+
+let cluster: ControlPlane;
+let namespace: string;
+let vmNodeName: string;
+let auditKubeconfig: string;
+
+async function kubectlOrThrow(args: string[], options: { as?: Identity; stdin?: string } = {}) {
+  const result = await cluster.kubectl(args, options);
+  if (result.exitCode !== 0) throw new Error(`kubectl ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** A kubeconfig holding a fresh TokenRequest token of `account` in the webhook's namespace. */
+async function serviceAccountKubeconfig(account: string): Promise<string> {
+  const path = join(cluster.dir, `${account}-${crypto.randomUUID().slice(0, 8)}`);
+  await writeServiceAccountToken(cluster, `${path}.token`, account);
+  writeFileSync(
+    `${path}.kubeconfig`,
+    kubeconfigYaml(cluster.url, cluster.ca.cert, { tokenFile: `${path}.token` }),
+  );
+  return `${path}.kubeconfig`;
+}
+
+function audit(args: readonly string[], kubeconfig = auditKubeconfig) {
+  return runCommand([BINARY, "audit", ...args], {
+    PATH: process.env.PATH ?? "",
+    KUBECONFIG: kubeconfig,
+    APISERVER_LIST_PAGE_SIZE: "2",
+  });
+}
+
+/** Stored once the apiserver no longer calls the (deleted) webhook registrations. */
+function createWhileDown(path: string, body: KubeObject, as: Identity = ORDINARY_USER) {
+  return eventually(
+    () => cluster.request("POST", path, { as, body }),
+    (answer) => answer.status === 201,
+    30_000,
+  ).then((answer) => expectCreated(Promise.resolve(answer)));
+}
+
+beforeAll(async () => {
+  cluster = controlPlaneTier().cluster;
+  namespace = await createNamespace(cluster, "audit");
+  vmNodeName = uniqueName("vm-node");
+  await expectCreated(cluster.request("POST", "/api/v1/nodes", { body: vmNode(vmNodeName) }));
+  await kubectlOrThrow([
+    "apply",
+    "--server-side",
+    "-f",
+    join(REPO_ROOT, "test/fixtures/policyreport/policyreports.wgpolicyk8s.io.yaml"),
+  ]);
+  await kubectlOrThrow([
+    "wait",
+    "--for=condition=Established",
+    "--timeout=30s",
+    "crd/policyreports.wgpolicyk8s.io",
+  ]);
+  await kubectlOrThrow([
+    "apply",
+    "--server-side",
+    "-k",
+    join(REPO_ROOT, "manifests/audit-cronjob"),
+  ]);
+  auditKubeconfig = await serviceAccountKubeconfig(AUDIT_ACCOUNT);
+
+  // A valid set with a pod its operator made: audit must leave both alone.
+  const owner = await createOwnerCocoonSet(cluster, namespace);
+  await expectCreated(
+    cluster.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
+      as: OPERATOR,
+      body: gatedPod("agents-0", owner),
+    }),
+  );
+
+  const { webhook } = controlPlaneTier();
+  await kubectlOrThrow([
+    "delete",
+    "mutatingwebhookconfiguration/cocoon-webhook",
+    "validatingwebhookconfiguration/cocoon-webhook",
+  ]);
+  try {
+    await createWhileDown(`${COCOON_API}/namespaces/${namespace}/cocoonsets`, cocoonSet(LONG_SET));
+    await createWhileDown(
+      `${COCOON_API}/namespaces/${namespace}/cocoonhibernations`,
+      hibernation("vm-0"),
+    );
+    const second = hibernation("vm-0");
+    second.metadata.name = "vm-0-again";
+    await createWhileDown(`${COCOON_API}/namespaces/${namespace}/cocoonhibernations`, second);
+    await createWhileDown(`/api/v1/namespaces/${namespace}/pods`, gatedPod("by-hand"));
+    await createWhileDown(
+      `/api/v1/namespaces/${namespace}/pods`,
+      pod("squatter", { spec: { nodeName: vmNodeName } }),
+    );
+  } finally {
+    await webhook.applyManifests();
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await cluster.request("DELETE", `/api/v1/nodes/${vmNodeName}`);
+});
+
+describe("cocoon-webhook audit on a real control plane, with its documented RBAC", () => {
+  test("every object the webhook would refuse, and nothing else; exit 1", async () => {
+    const { exitCode, stdout, stderr } = await audit(["-n", namespace, "-o", "json"]);
+    // The tier's other scenarios leave nodes behind: every other count is this namespace's.
+    expect(stderr).toContain("5 errors, 0 warnings, 0 notices about 4 objects; ");
+    expect(stderr).toContain(`checked in namespace "${namespace}" (`);
+    expect(stderr).toContain(
+      " 2 CocoonSets, 2 CocoonHibernations, 3 Pods, 0 Deployments, 0 StatefulSets)\n",
+    );
+    expect(exitCode).toBe(1);
+    const findings = JSON.parse(stdout) as Record<string, string>[];
+    expect(
+      findings.map(
+        ({ severity, kind, name, path, rule }) => `${severity} ${kind} ${name} ${path} ${rule}`,
+      ),
+    ).toEqual([
+      `error CocoonSet ${LONG_SET} metadata.name set.derived-name-budget`,
+      "error CocoonHibernation vm-0-again metadata.name hibernation.name-matches-pod",
+      "error CocoonHibernation vm-0-again spec.podRef.name hibernation.one-per-pod",
+      "error Pod by-hand metadata.ownerReferences pod.not-owned",
+      "error Pod squatter spec.nodeName pod.unmarked-on-vm-node",
+    ]);
+    const squatter = findings.find((finding) => finding.name === "squatter");
+    expect(squatter?.message).toContain(`runs on "${vmNodeName}", a VM node`);
+    // The apiserver records who wrote the pod; the impersonated user's client is kubectl-less here.
+    expect(findings.find((finding) => finding.name === "by-hand")?.message).toMatch(
+      /field manager "[^"]+" \(Update, /,
+    );
+    expect(findings.every((finding) => finding.uid !== "")).toBe(true);
+  });
+
+  test("every namespace: the same findings among the tier's others, every kind checked", async () => {
+    const { exitCode, stdout, stderr } = await audit(["-o", "text"]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toBe("");
+    expect(stdout).toContain(`error: Pod ${namespace}/by-hand: metadata.ownerReferences: `);
+    expect(stdout).not.toContain("could not check");
+  });
+
+  test("its PolicyReport, applied with the CronJob's RBAC, is stored as audit wrote it", async () => {
+    const { exitCode, stdout } = await audit([
+      "-n",
+      namespace,
+      "-o",
+      "policyreport",
+      "--exit-zero",
+    ]);
+    expect(exitCode).toBe(0);
+    await kubectlOrThrow(
+      ["apply", "--server-side", "--field-manager=cocoon-webhook-audit", "-f", "-"],
+      { as: AUDIT_IDENTITY, stdin: stdout },
+    );
+    const stored = await cluster.request(
+      "GET",
+      `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${namespace}/policyreports/cocoon-webhook-audit`,
+    );
+    expect(stored.status).toBe(200);
+    // Checked here: 2 sets, 2 hibernations, 3 pods; 4 of them with (5) findings.
+    expect(stored.body.summary).toEqual({ pass: 3, fail: 5, warn: 0, error: 0, skip: 0 });
+    expect(stored.body.results.map((result: { rule: string }) => result.rule)).toEqual([
+      "set.derived-name-budget",
+      "hibernation.name-matches-pod",
+      "hibernation.one-per-pod",
+      "pod.not-owned",
+      "pod.unmarked-on-vm-node",
+    ]);
+    expect(stored.body.results[3].resources).toEqual([
+      expect.objectContaining({ apiVersion: "v1", kind: "Pod", namespace, name: "by-hand" }),
+    ]);
+    // The audit account may write reports, and nothing else.
+    const denied = await cluster.request("DELETE", `/api/v1/namespaces/${namespace}/pods/by-hand`, {
+      as: AUDIT_IDENTITY,
+    });
+    expect(denied.status).toBe(403);
+  });
+
+  test("without list on a kind: 'could not check' it and exit 2, never a clean result", async () => {
+    // The webhook's own account may get pods and list hibernations, but not list pods or sets.
+    const { exitCode, stderr } = await audit(
+      ["-n", namespace],
+      await serviceAccountKubeconfig("cocoon-webhook"),
+    );
+    expect(exitCode).toBe(2);
+    expect(stderr).toContain("cocoon-webhook audit: could not check Pods: LIST pods in ");
+    expect(stderr).toContain("apiserver answered 403 Forbidden");
+    expect(stderr).toContain("could not check CocoonSets");
+  });
+});
