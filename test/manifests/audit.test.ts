@@ -95,7 +95,12 @@ describe("manifests/audit-cronjob", () => {
       container.env.find((variable) => variable.name === "POD_CREATORS")?.value;
     expect(creators(auditStep)).toBe(creators(webhook));
     const [apply] = pod.containers;
-    expect(apply.command).toEqual(["bash", "-c", expect.stringContaining("kubectl apply"), "apply-reports"]);
+    expect(apply.command).toEqual([
+      "bash",
+      "-c",
+      expect.stringContaining("kubectl apply"),
+      "apply-reports",
+    ]);
     expect(apply.args[0]).toBe("/reports/policyreports.json");
     expect(apply.args).toContain("--server-side");
     expect(pod.restartPolicy).toBe("Never");
