@@ -78,10 +78,11 @@ test("every object the chart can render passes a strict server-side dry-run, eve
     "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=kubernetes.io/os",
     "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
     "--set=ports.admission=9443,podSecurityContext.runAsUser=1000,securityContext.runAsUser=1000",
+    "--set=audit.rbac.enabled=true,audit.cronJob.enabled=true",
   ]);
   const kinds = parseYaml(rendered).map((object) => object.kind);
   expect(kinds).toEqual(
-    expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod"]),
+    expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod", "CronJob"]),
   );
   const dryRun = await strictServerDryRun(cluster, rendered);
   expect(dryRun.stderr).toBe("");
