@@ -315,7 +315,7 @@ describe("cocoon-webhook audit: answers it cannot trust fail closed (exit 2)", (
             ],
           },
         },
-        says: "a page of 2 items to a request for at most 1",
+        says: "a page of 2 items where at most 1 were asked for",
       },
     ];
 
