@@ -60,7 +60,7 @@ function parseVariant(text: string): Variant {
   const env: Record<string, string> = {};
   const buildFlags: string[] = [];
   for (const part of rest) {
-    const assignment = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(part);
+    const assignment = /^([A-Z][A-Za-z0-9_]*)=(.*)$/.exec(part);
     if (assignment?.[1] !== undefined) env[assignment[1]] = assignment[2] ?? "";
     else buildFlags.push(part);
   }
@@ -147,6 +147,8 @@ interface Sample {
   readonly afterLoad: Composition;
   readonly heapAtReady?: HeapReport;
   readonly heapAfterLoad?: HeapReport;
+  /** With --probe: after the probe's full collection that follows the load. */
+  readonly afterCollection?: Composition;
   readonly requests: number;
   readonly errors: number;
   readonly requestsPerSecond: number;
@@ -296,6 +298,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
   if (requests > 0) await Bun.sleep(500);
   const afterLoad = composition(child.pid);
   const heapAfterLoad = probe ? await heapReport(child, reportFile, 2) : undefined;
+  const afterCollection = probe ? composition(child.pid) : undefined;
   child.kill("SIGTERM");
   await child.exited;
   const served = halves.reduce((sum, half) => sum + half.requests, 0);
@@ -307,6 +310,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
     afterLoad,
     ...(heapAtReady ? { heapAtReady } : {}),
     ...(heapAfterLoad ? { heapAfterLoad } : {}),
+    ...(afterCollection ? { afterCollection } : {}),
     requests: served,
     errors: halves.reduce((sum, half) => sum + half.errors, 0),
     requestsPerSecond: served / seconds,
@@ -350,6 +354,7 @@ const rows: [string, (sample: Sample) => number | undefined, (value: number) => 
   ["  after a full collection", (s) => s.heapAtReady?.afterFullCollection.heapSize, mib],
   ["JS heap capacity after the load", (s) => s.heapAfterLoad?.heap.heapCapacity, mib],
   ["  after a full collection", (s) => s.heapAfterLoad?.afterFullCollection.heapSize, mib],
+  ["anonymous after that collection", (s) => s.afterCollection?.pssAnon, mib],
   ["req/s of the load", (s) => s.requestsPerSecond, (v) => v.toFixed(0)],
   ["CPU ms per request", (s) => s.cpuMsPerRequest, (v) => v.toFixed(4)],
   ["stolen during the load, %", (s) => s.stolenShare * 100, (v) => v.toFixed(1)],
