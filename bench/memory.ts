@@ -1,11 +1,11 @@
 /**
  * Where the memory goes, and what a build or runtime option changes about it:
- * servers compiled exactly as the shipped binary is (`bun build --compile
- * --bytecode --format=esm --minify`, the same embedded runtime), each started
+ * servers compiled exactly as the shipped binary is (lib/compile.ts, the same
+ * embedded runtime), each started
  * fresh, measured at ready and after a bounded common-case load, in rounds
  * that alternate the variants (A, B, A, B …; medians reported).
  *
- *   bun bench/memory.ts [--requests N] [--rounds R] [--probe] VARIANT…
+ *   bun bench/memory.ts [--requests N] [--rounds R] [--scenario ID] [--probe] VARIANT…
  *
  * VARIANT is `label=server[;build flag…][;ENV=value…]`, server one of cocoon
  * (src/main.ts serve), floor (bench/floor.ts), design (bench/design-floor.ts),
@@ -29,7 +29,15 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createTestCa } from "../test/support/certs";
 import { freePort } from "../test/support/free-port";
-import { MIB, machineCpu, processCpuSeconds, rssBytes, stolenShare } from "../test/support/procfs";
+import {
+  MIB,
+  machineCpu,
+  peakRssBytes,
+  processCpuSeconds,
+  rssBytes,
+  stolenShare,
+} from "../test/support/procfs";
+import { compileLikeTheWebhook } from "./lib/compile";
 import { median } from "./lib/statistics";
 import { ensureWrk, runWrk, writeLuaScript } from "./lib/wrk";
 import { buildScenarios } from "./payloads";
@@ -149,6 +157,7 @@ interface Sample {
   readonly heapAfterLoad?: HeapReport;
   /** With --probe: after the probe's full collection that follows the load. */
   readonly afterCollection?: Composition;
+  readonly peakRss: number;
   readonly requests: number;
   readonly errors: number;
   readonly requestsPerSecond: number;
@@ -164,9 +173,14 @@ function argument(name: string, fallback: number): number {
 const requests = argument("--requests", 200_000);
 const rounds = argument("--rounds", 3);
 const probe = process.argv.includes("--probe");
+const scenarioIndex = process.argv.indexOf("--scenario");
+const scenarioId = scenarioIndex === -1 ? "pod-common" : process.argv[scenarioIndex + 1];
 const variants = process.argv
   .slice(2)
-  .filter((each, index, all) => !each.startsWith("--") && !all[index - 1]?.startsWith("--r"))
+  .filter(
+    (each, index, all) =>
+      !each.startsWith("--") && !/^--(requests|rounds|scenario)$/.test(all[index - 1] ?? ""),
+  )
   .map(parseVariant);
 if (variants.length === 0) variants.push(parseVariant("cocoon"), parseVariant("floor"));
 
@@ -174,8 +188,11 @@ ensureWrk();
 const workDir = mkdtempSync(join(tmpdir(), "cocoon-memory-"));
 const ca = createTestCa("cocoon-memory-ca");
 const serving = ca.issue("serving");
-const body = buildScenarios().find((scenario) => scenario.id === "pod-common")?.body ?? "";
-const bodyFile = join(workDir, "pod-common.json");
+const scenarios = buildScenarios();
+const scenario = scenarios.find((each) => each.id === scenarioId);
+if (scenario === undefined) throw new Error(`memory: no scenario ${scenarioId}`);
+const { body, path: reviewPath } = scenario;
+const bodyFile = join(workDir, "review.json");
 writeFileSync(bodyFile, body);
 const script = writeLuaScript(workDir);
 
@@ -189,24 +206,10 @@ function build(variant: Variant, index: number): string {
     entry,
     `${hook}import ${JSON.stringify(join(REPO, ENTRIES[variant.server].module))};\n`,
   );
-  const outfile = join(workDir, `server-${index}`);
-  const built = Bun.spawnSync(
-    [
-      process.execPath,
-      "build",
-      entry,
-      "--compile",
-      "--bytecode",
-      "--format=esm",
-      "--minify",
-      ...variant.buildFlags,
-      "--outfile",
-      outfile,
-    ],
-    { cwd: REPO, stdout: "pipe", stderr: "pipe" },
-  );
-  if (built.exitCode !== 0) throw new Error(`build of ${variant.label}: ${built.stderr}`);
-  return outfile;
+  return compileLikeTheWebhook(entry, join(workDir, `server-${index}`), {
+    cwd: REPO,
+    extraFlags: variant.buildFlags,
+  });
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -251,7 +254,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
   const port = freePort();
   const opsPort = freePort();
   const reportFile = join(workDir, `${variant.label}-${round}.heap`);
-  const url = `https://127.0.0.1:${port}/mutate?timeout=5s`;
+  const url = `https://127.0.0.1:${port}${reviewPath}?timeout=5s`;
   const started = performance.now();
   const child = Bun.spawn([binary, ...ENTRIES[variant.server].args], {
     env: {
@@ -297,6 +300,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
   const cpuSeconds = processCpuSeconds(child.pid) - cpuBefore;
   if (requests > 0) await Bun.sleep(500);
   const afterLoad = composition(child.pid);
+  const peakRss = peakRssBytes(child.pid);
   const heapAfterLoad = probe ? await heapReport(child, reportFile, 2) : undefined;
   const afterCollection = probe ? composition(child.pid) : undefined;
   child.kill("SIGTERM");
@@ -311,6 +315,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
     ...(heapAtReady ? { heapAtReady } : {}),
     ...(heapAfterLoad ? { heapAfterLoad } : {}),
     ...(afterCollection ? { afterCollection } : {}),
+    peakRss,
     requests: served,
     errors: halves.reduce((sum, half) => sum + half.errors, 0),
     requestsPerSecond: served / seconds,
@@ -339,6 +344,7 @@ const rows: [string, (sample: Sample) => number | undefined, (value: number) => 
   ["start → ready, ms", (s) => s.readyMs, (v) => v.toFixed(0)],
   ["RSS at ready, MiB", (s) => s.atReady.rss, mib],
   ["RSS after the load, MiB", (s) => s.afterLoad.rss, mib],
+  ["peak RSS, MiB", (s) => s.peakRss, mib],
   ["  Pss_Anon after the load", (s) => s.afterLoad.pssAnon, mib],
   ["  Pss_File after the load", (s) => s.afterLoad.pssFile, mib],
   ["  the binary's file pages", (s) => s.afterLoad.binaryClean, mib],
@@ -361,7 +367,7 @@ const rows: [string, (sample: Sample) => number | undefined, (value: number) => 
 ];
 const labels = variants.map((variant) => variant.label);
 const lines = [
-  `${rounds} rounds of ${requests} common-case requests (32 connections); medians (min–max)`,
+  `${rounds} rounds of ${requests} ${scenarioId} requests (32 connections); medians (min–max)`,
   "",
   `| | ${labels.join(" | ")} |`,
   `|---|${labels.map(() => "---:").join("|")}|`,

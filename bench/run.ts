@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { createTestCa } from "../test/support/certs";
 import { startFakeApiserver } from "../test/support/fake-apiserver";
 import {
+  anonymousRssBytes,
   coresBusy,
   describeMachine,
   MIB,
@@ -34,6 +35,7 @@ import {
   processCpuSeconds,
   rssBytes,
 } from "../test/support/procfs";
+import { compileLikeTheWebhook } from "./lib/compile";
 import {
   FIXED_RATES,
   type FixedRateResult,
@@ -196,6 +198,9 @@ async function main(): Promise<void> {
     probeBodyFile: bodyFiles.get("pod-common") ?? "",
     peerBundle,
     cocoonBinary: COCOON_BINARY,
+    compiledFloor: compileLikeTheWebhook(join(REPO, "bench/floor.ts"), join(workDir, "floor"), {
+      cwd: REPO,
+    }),
   };
 
   const running = new Map<ServerId, RunningServer>();
@@ -237,7 +242,7 @@ async function main(): Promise<void> {
 
   async function memoryPhase(id: ServerId): Promise<MemoryResult> {
     log(`memory phase: ${settings.memoryRequests} common-case requests to a fresh ${id}`);
-    const fresh = await startServer(id, env, { kubeconfig: false });
+    const fresh = await startServer(id, env, { kubeconfig: false, compiled: true });
     running.set(id, fresh);
     const half = Math.round(settings.memoryRequests / 2);
     const memoryLoad = {
@@ -248,10 +253,12 @@ async function main(): Promise<void> {
       requestLimit: half,
     };
     const rssAtStart = rssBytes(fresh.pid);
+    const anonymousAtStart = anonymousRssBytes(fresh.pid);
     const first = await runWrk(script, memoryLoad);
     const rssAtHalf = rssBytes(fresh.pid);
     const second = await runWrk(script, memoryLoad);
     const rssAtEnd = rssBytes(fresh.pid);
+    const anonymousAtEnd = anonymousRssBytes(fresh.pid);
     const result: MemoryResult = {
       server: id,
       requestsFirstHalf: first.requests,
@@ -262,6 +269,8 @@ async function main(): Promise<void> {
       rssAtStartBytes: rssAtStart,
       rssAtHalfBytes: rssAtHalf,
       rssAtEndBytes: rssAtEnd,
+      anonymousAtStartBytes: anonymousAtStart,
+      anonymousAtEndBytes: anonymousAtEnd,
       peakRssBytes: peakRssBytes(fresh.pid),
       growthSecondHalf: (rssAtEnd - rssAtHalf) / rssAtHalf,
     };

@@ -1,0 +1,35 @@
+/**
+ * Compiles a bench server the way `make build` compiles the webhook (the
+ * Makefile's COMPILE, without its stamp and source map), on the same
+ * embedded runtime, so that memory and start-up compare like for like: a
+ * server run from source by `bun` also holds the transpiler's work and
+ * none of a bundle's.
+ */
+export const COMPILE_FLAGS = [
+  "--compile",
+  "--bytecode",
+  "--format=esm",
+  "--splitting",
+  "--minify",
+] as const;
+
+export function compileLikeTheWebhook(
+  entry: string,
+  outfile: string,
+  options: { readonly cwd: string; readonly extraFlags?: readonly string[] },
+): string {
+  const built = Bun.spawnSync(
+    [
+      process.execPath,
+      "build",
+      entry,
+      ...COMPILE_FLAGS,
+      ...(options.extraFlags ?? []),
+      "--outfile",
+      outfile,
+    ],
+    { cwd: options.cwd, stdout: "pipe", stderr: "pipe" },
+  );
+  if (built.exitCode !== 0) throw new Error(`compiling ${entry}: ${built.stderr.toString()}`);
+  return outfile;
+}
