@@ -145,6 +145,7 @@ function composition(pid: number): Composition {
 
 interface HeapReport {
   readonly heap: { heapSize: number; heapCapacity: number; objectCount: number };
+  readonly fullCollectionMs: number;
   readonly afterFullCollection: { heapSize: number; heapCapacity: number };
 }
 
@@ -358,8 +359,14 @@ const rows: [string, (sample: Sample) => number | undefined, (value: number) => 
   ["JS heap at ready", (s) => s.heapAtReady?.heap.heapSize, mib],
   ["JS heap capacity at ready", (s) => s.heapAtReady?.heap.heapCapacity, mib],
   ["  after a full collection", (s) => s.heapAtReady?.afterFullCollection.heapSize, mib],
+  ["  that full collection took, ms", (s) => s.heapAtReady?.fullCollectionMs, (v) => v.toFixed(1)],
   ["JS heap capacity after the load", (s) => s.heapAfterLoad?.heap.heapCapacity, mib],
   ["  after a full collection", (s) => s.heapAfterLoad?.afterFullCollection.heapSize, mib],
+  [
+    "  that full collection took, ms",
+    (s) => s.heapAfterLoad?.fullCollectionMs,
+    (v) => v.toFixed(1),
+  ],
   ["anonymous after that collection", (s) => s.afterCollection?.pssAnon, mib],
   ["req/s of the load", (s) => s.requestsPerSecond, (v) => v.toFixed(0)],
   ["CPU ms per request", (s) => s.cpuMsPerRequest, (v) => v.toFixed(4)],
