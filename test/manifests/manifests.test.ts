@@ -258,7 +258,7 @@ describe("Deployment", () => {
 
   test("resources: requests, a memory limit, no CPU limit", () => {
     expect(container?.resources).toEqual({
-      requests: { cpu: "50m", memory: "64Mi" },
+      requests: { cpu: "50m", memory: "96Mi" },
       limits: { memory: "256Mi" },
     });
   });
