@@ -38,6 +38,7 @@ import {
   stolenShare,
 } from "../test/support/procfs";
 import { compileLikeTheWebhook } from "./lib/compile";
+import { answersOk } from "./lib/servers";
 import { median } from "./lib/statistics";
 import { ensureWrk, runWrk, writeLuaScript } from "./lib/wrk";
 import { buildScenarios } from "./payloads";
@@ -213,32 +214,6 @@ function build(variant: Variant, index: number): string {
   });
 }
 
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-      tls: { ca: ca.cert },
-      keepalive: false,
-    });
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-async function readyzAnswers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { keepalive: false });
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
 async function heapReport(child: Subprocess, file: string, count: number): Promise<HeapReport> {
   child.kill("SIGUSR2");
   for (let waited = 0; waited < 5000; waited += 20) {
@@ -275,8 +250,14 @@ async function measure(variant: Variant, binary: string, round: number): Promise
   });
   const ready =
     variant.server === "cocoon"
-      ? () => readyzAnswers(`http://127.0.0.1:${opsPort}/readyz`)
-      : () => answers(url);
+      ? () => answersOk(`http://127.0.0.1:${opsPort}/readyz`)
+      : () =>
+          answersOk(url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+            tls: { ca: ca.cert },
+          });
   while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`${variant.label} exited before ready`);
     if (performance.now() - started > 15_000) throw new Error(`${variant.label}: not ready`);
@@ -334,7 +315,10 @@ for (let round = 0; round < rounds; round++) {
     const variant = variants[index] as Variant;
     const sample = await measure(variant, binaries[index] as string, round);
     console.error(
-      `${variant.label} round ${round + 1}: ready ${sample.readyMs.toFixed(0)} ms, RSS ${(sample.atReady.rss / MIB).toFixed(1)} → ${(sample.afterLoad.rss / MIB).toFixed(1)} MiB, ${sample.requestsPerSecond.toFixed(0)} req/s, ${(sample.stolenShare * 100).toFixed(1)} % stolen`,
+      `${variant.label} round ${round + 1}: ready ${sample.readyMs.toFixed(0)} ms, RSS ${(sample.atReady.rss / MIB).toFixed(1)} → ${(sample.afterLoad.rss / MIB).toFixed(1)} MiB` +
+        (requests > 0
+          ? `, ${sample.requestsPerSecond.toFixed(0)} req/s, ${(sample.stolenShare * 100).toFixed(1)} % stolen`
+          : ""),
     );
     samples.push(sample);
   }

@@ -97,15 +97,10 @@ export function artefactBytes(
   }
 }
 
-async function answersProbe(url: string, env: ServerEnvironment): Promise<boolean> {
+/** Whether `url` answers 200 (its body read and dropped) on a connection of its own. */
+export async function answersOk(url: string, init: BunFetchRequestInit = {}): Promise<boolean> {
   try {
-    const response = await fetch(`${url}/mutate?timeout=5s`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: Bun.file(env.probeBodyFile),
-      tls: { ca: env.ca.cert },
-      keepalive: false,
-    });
+    const response = await fetch(url, { keepalive: false, ...init });
     await response.arrayBuffer();
     return response.status === 200;
   } catch {
@@ -113,14 +108,13 @@ async function answersProbe(url: string, env: ServerEnvironment): Promise<boolea
   }
 }
 
-async function readyzAnswers(opsUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${opsUrl}/readyz`, { keepalive: false });
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
+function answersProbe(url: string, env: ServerEnvironment): Promise<boolean> {
+  return answersOk(`${url}/mutate?timeout=5s`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: Bun.file(env.probeBodyFile),
+    tls: { ca: env.ca.cert },
+  });
 }
 
 async function pollUntil(
@@ -182,7 +176,7 @@ export async function startServer(
   let firstAnswerMs: number | undefined;
   try {
     if (id === "cocoon") {
-      readyMs = await pollUntil(child, t0, () => readyzAnswers(opsUrl), SERVER_LABELS[id]);
+      readyMs = await pollUntil(child, t0, () => answersOk(`${opsUrl}/readyz`), SERVER_LABELS[id]);
       firstAnswerMs = await pollUntil(
         child,
         t0,
