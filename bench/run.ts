@@ -79,6 +79,12 @@ const FLOORS: ReadonlySet<ServerId> = new Set(["floor", "design"]);
 const TAIL_SERVERS: readonly ServerId[] = ["floor", "design", "cocoon"];
 /** How long bench/gc-host.ts is driven at 2 000 req/s. */
 const GC_PROBE_SECONDS = 10;
+/**
+ * The memory phase reads RSS this long after ready and after each half (as
+ * bench/memory.ts does), once the last responses are out and the collector
+ * that was running under the load has finished.
+ */
+const MEMORY_SETTLE_MS = 500;
 /** Upper bound on each half of the memory phase. */
 const MEMORY_PHASE_BOUND_SECONDS = 120;
 
@@ -252,11 +258,14 @@ async function main(): Promise<void> {
       durationSeconds: MEMORY_PHASE_BOUND_SECONDS,
       requestLimit: half,
     };
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtStart = rssBytes(fresh.pid);
     const anonymousAtStart = anonymousRssBytes(fresh.pid);
     const first = await runWrk(script, memoryLoad);
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtHalf = rssBytes(fresh.pid);
     const second = await runWrk(script, memoryLoad);
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtEnd = rssBytes(fresh.pid);
     const anonymousAtEnd = anonymousRssBytes(fresh.pid);
     const result: MemoryResult = {
