@@ -7,10 +7,10 @@
  *
  *   bun bench/memory.ts [--requests N] [--rounds R] [--scenario ID] [--probe] VARIANT…
  *
- * VARIANT is `label=server[;build flag…][;ENV=value…]`, server one of cocoon
+ * VARIANT is `label=server[;build flag…][;!flag left out…][;ENV=value…]`, server one of cocoon
  * (src/main.ts serve), floor (bench/floor.ts), design (bench/design-floor.ts),
  * or `@PATH`, a cocoon-webhook binary built elsewhere (an earlier revision);
- * for example `cocoon`, `smol=cocoon;--compile-exec-argv=--smol`,
+ * for example `cocoon`, `smol=cocoon;--compile-exec-argv=--smol`, `one-bundle=cocoon;!--splitting`,
  * `before=@/tmp/cocoon-webhook-main`.
  * With --probe each build also carries bench/lib/memory-probe-hook.ts and
  * reports its JavaScript heap at ready and after the load (the report
@@ -57,6 +57,7 @@ interface Variant {
   readonly server: ServerKind;
   readonly prebuilt?: string;
   readonly buildFlags: readonly string[];
+  readonly withoutFlags: readonly string[];
   readonly env: Record<string, string>;
 }
 
@@ -68,13 +69,15 @@ function parseVariant(text: string): Variant {
     throw new Error(`memory: unknown server in "${text}"`);
   const env: Record<string, string> = {};
   const buildFlags: string[] = [];
+  const withoutFlags: string[] = [];
   for (const part of rest) {
     const assignment = /^([A-Z][A-Za-z0-9_]*)=(.*)$/.exec(part);
     if (assignment?.[1] !== undefined) env[assignment[1]] = assignment[2] ?? "";
+    else if (part.startsWith("!")) withoutFlags.push(part.slice(1));
     else buildFlags.push(part);
   }
-  if (prebuilt) return { label, server: "cocoon", prebuilt, buildFlags, env };
-  return { label, server: server as ServerKind, buildFlags, env };
+  if (prebuilt) return { label, server: "cocoon", prebuilt, buildFlags, withoutFlags, env };
+  return { label, server: server as ServerKind, buildFlags, withoutFlags, env };
 }
 
 /** Resident memory of one process by where it comes from, in bytes. */
@@ -211,6 +214,7 @@ function build(variant: Variant, index: number): string {
   return compileLikeTheWebhook(entry, join(workDir, `server-${index}`), {
     cwd: REPO,
     extraFlags: variant.buildFlags,
+    without: variant.withoutFlags,
   });
 }
 

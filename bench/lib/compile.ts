@@ -16,14 +16,20 @@ export const COMPILE_FLAGS = [
 export function compileLikeTheWebhook(
   entry: string,
   outfile: string,
-  options: { readonly cwd: string; readonly extraFlags?: readonly string[] },
+  options: {
+    readonly cwd: string;
+    readonly extraFlags?: readonly string[];
+    /** Flags of COMPILE_FLAGS to leave out (an A/B of one of them). */
+    readonly without?: readonly string[];
+  },
 ): string {
+  const flags = COMPILE_FLAGS.filter((flag) => !options.without?.includes(flag));
   const built = Bun.spawnSync(
     [
       process.execPath,
       "build",
       entry,
-      ...COMPILE_FLAGS,
+      ...flags,
       ...(options.extraFlags ?? []),
       "--outfile",
       outfile,
