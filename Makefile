@@ -32,7 +32,10 @@ ARM64_PACKAGES := qemu-user=/usr/bin/qemu-aarch64 \
 # the modern runtime, to compare (scripts/bun-runtime.ts).
 DIST_TARGETS := linux-x64 linux-arm64
 DIST_DIR := dist
-COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --minify --sourcemap \
+# --splitting keeps the modules a command loads lazily (client-node and YAML for a KUBECONFIG,
+# the validate command) in chunks of their own, evaluated only when imported: in one bundle their
+# classes were created at every start (docs/performance.md#memory).
+COMPILE := $(BUN) build src/main.ts --compile --bytecode --format=esm --splitting --minify --sourcemap \
   --define 'BUILD_VERSION="$(VERSION)"' \
   --define 'BUILD_REVISION="$(REVISION)"' \
   --define 'BUILD_TIME="$(BUILD_TIME)"'

@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { createTestCa } from "../test/support/certs";
 import { startFakeApiserver } from "../test/support/fake-apiserver";
 import {
+  anonymousRssBytes,
   coresBusy,
   describeMachine,
   MIB,
@@ -34,6 +35,7 @@ import {
   processCpuSeconds,
   rssBytes,
 } from "../test/support/procfs";
+import { compileLikeTheWebhook } from "./lib/compile";
 import {
   FIXED_RATES,
   type FixedRateResult,
@@ -77,6 +79,12 @@ const FLOORS: ReadonlySet<ServerId> = new Set(["floor", "design"]);
 const TAIL_SERVERS: readonly ServerId[] = ["floor", "design", "cocoon"];
 /** How long bench/gc-host.ts is driven at 2 000 req/s. */
 const GC_PROBE_SECONDS = 10;
+/**
+ * The memory phase reads RSS this long after ready and after each half (as
+ * bench/memory.ts does), once the last responses are out and the collector
+ * that was running under the load has finished.
+ */
+const MEMORY_SETTLE_MS = 500;
 /** Upper bound on each half of the memory phase. */
 const MEMORY_PHASE_BOUND_SECONDS = 120;
 
@@ -196,6 +204,9 @@ async function main(): Promise<void> {
     probeBodyFile: bodyFiles.get("pod-common") ?? "",
     peerBundle,
     cocoonBinary: COCOON_BINARY,
+    compiledFloor: compileLikeTheWebhook(join(REPO, "bench/floor.ts"), join(workDir, "floor"), {
+      cwd: REPO,
+    }),
   };
 
   const running = new Map<ServerId, RunningServer>();
@@ -237,7 +248,7 @@ async function main(): Promise<void> {
 
   async function memoryPhase(id: ServerId): Promise<MemoryResult> {
     log(`memory phase: ${settings.memoryRequests} common-case requests to a fresh ${id}`);
-    const fresh = await startServer(id, env, { kubeconfig: false });
+    const fresh = await startServer(id, env, { kubeconfig: false, compiled: true });
     running.set(id, fresh);
     const half = Math.round(settings.memoryRequests / 2);
     const memoryLoad = {
@@ -247,11 +258,16 @@ async function main(): Promise<void> {
       durationSeconds: MEMORY_PHASE_BOUND_SECONDS,
       requestLimit: half,
     };
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtStart = rssBytes(fresh.pid);
+    const anonymousAtStart = anonymousRssBytes(fresh.pid);
     const first = await runWrk(script, memoryLoad);
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtHalf = rssBytes(fresh.pid);
     const second = await runWrk(script, memoryLoad);
+    await Bun.sleep(MEMORY_SETTLE_MS);
     const rssAtEnd = rssBytes(fresh.pid);
+    const anonymousAtEnd = anonymousRssBytes(fresh.pid);
     const result: MemoryResult = {
       server: id,
       requestsFirstHalf: first.requests,
@@ -262,6 +278,8 @@ async function main(): Promise<void> {
       rssAtStartBytes: rssAtStart,
       rssAtHalfBytes: rssAtHalf,
       rssAtEndBytes: rssAtEnd,
+      anonymousAtStartBytes: anonymousAtStart,
+      anonymousAtEndBytes: anonymousAtEnd,
       peakRssBytes: peakRssBytes(fresh.pid),
       growthSecondHalf: (rssAtEnd - rssAtHalf) / rssAtHalf,
     };

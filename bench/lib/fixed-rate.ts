@@ -185,6 +185,57 @@ export function quietTurnsP999(turns: readonly FixedRateTurn[]): number | undefi
   return quiet.length < MIN_QUIET_TURNS ? undefined : median(quiet.map((turn) => turn.p999Us));
 }
 
+/** How far over the design floor's p99.9 the webhook's may be. */
+export const TAIL_GOAL_MARGIN_US = 500;
+
+/** The tail goal of one run, or why it was not judged. */
+export type TailVerdict =
+  | {
+      readonly judged: false;
+      readonly quietTurns: { readonly cocoon: number; readonly design: number };
+    }
+  | {
+      readonly judged: true;
+      readonly met: boolean;
+      /** The webhook's median quiet-turn p99.9 minus the design floor's. */
+      readonly overDesignUs: number;
+      /** The same against the bare floor: the limit any Bun webhook meets, reported beside. */
+      readonly overBareUs: number | undefined;
+    };
+
+/**
+ * The paced tail is judged against the design floor, as throughput is: the
+ * bare floor's tail is out of reach of anything built on the framework (the
+ * design floor alone is over it by a millisecond and more, the collector's
+ * pauses over the heap its libraries occupy), so it stays in every table as
+ * the limit, not the goal. Judged on the median p99.9 of each server's quiet
+ * turns; not judged when either has fewer than MIN_QUIET_TURNS.
+ */
+export function judgeTail(
+  cocoon: FixedRateResult,
+  design: FixedRateResult,
+  bare?: FixedRateResult,
+): TailVerdict {
+  const cocoonP999 = cocoon.quietTurnsP999Us;
+  const designP999 = design.quietTurnsP999Us;
+  if (cocoonP999 === undefined || designP999 === undefined) {
+    return {
+      judged: false,
+      quietTurns: {
+        cocoon: quietTurns(cocoon.turns).length,
+        design: quietTurns(design.turns).length,
+      },
+    };
+  }
+  const bareP999 = bare?.quietTurnsP999Us;
+  return {
+    judged: true,
+    met: cocoonP999 - designP999 <= TAIL_GOAL_MARGIN_US,
+    overDesignUs: cocoonP999 - designP999,
+    overBareUs: bareP999 === undefined ? undefined : cocoonP999 - bareP999,
+  };
+}
+
 async function answers(url: string, bodyFile: string, caPem: string): Promise<boolean> {
   try {
     const response = await fetch(`${url}/mutate`, {

@@ -47,16 +47,19 @@ export interface ServerEnvironment {
   readonly peerBundle: string;
   /** The cocoon-webhook binary to run; dist/cocoon-webhook when unset. */
   readonly cocoonBinary?: string;
+  /** The floor compiled like the webhook (lib/compile.ts), for like-for-like memory figures. */
+  readonly compiledFloor?: string;
 }
 
 const READY_DEADLINE_MS = 15_000;
 const POLL_INTERVAL_MS = 2;
 
-function command(id: ServerId, env: ServerEnvironment): string[] {
+function command(id: ServerId, env: ServerEnvironment, compiled: boolean): string[] {
   switch (id) {
     case "cocoon":
       return [env.cocoonBinary ?? join(env.repo, "dist/cocoon-webhook"), "serve"];
     case "floor":
+      if (compiled && env.compiledFloor) return [env.compiledFloor];
       return [env.bun, join(env.repo, "bench/floor.ts")];
     case "design":
       return [env.bun, join(env.repo, "bench/design-floor.ts")];
@@ -94,15 +97,10 @@ export function artefactBytes(
   }
 }
 
-async function answersProbe(url: string, env: ServerEnvironment): Promise<boolean> {
+/** Whether `url` answers 200 (its body read and dropped) on a connection of its own. */
+export async function answersOk(url: string, init: BunFetchRequestInit = {}): Promise<boolean> {
   try {
-    const response = await fetch(`${url}/mutate?timeout=5s`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: Bun.file(env.probeBodyFile),
-      tls: { ca: env.ca.cert },
-      keepalive: false,
-    });
+    const response = await fetch(url, { keepalive: false, ...init });
     await response.arrayBuffer();
     return response.status === 200;
   } catch {
@@ -110,14 +108,13 @@ async function answersProbe(url: string, env: ServerEnvironment): Promise<boolea
   }
 }
 
-async function readyzAnswers(opsUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${opsUrl}/readyz`, { keepalive: false });
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
+function answersProbe(url: string, env: ServerEnvironment): Promise<boolean> {
+  return answersOk(`${url}/mutate?timeout=5s`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: Bun.file(env.probeBodyFile),
+    tls: { ca: env.ca.cert },
+  });
 }
 
 async function pollUntil(
@@ -140,11 +137,12 @@ let started = 0;
 /**
  * `kubeconfig: false` starts cocoon-webhook the way it runs in a cluster as far as
  * modules go: client-node is loaded only for a KUBECONFIG, never in-cluster.
+ * `compiled: true` runs the floor as `env.compiledFloor`, a binary like the webhook's.
  */
 export async function startServer(
   id: ServerId,
   env: ServerEnvironment,
-  options: { kubeconfig?: boolean } = {},
+  options: { kubeconfig?: boolean; compiled?: boolean } = {},
 ): Promise<RunningServer> {
   const port = freePort();
   const opsPort = freePort();
@@ -168,7 +166,7 @@ export async function startServer(
     NODE_ENV: "production",
   };
   const t0 = performance.now();
-  const child = Bun.spawn(command(id, env), {
+  const child = Bun.spawn(command(id, env, options.compiled === true), {
     env: childEnv,
     stdin: "ignore",
     stdout: Bun.file(logFile),
@@ -178,7 +176,7 @@ export async function startServer(
   let firstAnswerMs: number | undefined;
   try {
     if (id === "cocoon") {
-      readyMs = await pollUntil(child, t0, () => readyzAnswers(opsUrl), SERVER_LABELS[id]);
+      readyMs = await pollUntil(child, t0, () => answersOk(`${opsUrl}/readyz`), SERVER_LABELS[id]);
       firstAnswerMs = await pollUntil(
         child,
         t0,

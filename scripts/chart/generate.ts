@@ -1,8 +1,9 @@
 /*
  * charts/cocoon-webhook, generated from the kustomize output so that the
- * manifests stay the one source: every object of manifests/default and
- * manifests/monitoring becomes a template whose default values render it
- * unchanged (test/chart compares them object by object), with the settings
+ * manifests stay the one source: every object of manifests/default,
+ * manifests/monitoring, manifests/audit and manifests/audit-cronjob becomes a
+ * template whose default values render it unchanged (test/chart compares them
+ * object by object; the last three only when switched on), with the settings
  * operators change turned into values.
  */
 import { readFileSync } from "node:fs";
@@ -29,13 +30,21 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   const version: string = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version;
   const defaults = render("manifests/default");
   const monitoring = render("manifests/monitoring");
+  const auditRbac = render("manifests/audit");
+  // manifests/audit-cronjob includes manifests/audit: its own objects are the rest.
+  const auditJob = render("manifests/audit-cronjob").filter(
+    (object) => !auditRbac.some((rbac) => templateName(rbac) === templateName(object)),
+  );
   const deployment = only(defaults, "Deployment");
   const files = new Map<string, string>();
   const [container] = (path(deployment, ["spec", "template", "spec", "containers"]) ??
     []) as Json[];
   const changes = changesOf(readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8"), version);
   files.set("Chart.yaml", chartYaml(version, String(container?.image), changes));
-  files.set("values.yaml", valuesYaml(deployment, webhookDefaults(defaults)));
+  files.set(
+    "values.yaml",
+    valuesYaml(deployment, webhookDefaults(defaults), only(auditJob, "CronJob")),
+  );
   files.set("values.schema.json", `${JSON.stringify(valuesSchema(), null, 2)}\n`);
   files.set("README.md", readFileSync(join(repoRoot, README_SOURCE), "utf8"));
   files.set("templates/_helpers.tpl", helpers());
@@ -46,6 +55,12 @@ export function generateChart(render: Render, repoRoot: string): Map<string, str
   files.set(DASHBOARD_FILE, dashboardOf(monitoring));
   for (const object of [...defaults, ...monitoring]) {
     files.set(`templates/${templateName(object)}`, templateOf(object, version));
+  }
+  for (const object of auditRbac) {
+    files.set(`templates/${templateName(object)}`, templateOf(object, version, AUDIT_RBAC));
+  }
+  for (const object of auditJob) {
+    files.set(`templates/${templateName(object)}`, templateOf(object, version, AUDIT_CRON_JOB));
   }
   return files;
 }
@@ -95,8 +110,16 @@ function templateName(object: Json): string {
   return `${kind.toLowerCase()}-${metadata.name}.yaml`;
 }
 
-/** The one template of an object: its YAML with values in place of what operators change. */
-function templateOf(original: Json, version: string): string {
+/** audit's ServiceAccount and list-only ClusterRole exist when asked for, and for its CronJob. */
+const AUDIT_RBAC = "or .Values.audit.rbac.enabled .Values.audit.cronJob.enabled";
+const AUDIT_CRON_JOB = ".Values.audit.cronJob.enabled";
+
+/**
+ * The one template of an object: its YAML with values in place of what
+ * operators change, rendered when `switchedOn` (if given) and its kind's
+ * condition (if any) hold.
+ */
+function templateOf(original: Json, version: string, switchedOn?: string): string {
   const template = new TemplateText();
   const object = replaceInStrings(structuredClone(original), [
     [NAMESPACE, template.expression("{{ .Release.Namespace }}")],
@@ -105,7 +128,9 @@ function templateOf(original: Json, version: string): string {
   ]);
   const metadata = object.metadata as Json;
   metadata.labels = labelsEntry(template, metadata.labels ?? {});
-  const condition = TEMPLATED[String(original.kind)]?.(object, template, original);
+  const conditions = [switchedOn, TEMPLATED[String(original.kind)]?.(object, template, original)];
+  const [first, second] = conditions.filter((each) => each !== undefined);
+  const condition = second === undefined ? first : `and (${first}) (${second})`;
   const body = template.render([object]);
   return condition ? `{{- if ${condition} }}\n${body}{{- end }}\n` : body;
 }
@@ -119,6 +144,7 @@ const TEMPLATED: Record<
   (object: Json, template: TemplateText, original: Json) => string | undefined
 > = {
   Deployment: templateDeployment,
+  CronJob: templateAuditCronJob,
   Certificate: (object, template) => {
     const spec = object.spec as Json;
     if (spec.secretName !== "cocoon-webhook-ca") {
@@ -182,10 +208,7 @@ function templateDeployment(object: Json, template: TemplateText): string {
   if (!container) throw new Error("the Deployment has no container");
   container.image = template.expression('{{ include "cocoon-webhook.image" . | quote }}');
   container.imagePullPolicy = template.expression("{{ .Values.image.pullPolicy }}");
-  container.resources = template.entry(
-    (indent, key) =>
-      `${indent}${key}:\n${indent}  {{- toYaml .Values.resources | nindent ${indent.length + 2} }}`,
-  );
+  container.resources = resourcesFrom(template, ".Values.resources");
   container.env = templateEnvironment(template, container.env as Json[]);
   container.ports = (container.ports as Json[]).map((port) => ({
     ...port,
@@ -210,6 +233,66 @@ function templateDeployment(object: Json, template: TemplateText): string {
     ].join("\n"),
   );
   return IN_CLUSTER;
+}
+
+/**
+ * audit's CronJob: the chart's image and podCreators for the audit step (it
+ * judges as the webhook does), the schedule, the kubectl image and both
+ * steps' resources from `.Values.audit.cronJob`.
+ */
+function templateAuditCronJob(object: Json, template: TemplateText): undefined {
+  const spec = object.spec as Json;
+  spec.schedule = template.expression("{{ .Values.audit.cronJob.schedule | quote }}");
+  const podTemplate = path(spec, ["jobTemplate", "spec", "template"]) as Json;
+  const podMetadata = podTemplate.metadata as Json;
+  podMetadata.labels = labelsEntry(template, podMetadata.labels);
+  const pod = podTemplate.spec as Json;
+  const [audit] = pod.initContainers as Json[];
+  const [apply] = pod.containers as Json[];
+  if (!audit || !apply) throw new Error("the audit CronJob needs an audit and an apply step");
+  audit.image = template.expression('{{ include "cocoon-webhook.image" . | quote }}');
+  audit.env = templatePodCreators(template, (audit.env ?? []) as Json[]);
+  audit.resources = resourcesFrom(template, ".Values.audit.cronJob.resources");
+  apply.image = template.expression("{{ .Values.audit.cronJob.kubectl.image | quote }}");
+  apply.resources = resourcesFrom(template, ".Values.audit.cronJob.kubectl.resources");
+  const volumes = pod.volumes;
+  pod.volumes = template.entry((indent, key) =>
+    [
+      `${indent}${key}:`,
+      template.yaml(volumes, `${indent}  `),
+      optionalBlock(indent, ".Values.imagePullSecrets", "imagePullSecrets"),
+    ].join("\n"),
+  );
+  return undefined;
+}
+
+/** The audit step's environment: POD_CREATORS from `.Values.podCreators`, as the webhook's (unset when empty). */
+function templatePodCreators(template: TemplateText, env: Json[]): string {
+  const others = env.filter((entry) => entry.name !== "POD_CREATORS");
+  return template.entry((indent, key) => {
+    const creators = [
+      `${indent}  - name: POD_CREATORS`,
+      `${indent}    value: {{ . | quote }}`,
+      `${indent}  {{- end }}`,
+    ];
+    const withCreators = `{{- with include "cocoon-webhook.envValue" (dict "name" "POD_CREATORS" "root" $) }}`;
+    return others.length === 0
+      ? [`${indent}${withCreators}`, `${indent}${key}:`, ...creators].join("\n")
+      : [
+          `${indent}${key}:`,
+          template.yaml(others, `${indent}  `),
+          `${indent}  ${withCreators}`,
+          ...creators,
+        ].join("\n");
+  });
+}
+
+/** A container's resources entry from a ResourceRequirements value. */
+function resourcesFrom(template: TemplateText, value: string): string {
+  return template.entry(
+    (indent, key) =>
+      `${indent}${key}:\n${indent}  {{- toYaml ${value} | nindent ${indent.length + 2} }}`,
+  );
 }
 
 /** The values key of a container port: `https` is the admission listener. */

@@ -17,7 +17,7 @@ interface WebhookDefaults {
 }
 
 /** values.yaml: every default is the manifests' own, so the defaults render them unchanged. */
-export function valuesYaml(deployment: Json, webhook: WebhookDefaults): string {
+export function valuesYaml(deployment: Json, webhook: WebhookDefaults, auditJob: Json): string {
   const pod = (deployment.spec as Json).template as Json;
   const podSpec = pod.spec as Json;
   const [container] = podSpec.containers as Json[];
@@ -154,10 +154,44 @@ monitoring:
     enabled: false
     labels: {}
 
+${auditValues(auditJob)}
+
 # helm test: a pod that sends an AdmissionReview through the Service (an image with sh and curl).
 tests:
   image: docker.io/curlimages/curl:8.11.1
 `;
+}
+
+/** \`audit\`: the switches, and the CronJob's settings as manifests/audit-cronjob has them. */
+function auditValues(cronJob: Json): string {
+  const spec = cronJob.spec as Json;
+  const pod = ((spec.jobTemplate as Json).spec as { template: { spec: Json } }).template.spec;
+  const [audit] = pod.initContainers as Json[];
+  const [apply] = pod.containers as Json[];
+  const nested = (value: unknown, indent: string) =>
+    stringify(value, { lineWidth: 0 })
+      .trimEnd()
+      .split("\n")
+      .map((line) => `${indent}${line}`)
+      .join("\n");
+  return `# \`cocoon-webhook audit\` in the cluster (docs/cli.md). Both off by default: an account that may
+# list every pod of the cluster exists only where someone asked for it.
+audit:
+  # The ServiceAccount cocoon-webhook-audit and a ClusterRole bound to it that may list, and only
+  # list, what audit reads (manifests/audit): run audit with that account's token.
+  rbac:
+    enabled: false
+  # A CronJob that runs audit -o policyreport with this chart's image and podCreators, then applies
+  # the PolicyReports with kubectl (manifests/audit-cronjob; needs the wgpolicyk8s.io PolicyReport
+  # CRD). Installs the ServiceAccount and ClusterRole above too, and may write PolicyReports only.
+  cronJob:
+    enabled: false
+${nested({ schedule: spec.schedule }, "    ")}
+    # The audit step (its memory stays flat: it checks the cluster page by page).
+${nested({ resources: audit?.resources }, "    ")}
+    # The apply step: an image with kubectl and bash (it skips the apply when there is no report).
+    kubectl:
+${nested({ image: apply?.image, resources: apply?.resources }, "      ")}`;
 }
 
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
@@ -181,7 +215,13 @@ const IMAGE_DIGEST = "^sha256:[0-9a-f]{64}$";
 /** A tag as the OCI distribution spec allows it. */
 const IMAGE_TAG = "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$";
 const PATH_COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
-const IMAGE_REPOSITORY = `^(?:[A-Za-z0-9.-]+(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`;
+const REPOSITORY = `(?:[A-Za-z0-9.-]+(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
+const IMAGE_REPOSITORY = `^${REPOSITORY}$`;
+/** A whole image reference: repository, then a tag, a digest, or both. */
+const IMAGE_REFERENCE = `^${REPOSITORY}(?::${IMAGE_TAG.slice(1, -1)})?(?:@${IMAGE_DIGEST.slice(1, -1)})?$`;
+/** A CronJob schedule as the apiserver takes it: five cron fields, or a macro. */
+const CRON_FIELD = "[0-9A-Za-z*?/,#-]+";
+const CRON_SCHEDULE = `^(?:@(?:yearly|annually|monthly|weekly|daily|midnight|hourly)|@every [0-9a-z.]+|${CRON_FIELD}(?: +${CRON_FIELD}){4})$`;
 /** Kubernetes' quantity grammar: a number and an SI, binary or exponent suffix. */
 const QUANTITY =
   "^[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+|[KMGTPE]i|[mkMGTPE])?$";
@@ -382,6 +422,27 @@ export function valuesSchema(): Json {
         serviceMonitor: monitoringSwitch,
         prometheusRule: monitoringSwitch,
         dashboard: monitoringSwitch,
+      }),
+      audit: strict({
+        rbac: strict({ enabled: { type: "boolean" } }),
+        cronJob: strict({
+          enabled: { type: "boolean" },
+          schedule: {
+            type: "string",
+            pattern: CRON_SCHEDULE,
+            description:
+              "five cron fields (minute hour day-of-month month day-of-week), or @hourly, @daily, …",
+          },
+          resources: resourceRequirements,
+          kubectl: strict({
+            image: {
+              type: "string",
+              pattern: IMAGE_REFERENCE,
+              description: "an image reference: repository[:tag][@sha256:digest]",
+            },
+            resources: resourceRequirements,
+          }),
+        }),
       }),
       tests: strict({ image: { type: "string", minLength: 1 } }),
     },

@@ -3,7 +3,6 @@ import type { ListenAddress } from "../config";
 import { errorText } from "../echo";
 import {
   type ListeningSocket,
-  listeningSocketsOnPort,
   loadSocketCalls,
   ReuseportGroupOrder,
   type SocketCalls,
@@ -173,7 +172,7 @@ export class AdmissionListener {
     const calls = this.#calls;
     if (!calls) return;
     try {
-      const fresh = listeningSocketsOnPort(this.#port).filter((socket) => !known.has(socket.inode));
+      const fresh = calls.listeningSockets(this.#port).filter((socket) => !known.has(socket.inode));
       if (fresh.length === 0) {
         throw new SteeringUnavailable(
           "socket_not_found",

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
 import { errorText } from "../echo";
 
 /**
@@ -32,6 +32,13 @@ export class ReuseportGroupOrder<T> {
 
 /** The few socket calls steering needs; `loadSocketCalls` binds them to libc. */
 export interface SocketCalls {
+  /**
+   * This process's listening TCP sockets on `port`, asked of each of its own
+   * socket fds. Not from /proc/net/tcp: reading that walks the kernel's whole
+   * connection table, about 20 ms on a host with a large one, at every start
+   * and rotation.
+   */
+  listeningSockets(port: number): ListeningSocket[];
   /** Makes every new connection to the socket's group go to the socket at `index`. */
   steerGroupTo(fd: number, index: number): void;
   /** Connections the kernel has completed that the process has not accepted yet. */
@@ -58,6 +65,11 @@ const SOL_SOCKET = 1;
 const SO_ATTACH_REUSEPORT_CBPF = 51;
 const IPPROTO_TCP = 6;
 const TCP_INFO = 11;
+const SO_ACCEPTCONN = 30;
+const AF_INET = 2;
+const AF_INET6 = 10;
+/** sizeof(struct sockaddr_storage): room for any address getsockname returns. */
+const SOCKADDR_STORAGE_SIZE = 128;
 const TCP_INFO_SIZE = 232;
 /** struct tcp_info.tcpi_unacked: the accept-queue length on a listening socket. */
 const TCPI_UNACKED_OFFSET = 24;
@@ -88,7 +100,35 @@ export function loadSocketCalls(): SocketCalls {
   const { symbols } = libc;
   const lastError = (call: string) =>
     new SteeringUnavailable("refused", `${call} failed (errno ${readErrno(ffi, symbols)})`);
+  const isListening = (fd: number) => {
+    const flag = new Int32Array(1);
+    const length = new Uint32Array([flag.byteLength]);
+    const result = symbols.getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, ptr(flag), ptr(length));
+    return result === 0 && flag[0] !== 0;
+  };
   return {
+    listeningSockets(port) {
+      const sockets: ListeningSocket[] = [];
+      const address = new Uint8Array(SOCKADDR_STORAGE_SIZE);
+      const view = new DataView(address.buffer);
+      const length = new Uint32Array(1);
+      for (const { fd, inode } of socketFds("self")) {
+        length[0] = address.byteLength;
+        if (symbols.getsockname(fd, ptr(address), ptr(length)) !== 0) continue; // closed meanwhile
+        const family = view.getUint16(0, true);
+        // sin_port and sin6_port: offset 2, network byte order.
+        if ((family !== AF_INET && family !== AF_INET6) || view.getUint16(2) !== port) continue;
+        if (!isListening(fd)) continue;
+        const host = family === AF_INET ? address.subarray(4, 8) : address.subarray(8, 24);
+        const protocol = family === AF_INET ? "tcp" : "tcp6";
+        sockets.push({
+          fd,
+          inode,
+          group: `${protocol} ${Buffer.from(host).toString("hex")}:${port}`,
+        });
+      }
+      return sockets;
+    },
     steerGroupTo(fd, index) {
       const filter = new Uint8Array(8);
       const filterView = new DataView(filter.buffer);
@@ -136,6 +176,7 @@ function openLibc(ffi: typeof import("bun:ffi")) {
       args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.ptr],
       returns: FFIType.i32,
     },
+    getsockname: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
     socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     dup3: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
@@ -159,30 +200,9 @@ export interface ListeningSocket {
   readonly group: string;
 }
 
-/** The listening TCP sockets of a process (this one by default) on `port`, from /proc. */
-export function listeningSocketsOnPort(
-  port: number,
-  pid: number | "self" = "self",
-): ListeningSocket[] {
-  const portHex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  const groups = new Map<string, string>();
-  for (const table of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue; // no IPv6 in this kernel
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const columns = line.trim().split(/\s+/);
-      const local = columns[1];
-      const inode = columns[9];
-      if (columns[3] === "0A" && local?.endsWith(portHex) && inode) {
-        groups.set(inode, `${table.endsWith("6") ? "tcp6" : "tcp"} ${local}`);
-      }
-    }
-  }
-  const sockets: ListeningSocket[] = [];
+/** The socket fds of a process and their inodes, from /proc/PID/fd. */
+export function socketFds(pid: number | "self"): { fd: number; inode: string }[] {
+  const sockets: { fd: number; inode: string }[] = [];
   for (const name of readdirSync(`/proc/${pid}/fd`)) {
     let target: string;
     try {
@@ -191,10 +211,7 @@ export function listeningSocketsOnPort(
       continue; // closed meanwhile
     }
     const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-    const group = inode === undefined ? undefined : groups.get(inode);
-    if (inode !== undefined && group !== undefined) {
-      sockets.push({ fd: Number(name), inode, group });
-    }
+    if (inode !== undefined) sockets.push({ fd: Number(name), inode });
   }
   return sockets;
 }

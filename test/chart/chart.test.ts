@@ -65,6 +65,8 @@ describe("charts/cocoon-webhook", () => {
       "certificate.source=secret,webhook.caBundle=Q0E=,webhook.matchConditions=false,priorityClassName=",
       "--set",
       "autoscaling.enabled=true,networkPolicy.enabled=true,webhook.failurePolicy=Ignore",
+      "--set",
+      "audit.rbac.enabled=true,audit.cronJob.enabled=true",
     ]);
     runTool("helm", [
       "lint",
@@ -76,10 +78,21 @@ describe("charts/cocoon-webhook", () => {
   });
 
   test("labels every object, and the pods, with the release's standard labels", () => {
-    const rendered = helmTemplate("cocoon-system", "monitoring.serviceMonitor.enabled=true");
+    const rendered = helmTemplate(
+      "cocoon-system",
+      "monitoring.serviceMonitor.enabled=true",
+      "audit.cronJob.enabled=true",
+    );
     const deployment = rendered.find((object) => object.kind === "Deployment") as Json;
     const pod = (deployment.spec as { template: Json }).template;
-    for (const metadata of [...rendered.map((object) => object.metadata), pod.metadata]) {
+    const cronJob = rendered.find((object) => object.kind === "CronJob") as Json;
+    const jobPod = (cronJob.spec as { jobTemplate: { spec: { template: Json } } }).jobTemplate.spec
+      .template;
+    for (const metadata of [
+      ...rendered.map((object) => object.metadata),
+      pod.metadata,
+      jobPod.metadata,
+    ]) {
       expect(Object.keys((metadata as { labels: Json }).labels)).toEqual(
         expect.arrayContaining(RELEASE_LABELS),
       );
@@ -111,6 +124,24 @@ describe("charts/cocoon-webhook", () => {
     );
   });
 
+  test("renders manifests/audit too with audit.rbac on, and manifests/audit-cronjob with audit.cronJob", () => {
+    const defaults = kustomize("manifests/default");
+    expect(byIdentity(helmTemplate("cocoon-system", "audit.rbac.enabled=true"))).toEqual(
+      byIdentity([...defaults, ...kustomize("manifests/audit")]),
+    );
+    // The CronJob brings the RBAC it runs with, whether audit.rbac is on or not.
+    for (const rbac of ["false", "true"]) {
+      const rendered = helmTemplate(
+        "cocoon-system",
+        "audit.cronJob.enabled=true",
+        `audit.rbac.enabled=${rbac}`,
+      );
+      expect(byIdentity(rendered)).toEqual(
+        byIdentity([...defaults, ...kustomize("manifests/audit-cronjob")]),
+      );
+    }
+  });
+
   test("renders manifests/default-no-match-conditions with matchConditions off", () => {
     expect(byIdentity(helmTemplate("cocoon-system", "webhook.matchConditions=false"))).toEqual(
       byIdentity(kustomize("manifests/default-no-match-conditions")),
@@ -118,7 +149,11 @@ describe("charts/cocoon-webhook", () => {
   });
 
   test("in another namespace, names it wherever the manifests name cocoon-system", () => {
-    const rendered = helmTemplate("platform", "monitoring.serviceMonitor.enabled=true");
+    const rendered = helmTemplate(
+      "platform",
+      "monitoring.serviceMonitor.enabled=true",
+      "audit.cronJob.enabled=true",
+    );
     const text = JSON.stringify(rendered);
     const namespaces = rendered.map((object) => (object.metadata as Json).namespace);
     expect(new Set(namespaces)).toEqual(new Set(["platform", undefined]));

@@ -37,10 +37,15 @@ export const RELEASE_LABELS = [
   "helm.sh/chart",
 ];
 
-/** An object without the release's standard labels, on it and on its pod template. */
+type PodTemplateOwner = { template?: { metadata?: Json } } | undefined;
+
+/** An object without the release's standard labels, on it and on its pod template (a CronJob's too). */
 export function withoutReleaseLabels(object: Json): Json {
   const copy = structuredClone(object);
-  const pod = (copy.spec as { template?: { metadata?: Json } } | undefined)?.template;
+  const spec = copy.spec as
+    | (PodTemplateOwner & { jobTemplate?: { spec?: PodTemplateOwner } })
+    | undefined;
+  const pod = (spec?.jobTemplate?.spec ?? spec)?.template;
   for (const metadata of [copy.metadata as Json, pod?.metadata]) {
     const labels = metadata?.labels as Json | undefined;
     for (const label of RELEASE_LABELS) delete labels?.[label];

@@ -116,6 +116,18 @@ describe("values the webhook, the apiserver or a drain would refuse are refused 
     [["ports.admission=9090"], "ports.admission and ports.metrics must differ"],
     [["securityContext.runAsUsr=0"], "additional properties 'runAsUsr' not allowed"],
     [["topologySpreadConstraints[0].maxSkew=1"], "/topologySpreadConstraints/0"],
+    // audit in the cluster: what the apiserver would refuse in the CronJob, and misspelt switches.
+    [["audit.rbac.enable=true"], "additional properties 'enable' not allowed"],
+    [["audit.cronJob.enabled=yes"], "/audit/cronJob/enabled"],
+    [["audit.cronJob.schedule=hourly"], "/audit/cronJob/schedule"],
+    [["audit.cronJob.schedule=0 * * *"], "/audit/cronJob/schedule"],
+    [
+      ["audit.cronJob.kubectl.image=registry.k8s.io/kubectl:latest tag"],
+      "/audit/cronJob/kubectl/image",
+    ],
+    [["audit.cronJob.kubectl.image="], "/audit/cronJob/kubectl/image"],
+    [["audit.cronJob.resources.limtis.memory=1Gi"], "additional properties 'limtis' not allowed"],
+    [["audit.cronJob.kubectl.resources.limits.memory=lots"], "/audit/cronJob/kubectl/resources"],
   ])("%p", (sets, message) => {
     expect(helmError(...sets)).toContain(message);
   });
@@ -380,6 +392,100 @@ describe("opt-in objects", () => {
     expect(script).toContain("https://cocoon-webhook.platform.svc:443/mutate");
     expect(script).toContain(`"uid":"${review.request.uid}"`);
     expect(script).toContain("/etc/cocoon/webhook/certs/ca.crt");
+  });
+});
+
+describe("audit in the cluster", () => {
+  const AUDIT_KINDS = ["ClusterRole", "ClusterRoleBinding", "CronJob", "ServiceAccount"];
+  const auditObjects = (objects: Json[]) =>
+    objects.filter((object) =>
+      String((object.metadata as Json).name).startsWith("cocoon-webhook-audit"),
+    );
+  const jobPodOf = (objects: Json[]) =>
+    (only(objects, "CronJob").spec as { jobTemplate: { spec: { template: { spec: Json } } } })
+      .jobTemplate.spec.template.spec;
+
+  test("off by default: no account that may list the cluster's pods, no CronJob", () => {
+    expect(auditObjects(helmTemplate("cocoon-system"))).toEqual([]);
+    expect(kinds(auditObjects(helmTemplate("cocoon-system", "audit.rbac.enabled=true")))).toEqual([
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ServiceAccount",
+    ]);
+  });
+
+  test("the CronJob runs the chart's image with podCreators, and the values' schedule, kubectl and resources", () => {
+    const digest = `sha256:${"b".repeat(64)}`;
+    const values = {
+      image: { digest },
+      imagePullSecrets: [{ name: "registry" }],
+      podCreators: [
+        { identity: "system:serviceaccount:platform:vm-operator", kinds: ["example.com/Vm"] },
+      ],
+      audit: {
+        cronJob: {
+          enabled: true,
+          schedule: "@daily",
+          resources: { requests: { cpu: "1" }, limits: { memory: "1Gi" } },
+          kubectl: {
+            image: `registry.example/kubectl:v1.34.2@${digest}`,
+            resources: { limits: { memory: "200Mi" } },
+          },
+        },
+      },
+    };
+    const rendered = withValuesFile(values, helmTemplateWith);
+    expect(kinds(auditObjects(rendered))).toEqual(
+      [...AUDIT_KINDS, "ClusterRole", "ClusterRoleBinding"].sort(),
+    );
+    expect((only(rendered, "CronJob").spec as Json).schedule).toBe("@daily");
+    const pod = jobPodOf(rendered);
+    const [audit = {}] = pod.initContainers as Json[];
+    const [apply = {}] = pod.containers as Json[];
+    expect(audit.image).toBe(containerOf(rendered).image);
+    expect(audit.image).toBe(`ghcr.io/cocoonstack/cocoon-webhook@${digest}`);
+    // It judges pods with the creators the webhook admits.
+    expect(audit.env).toEqual([
+      { name: "POD_CREATORS", value: environmentOf(rendered).POD_CREATORS },
+    ]);
+    expect(environmentOf(rendered).POD_CREATORS).toBe(
+      "system:serviceaccount:platform:vm-operator=example.com/Vm",
+    );
+    // Helm merges maps: the request for memory the values left out keeps its default.
+    expect(audit.resources).toEqual({
+      requests: { cpu: "1", memory: "128Mi" },
+      limits: { memory: "1Gi" },
+    });
+    expect(apply.image).toBe(`registry.example/kubectl:v1.34.2@${digest}`);
+    expect(apply.resources).toEqual({
+      requests: { cpu: "50m", memory: "64Mi" },
+      limits: { memory: "200Mi" },
+    });
+    expect(pod.imagePullSecrets).toEqual([{ name: "registry" }]);
+  });
+
+  test("an empty podCreators leaves the audit step's POD_CREATORS unset, as the webhook's", () => {
+    const rendered = withValuesFile(
+      { podCreators: [], audit: { cronJob: { enabled: true } } },
+      helmTemplateWith,
+    );
+    const [audit = {}] = jobPodOf(rendered).initContainers as Json[];
+    expect(audit).not.toHaveProperty("env");
+    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
+  });
+
+  test("in another namespace, the account, its bindings and the CronJob are the release's", () => {
+    const rendered = helmTemplate("platform", "audit.cronJob.enabled=true");
+    for (const object of auditObjects(rendered)) {
+      if (object.kind === "ServiceAccount" || object.kind === "CronJob") {
+        expect((object.metadata as Json).namespace).toBe("platform");
+      }
+      if (object.kind === "ClusterRoleBinding") {
+        expect(object.subjects).toEqual([
+          { kind: "ServiceAccount", name: "cocoon-webhook-audit", namespace: "platform" },
+        ]);
+      }
+    }
   });
 });
 

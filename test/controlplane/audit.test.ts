@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { BINARY } from "../e2e/harness";
+import { findObject, render } from "../manifests/kustomize";
 import { eventually } from "../support/eventually";
 import { kubeconfigYaml } from "../support/kubeconfig";
 import { type ControlPlane, type Identity, runCommand } from "./cluster";
@@ -65,6 +66,36 @@ function audit(args: readonly string[], kubeconfig = auditKubeconfig) {
     KUBECONFIG: kubeconfig,
     APISERVER_LIST_PAGE_SIZE: "2",
   });
+}
+
+/**
+ * The CronJob's apply step of manifests/audit-cronjob as the job runs it
+ * (bash, kubectl, the audit account), on a reports file of this machine.
+ */
+function runApplyStep(reports: string) {
+  const job = findObject(render("manifests/audit-cronjob"), "CronJob", "cocoon-webhook-audit");
+  const spec = job.spec as {
+    jobTemplate: { spec: { template: { spec: { containers: Record<string, string[]>[] } } } };
+  };
+  const [apply] = spec.jobTemplate.spec.template.spec.containers;
+  const [file, ...flags] = apply?.args ?? [];
+  if (!apply?.command || file !== "/reports/policyreports.json") {
+    throw new Error("the apply step no longer takes the reports file as its first argument");
+  }
+  const cache = join(cluster.dir, "apply-step-cache");
+  const kubectl = Bun.which(controlPlaneTier().kubectl) ?? controlPlaneTier().kubectl;
+  return runCommand(
+    [
+      ...apply.command,
+      reports,
+      ...flags.map((flag) => (flag === "--cache-dir=/cache" ? `--cache-dir=${cache}` : flag)),
+    ],
+    {
+      PATH: `${dirname(kubectl)}:${process.env.PATH ?? ""}`,
+      KUBECONFIG: auditKubeconfig,
+      HOME: cluster.dir,
+    },
+  );
 }
 
 /** Stored once the apiserver no longer calls the (deleted) webhook registrations. */
@@ -213,6 +244,51 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
       as: AUDIT_IDENTITY,
     });
     expect(denied.status).toBe(403);
+  });
+
+  test("the CronJob's apply step applies the reports, and succeeds applying nothing when there are none", async () => {
+    const reportPath = `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${namespace}/policyreports/cocoon-webhook-audit`;
+    // Nothing to check in an empty namespace: an empty List, which kubectl apply refuses.
+    const empty = await createNamespace(cluster, "audit-empty");
+    const nothing = join(cluster.dir, `reports-${empty}.json`);
+    expect(
+      (await audit(["-n", empty, "-o", "policyreport", `--output-file=${nothing}`])).exitCode,
+    ).toBe(0);
+    expect(JSON.parse(readFileSync(nothing, "utf8"))).toEqual({
+      apiVersion: "v1",
+      kind: "List",
+      items: [],
+    });
+    const refused = await cluster.kubectl(["apply", "--server-side", "-f", "-"], {
+      as: AUDIT_IDENTITY,
+      stdin: readFileSync(nothing, "utf8"),
+    });
+    expect(refused.stderr).toContain("no objects passed to apply");
+    const skipped = await runApplyStep(nothing);
+    expect(skipped.stderr).toBe("");
+    expect(skipped.stdout).toContain("no PolicyReport to apply");
+    expect(skipped.exitCode).toBe(0);
+    // A file audit never wrote fails the job: it is not the same as no reports.
+    expect((await runApplyStep(join(cluster.dir, "never-written.json"))).exitCode).not.toBe(0);
+
+    await cluster.request("DELETE", reportPath);
+    expect((await cluster.request("GET", reportPath)).status).toBe(404);
+    const found = join(cluster.dir, `reports-${namespace}.json`);
+    const written = await audit([
+      "-n",
+      namespace,
+      "-o",
+      "policyreport",
+      "--exit-zero",
+      `--output-file=${found}`,
+    ]);
+    expect(written.exitCode).toBe(0);
+    const applied = await runApplyStep(found);
+    expect(applied.stderr).toBe("");
+    expect(applied.exitCode).toBe(0);
+    const stored = await cluster.request("GET", reportPath);
+    expect(stored.status).toBe(200);
+    expect(stored.body.summary).toEqual({ pass: 3, fail: 5, warn: 0, error: 0, skip: 0 });
   });
 
   test("without list on a kind: 'could not check' it and exit 2, never a clean result", async () => {

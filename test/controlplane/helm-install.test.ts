@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { ControlPlane } from "./cluster";
 import {
   CHART,
@@ -78,10 +79,11 @@ test("every object the chart can render passes a strict server-side dry-run, eve
     "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=kubernetes.io/os",
     "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
     "--set=ports.admission=9443,podSecurityContext.runAsUser=1000,securityContext.runAsUser=1000",
+    "--set=audit.rbac.enabled=true,audit.cronJob.enabled=true",
   ]);
   const kinds = parseYaml(rendered).map((object) => object.kind);
   expect(kinds).toEqual(
-    expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod"]),
+    expect.arrayContaining(["HorizontalPodAutoscaler", "NetworkPolicy", "Pod", "CronJob"]),
   );
   const dryRun = await strictServerDryRun(cluster, rendered);
   expect(dryRun.stderr).toBe("");
@@ -120,6 +122,29 @@ describe.each(HELM_VERSIONS)("moving from kustomize to the chart with $name", (h
     for (const object of after) {
       expect(object.metadata.labels["app.kubernetes.io/managed-by"]).toBe("Helm");
     }
+
+    // docs/cli.md switches audit's objects on in the release; the audit scenario may have
+    // installed them with kustomize first (and reinstalls them in its own setup).
+    await cluster.kubectl([
+      "delete",
+      "-k",
+      join(import.meta.dir, "../../manifests/audit-cronjob"),
+      "--ignore-not-found",
+      "--wait",
+    ]);
+    const auditOn = await runDocsBlock(
+      helm,
+      docsBlock("docs/cli.md", "audit's ServiceAccount and list-only ClusterRole only"),
+    );
+    expect(auditOn.stderr).toBe("");
+    expect(auditOn.exitCode).toBe(0);
+    const cronJob = await cluster.request(
+      "GET",
+      `/apis/batch/v1/namespaces/${WEBHOOK_NAMESPACE}/cronjobs/cocoon-webhook-audit`,
+    );
+    expect(cronJob.status).toBe(200);
+    expect(cronJob.body.spec.schedule).toBe("@daily");
+    expect(cronJob.body.metadata.labels["app.kubernetes.io/managed-by"]).toBe("Helm");
 
     await helmOrThrow(helm, ["uninstall", RELEASE, `--namespace=${WEBHOOK_NAMESPACE}`, "--wait"]);
     expect(await registrations()).toEqual([404, 404]);

@@ -95,7 +95,13 @@ describe("manifests/audit-cronjob", () => {
       container.env.find((variable) => variable.name === "POD_CREATORS")?.value;
     expect(creators(auditStep)).toBe(creators(webhook));
     const [apply] = pod.containers;
-    expect(apply.args).toContain("--filename=/reports/policyreports.json");
+    expect(apply.command).toEqual([
+      "bash",
+      "-c",
+      expect.stringContaining("kubectl apply"),
+      "apply-reports",
+    ]);
+    expect(apply.args[0]).toBe("/reports/policyreports.json");
     expect(apply.args).toContain("--server-side");
     expect(pod.restartPolicy).toBe("Never");
     for (const container of [auditStep, apply]) {

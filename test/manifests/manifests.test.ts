@@ -260,8 +260,8 @@ describe("Deployment", () => {
 
   test("resources: requests, a memory limit, no CPU limit", () => {
     expect(container?.resources).toEqual({
-      // The memory request covers the resident memory measured after load (docs/installation.md).
-      requests: { cpu: "50m", memory: "128Mi" },
+      // The memory request is sized from measurement (docs/performance.md#memory).
+      requests: { cpu: "50m", memory: "96Mi" },
       limits: { memory: "256Mi" },
     });
   });

@@ -5,18 +5,21 @@
  */
 
 /**
- * The file names of the source map Bun embeds for stack traces, in the
- * layout of the pinned Bun (a header of file count and mapping length, one
- * offset/length pair per name and per compressed content, the mappings,
- * then the names back to back; offsets from the header). Found by that shape:
- * the first name starts right after the mappings and every name right after
- * the one before. Throws unless exactly one table of more than one name exists.
+ * The file names of the source maps Bun embeds for stack traces, one per
+ * chunk of the bundle (the build splits it), in the layout of the pinned Bun
+ * (a header of file count and mapping length, one offset/length pair per
+ * name and per compressed content, the mappings, then the names back to
+ * back; offsets from the header). Found by that shape: the first name starts
+ * right after the mappings and every name right after the one before, at
+ * any byte offset (a split bundle's tables are not 4-byte aligned). Only
+ * tables of more than one name count (a shorter one is too easily matched by
+ * chance); throws when there is none.
  */
-export function embeddedSourceFiles(bytes: Uint8Array): string[] {
+export function embeddedSourceTables(bytes: Uint8Array): string[][] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const tables: string[][] = [];
-  for (let header = 0; header + 16 <= bytes.length; header += 4) {
+  for (let header = 0; header + 16 <= bytes.length; header += 1) {
     const count = view.getUint32(header, true);
     if (count < 2 || count > 100_000) continue;
     const first = 8 + 16 * count + view.getUint32(header + 4, true);
@@ -24,12 +27,12 @@ export function embeddedSourceFiles(bytes: Uint8Array): string[] {
     const names = namesAt(view, decoder, header, count, first);
     if (names) tables.push(names);
   }
-  if (tables.length !== 1 || !tables[0]) {
+  if (tables.length === 0) {
     throw new Error(
-      `expected one embedded source map, found ${tables.length}: was the binary built with --sourcemap by the pinned Bun?`,
+      "found no embedded source map: was the binary built with --sourcemap by the pinned Bun?",
     );
   }
-  return tables[0];
+  return tables;
 }
 
 function namesAt(

@@ -11,7 +11,7 @@ import packageJson from "../../package.json";
 import { ensureRuntime, pinnedRuntime, RELEASE_TARGETS } from "../../scripts/bun-runtime";
 import { npmPurl, packageFolders } from "../../scripts/sbom";
 import { repoPath } from "../manifests/kustomize";
-import { elfSections, embeddedSourceFiles } from "./compiled-binary";
+import { elfSections, embeddedSourceTables } from "./compiled-binary";
 
 const TARGETS = ["linux-x64", "linux-arm64"] as const;
 const lock = JSON.parse(readFileSync(repoPath("package-lock.json"), "utf8")) as {
@@ -40,6 +40,7 @@ const nameAndVersion = (pkg: { name: string; versionInfo: string }) =>
 
 describe.each(TARGETS)("the SBOM of cocoon-webhook-%s", (target) => {
   const bytes = readFileSync(binaryPath(target));
+  const chunks = embeddedSourceTables(bytes);
   const sbom = sbomOf(target);
   const byPurpose = (purpose: string) =>
     sbom.packages.filter((pkg) => pkg.primaryPackagePurpose === purpose);
@@ -62,7 +63,7 @@ describe.each(TARGETS)("the SBOM of cocoon-webhook-%s", (target) => {
   });
 
   test("lists exactly the npm packages whose files the binary's bundle holds", () => {
-    const inside = packageFolders(embeddedSourceFiles(bytes)).map((folder) => {
+    const inside = packageFolders(chunks.flat()).map((folder) => {
       const name = folder.slice(folder.lastIndexOf("node_modules/") + "node_modules/".length);
       return `${name}@${lock.packages[folder]?.version}`;
     });
@@ -73,6 +74,18 @@ describe.each(TARGETS)("the SBOM of cocoon-webhook-%s", (target) => {
       expect(listed).toContain(`${name}@${packageJson.dependencies[name as "zod"]}`);
     }
     expect(listed.filter((entry) => entry.startsWith("@types/"))).toEqual([]);
+  });
+
+  test("the bundle is split: client-node, loaded only for a KUBECONFIG, is not in the chunk serve runs from", () => {
+    const chunkOf = (file: string) => chunks.findIndex((chunk) => chunk.includes(file));
+    const serve = chunkOf("src/cli/serve.ts");
+    const clientNode = chunks.findIndex((chunk) =>
+      chunk.some((file) => file.includes("node_modules/@kubernetes/client-node/")),
+    );
+    expect(serve).toBeGreaterThanOrEqual(0);
+    expect(clientNode).toBeGreaterThanOrEqual(0);
+    expect(clientNode).not.toBe(serve);
+    expect(chunkOf("src/cli/validate.ts")).not.toBe(serve);
   });
 
   test("lists the Bun runtime the binary is built on, and the binary carries its code", () => {

@@ -3,7 +3,6 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdmissionListener } from "../../src/server/admission-listener";
 import {
-  listeningSocketsOnPort,
   loadSocketCalls,
   ReuseportGroupOrder,
   SteeringUnavailable,
@@ -13,6 +12,7 @@ import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
 import { ManualClock } from "../support/manual-clock";
+import { listeningSocketsOnPort } from "../support/procfs";
 import { serialOf, servedSerial } from "../support/secret-volume";
 
 const ca = createTestCa("listener-unit-ca");
@@ -122,6 +122,40 @@ describe("ReuseportGroupOrder", () => {
   });
 });
 
+describe("SocketCalls.listeningSockets", () => {
+  test.skipIf(process.platform !== "linux")(
+    "finds the same listening sockets of this process as /proc/net/tcp lists, and only those on the port",
+    async () => {
+      const handler = () => new Response("ok");
+      const servers = [
+        Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: true, fetch: handler }),
+      ];
+      const port = servers[0]?.port ?? 0;
+      servers.push(Bun.serve({ hostname: "127.0.0.1", port, reusePort: true, fetch: handler }));
+      const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handler });
+      // An accepted connection on the port is a socket on it too, but not a listening one.
+      const client = await Bun.connect({
+        hostname: "127.0.0.1",
+        port,
+        socket: { data() {} },
+      });
+      try {
+        const found = loadSocketCalls().listeningSockets(port);
+        const fromProc = listeningSocketsOnPort(port);
+        expect(found).toHaveLength(2);
+        expect(found.map(({ fd, inode }) => ({ fd, inode }))).toEqual(
+          fromProc.map(({ fd, inode }) => ({ fd, inode })),
+        );
+        expect(new Set(found.map((socket) => socket.group)).size).toBe(1);
+        expect(loadSocketCalls().listeningSockets(other.port ?? 0)).toHaveLength(1);
+      } finally {
+        client.end();
+        for (const server of [...servers, other]) await server.stop(true);
+      }
+    },
+  );
+});
+
 describe("AdmissionListener", () => {
   test("a listener started by a rotation during shutdown drains too", async () => {
     const first = ca.issue("drain-first");
@@ -227,6 +261,7 @@ describe("AdmissionListener rotation", () => {
       let calls = 0;
       const listener = start({
         socketCalls: () => ({
+          listeningSockets: (port) => listeningSocketsOnPort(port),
           steerGroupTo: () => {
             calls++;
             if (calls > 1) throw new SteeringUnavailable("refused", "setsockopt refused");
