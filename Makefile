@@ -90,9 +90,10 @@ lint: deps
 	$(BIN)/biome check --error-on-warnings .
 
 # Entry points and the two deliberate exceptions are in knip.json.
-## knip: no unused file, export, type or dependency
+## knip: no unused file, export, type or dependency; none used only by tests or the bench
 unused: deps
 	$(BIN)/knip
+	$(BIN)/knip --production
 
 ## shellcheck on every shell script (installs Debian's shellcheck when missing)
 lint-shell:
@@ -211,9 +212,10 @@ kind-e2e:
 # The webhook configurations, the RBAC role and the no-match-conditions component in
 # manifests/ follow from the endpoint table (src/admission/endpoints.ts); `make unit`
 # fails while a committed file differs from what this writes.
-## write the manifests that follow from the endpoint table (webhooks, RBAC role)
+## write what follows from the endpoint table (webhooks, RBAC role), then the chart
 generate: deps
 	$(BUN) scripts/generate.ts
+	$(MAKE) --no-print-directory chart
 
 ## remove build output, dev certificates and the install stamp
 clean:

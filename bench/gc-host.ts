@@ -17,8 +17,8 @@
 import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
-import { buildHandlers } from "../src/handlers";
 import { createLogger } from "../src/observability/logger";
+import { buildHandlers } from "../src/policies";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { GC_RESULT_MARKER } from "./lib/fixed-rate";

@@ -3,8 +3,8 @@
  * (src/observability/cells.ts). Three apps answer common-case reviews through
  * `app.fetch` in one process, in alternating rounds:
  *
- * - **cells**: the admission app as shipped;
- * - **prom-client**: the same app with its metrics counted through
+ * - **cells**: the admission app as shipped (its measures bound to the cells);
+ * - **prom-client**: the same app, composed from the same pieces, with its metrics counted through
  *   prom-client directly, on a registry of its own: `Counter.inc`,
  *   `Gauge.inc`/`dec` and `Histogram.observe` on children made once with
  *   `labels()`;
@@ -16,30 +16,30 @@
  *
  *   node_modules/.bin/bun bench/metrics-ab.ts [rounds, 100]
  */
+
+import { Hono } from "hono";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import {
-  ENDPOINTS,
-  endpointAt,
-  HANDLER_LABELS,
-  type HandlerLabel,
-} from "../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../src/admission/endpoints";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
-import type { Decision } from "../src/admission/verdict";
-import { buildHandlers } from "../src/handlers";
-import type { RequestMeasures } from "../src/http/observe";
+import { admissionMeasures } from "../src/admission/measures";
+import { mountReviewRoutes } from "../src/admission/review-route";
+import { measureRequests, type RequestMeasures, warnOnRejection } from "../src/http/observe";
+import {
+  answerErrors,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../src/http/rejection";
 import { createLogger } from "../src/observability/logger";
 import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
-import { createAdmissionApp } from "../src/server/apps";
+import { buildHandlers } from "../src/policies";
+import { mountProbes } from "../src/server/probes";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";
-import { buildScenarios } from "./payloads";
+import { type App, alternatingRounds, pairedRatio } from "./lib/in-process-ab";
+import { median } from "./lib/statistics";
 
 const REVIEWS_PER_ROUND = 1500;
-const WARM_UP_ROUNDS = 10;
-
-interface App {
-  fetch(request: Request): Response | Promise<Response>;
-}
 
 /** The admission app's metrics through prom-client directly, as before the cells. */
 function promClientMetrics() {
@@ -68,60 +68,45 @@ function promClientMetrics() {
     responses.labels(path, String(status)),
   );
   const durations = new Map<string, Histogram.Internal<"handler">>(
-    HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, duration.labels(label)]),
+    ENDPOINT_KEYS.map((key) => [ENDPOINTS[key].path, duration.labels(ENDPOINTS[key].label)]),
   );
-  const requestMeasures: RequestMeasures = {
+  const decisionsOf = new Map<string, (result: string, reason: string) => { inc(): void }>(
+    ENDPOINT_KEYS.map((key) => [
+      ENDPOINTS[key].path,
+      childrenOf((result: string, reason: string) =>
+        decisions.labels(ENDPOINTS[key].label, result, reason),
+      ),
+    ]),
+  );
+  const measures: RequestMeasures = {
     inFlight,
     countResponse: (path, status) =>
       responsesOf(endpointAt(path) === undefined ? "other" : path, status).inc(),
     reviewDuration: (path) => durations.get(path),
+    countDecision: (path, { result, reason }) => decisionsOf.get(path)?.(result, reason).inc(),
   };
-  const countDecisions = (endpoint: HandlerLabel) => {
-    const childOf = childrenOf((result: string, reason: string) =>
-      decisions.labels(endpoint, result, reason),
-    );
-    return (decision: Decision) => childOf(decision.result, decision.reason).inc();
-  };
-  return { requestMeasures, countDecisions };
+  return measures;
 }
 
-function admissionApp(metrics?: ReturnType<typeof promClientMetrics>): App {
-  return createAdmissionApp(
-    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
-    { ready: true },
-    createLogger("info"),
-    {
-      maxRequestBytes: 5 * 1024 * 1024,
-      bodyReadTimeoutMs: 2000,
-      enforcement: DENY_EVERYWHERE,
-      ...metrics,
-    },
-  );
-}
-
-const scenario = buildScenarios().find((each) => each.id === "pod-common");
-if (!scenario) throw new Error("metrics-ab: no pod-common scenario");
-const url = `https://127.0.0.1${scenario.path}`;
-const headers = {
-  "content-type": "application/json",
-  "content-length": String(Buffer.byteLength(scenario.body)),
-};
-
-/** CPU microseconds per review over one round. */
-async function round(app: App): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < REVIEWS_PER_ROUND; i++) {
-    const request = new Request(url, { method: "POST", body: scenario?.body, headers });
-    const response = await app.fetch(request);
-    if (response.status !== 200) throw new Error(`metrics-ab: answered ${response.status}`);
-    await response.arrayBuffer();
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / REVIEWS_PER_ROUND;
+/** The admission app as createAdmissionApp composes it, with `measures` for its metrics. */
+function admissionApp(measures: RequestMeasures): App {
+  const log = createLogger("info");
+  const app = new Hono<RejectionEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(measureRequests(measures, warnOnRejection(log)));
+  app.use(refuseOtherMethods(app));
+  mountReviewRoutes(app, buildHandlers({ podCreators: new Map(), kube: new FakeKube() }), log, {
+    maxRequestBytes: 5 * 1024 * 1024,
+    bodyReadTimeoutMs: 2000,
+    enforcement: DENY_EVERYWHERE,
+  });
+  mountProbes(app, { ready: true });
+  return app;
 }
 
 const variants = {
-  cells: admissionApp(),
+  cells: admissionApp(admissionMeasures()),
   "prom-client": admissionApp(promClientMetrics()),
   "design floor": designFloorApp(),
 } satisfies Record<string, App>;
@@ -129,20 +114,12 @@ type Variant = keyof typeof variants;
 const names = Object.keys(variants) as Variant[];
 
 const rounds = Number(process.argv[2] ?? 100);
-const cpu: Record<Variant, number[]> = { cells: [], "prom-client": [], "design floor": [] };
-for (let i = 0; i < WARM_UP_ROUNDS; i++) for (const name of names) await round(variants[name]);
-for (let i = 0; i < rounds; i++) {
-  for (const name of i % 2 === 0 ? names : [...names].reverse()) {
-    cpu[name].push(await round(variants[name]));
-  }
-}
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const pairedRatio = (a: Variant, b: Variant) =>
-  median(cpu[a].map((value, i) => value / (cpu[b][i] ?? Number.NaN)));
+const cpu = await alternatingRounds(variants, {
+  scenario: "pod-common",
+  rounds,
+  reviews: REVIEWS_PER_ROUND,
+});
+const ratio = (a: Variant, b: Variant) => pairedRatio(cpu[a], cpu[b]);
 
 console.log(
   `${rounds} rounds of ${REVIEWS_PER_ROUND} common-case reviews per variant, alternating\n`,
@@ -151,11 +128,11 @@ console.log("| variant | CPU per review (median) | ÷ design floor's (median of 
 console.log("|---|---:|---:|");
 for (const name of names) {
   console.log(
-    `| ${name} | ${median(cpu[name]).toFixed(1)} µs | ${pairedRatio(name, "design floor").toFixed(3)}× |`,
+    `| ${name} | ${median(cpu[name]).toFixed(1)} µs | ${ratio(name, "design floor").toFixed(3)}× |`,
   );
 }
-const saved = 1 - pairedRatio("cells", "prom-client");
+const saved = 1 - ratio("cells", "prom-client");
 console.log(
-  `\ncells ÷ prom-client (median of pairs): ${pairedRatio("cells", "prom-client").toFixed(3)}×, ` +
+  `\ncells ÷ prom-client (median of pairs): ${ratio("cells", "prom-client").toFixed(3)}×, ` +
     `so the cells save ${(saved * 100).toFixed(1)} % of the CPU per review`,
 );

@@ -8,9 +8,9 @@
 import { Document, isMap, isScalar, isSeq, type Scalar, type YAMLMap } from "yaml";
 import {
   type ApiserverRead,
+  ENDPOINT_KEYS,
   ENDPOINTS,
-  HANDLER_LABELS,
-  type HandlerLabel,
+  type EndpointKey,
   type Registration,
 } from "../src/admission/endpoints";
 
@@ -98,10 +98,10 @@ function pairKey(map: YAMLMap, key: string): Scalar {
   return pair.key;
 }
 
-const endpointsOf = (kind: Registration["kind"]): HandlerLabel[] =>
-  HANDLER_LABELS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind);
+const endpointsOf = (kind: Registration["kind"]): EndpointKey[] =>
+  ENDPOINT_KEYS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind);
 
-function webhook(endpoint: HandlerLabel, celLines: (readonly string[])[]) {
+function webhook(endpoint: EndpointKey, celLines: (readonly string[])[]) {
   const { path } = ENDPOINTS[endpoint];
   const registration: Registration = ENDPOINTS[endpoint].registration;
   const { namespaceSelector, matchConditions } = registration;
@@ -189,7 +189,7 @@ function webhookConfiguration(kind: Registration["kind"]): string {
 /** The reads of every endpoint as RBAC rules, one per API group and verb. */
 function roleRules(): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
   const byGroupAndVerb = new Map<string, { group: string; verb: string; resources: Set<string> }>();
-  for (const endpoint of HANDLER_LABELS) {
+  for (const endpoint of ENDPOINT_KEYS) {
     const reads: readonly ApiserverRead[] = ENDPOINTS[endpoint].reads;
     for (const { verb, resource } of reads) {
       const key = `${resource.group}\n${verb}`;
@@ -210,7 +210,7 @@ function roleRules(): { apiGroups: string[]; resources: string[]; verbs: string[
 }
 
 function clusterRole(): string {
-  const reads = HANDLER_LABELS.flatMap((endpoint) => {
+  const reads = ENDPOINT_KEYS.flatMap((endpoint) => {
     const list: readonly ApiserverRead[] = ENDPOINTS[endpoint].reads;
     if (list.length === 0) return [];
     const what = list.map(({ verb, resource }) => `${verb} ${resource.plural}`).join(", ");
@@ -230,7 +230,7 @@ function clusterRole(): string {
 }
 
 function noMatchConditions(): string {
-  const filtered = HANDLER_LABELS.filter((endpoint) => {
+  const filtered = ENDPOINT_KEYS.filter((endpoint) => {
     const registration: Registration = ENDPOINTS[endpoint].registration;
     return registration.matchConditions !== undefined;
   });

@@ -9,7 +9,7 @@ export const ECHO_LIMIT = 256;
  * it: whole up to `limit` characters, else its start and a marker saying how
  * long it was, so no answer or log line grows with what a request sends.
  */
-export function echo(value: string, limit = ECHO_LIMIT): string {
+export function cutShort(value: string, limit = ECHO_LIMIT): string {
   if (value.length <= limit) return value;
   // Never split a surrogate pair: the half left would not be valid UTF-16.
   const end = isHighSurrogate(value.charCodeAt(limit - 1)) ? limit - 1 : limit;
@@ -52,5 +52,10 @@ const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/g;
  * space that `"mutate​"` would hide.
  */
 export function quoted(value: string, limit = 64): string {
-  return `"${echo(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
+  return `"${cutShort(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
+}
+
+/** The message of a thrown value, whatever was thrown, as a log line or an answer repeats it. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
 
@@ -20,7 +22,7 @@ describe("parseDurationMs", () => {
 });
 
 describe("loadConfig", () => {
-  test("defaults are the ones docs/configuration.md lists", () => {
+  test("the defaults", () => {
     expect(loadConfig({})).toEqual({
       logLevel: "info",
       tlsCertPath: "/etc/cocoon/webhook/certs/tls.crt",
@@ -47,6 +49,17 @@ describe("loadConfig", () => {
       tlsRotationSteering: "auto",
       enforcement: DENY_EVERYWHERE,
     });
+  });
+
+  test("docs/configuration.md gives each variable's default: setting it to that changes nothing", () => {
+    const table = readFileSync(join(import.meta.dir, "../docs/configuration.md"), "utf8");
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \| `([^`]*)`/gm)].map(
+      ([, name = "", value = ""]) => [name, value] as const,
+    );
+    expect(documented.map(([name]) => name)).toContain("POD_CREATORS");
+    for (const [name, value] of documented) {
+      expect(loadConfig({ [name]: value }), `${name}=${value}`).toEqual(loadConfig({}));
+    }
   });
 
   test("POD_CREATORS entries are trimmed, empty ones dropped, and an entry without = means CocoonSet", () => {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
 import { reviewValidation } from "../../src/admission/review-route";
-import { answerErrors } from "../../src/http/rejection";
+import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import { createLogger } from "../../src/observability/logger";
 
 const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
@@ -11,10 +11,10 @@ const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
  * the product's review routes (reviewValidation of
  * src/admission/review-route.ts), then answers a fixed allow (uid echoed).
  */
-export function designFloorApp(): Hono {
-  const app = new Hono();
+export function designFloorApp(): Hono<RejectionEnv> {
+  const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(createLogger("error")));
-  for (const endpoint of HANDLER_LABELS) {
+  for (const endpoint of ENDPOINT_KEYS) {
     app.post(ENDPOINTS[endpoint].path, ...reviewValidation(LIMITS), (c) => {
       const { apiVersion, request } = c.req.valid("json");
       return Response.json({

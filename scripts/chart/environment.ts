@@ -1,4 +1,4 @@
-import { HANDLER_LABELS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS } from "../../src/admission/endpoints";
 import { enforcementName } from "../../src/admission/enforcement";
 import { ENVIRONMENT_VARIABLES, environmentJsonSchema } from "../../src/config";
 
@@ -39,7 +39,7 @@ export const PLAIN_ENVIRONMENT = CHART_ENVIRONMENT.filter(
 );
 
 /** ENFORCEMENT's endpoint names, in the endpoint table's order. */
-export const ENFORCEMENT_ENDPOINTS = HANDLER_LABELS.map(enforcementName);
+export const ENFORCEMENT_ENDPOINTS = ENDPOINT_KEYS.map(enforcementName);
 
 /**
  * The schema of each `.Values.env` entry: start-up's own schema of the

@@ -1,9 +1,9 @@
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { Logger } from "../observability/logger";
-import type { CollectedViolations } from "../violations";
-import type { HandlerLabel } from "./endpoints";
+import { ENDPOINTS, type EndpointKey } from "./endpoints";
 import type { AdmissionRequest } from "./review";
 import type { Decision } from "./verdict";
+import type { CollectedViolations } from "./violations";
 
 /**
  * The one log line of a decision: a denial at warn with the broken rules, an
@@ -13,7 +13,7 @@ import type { Decision } from "./verdict";
  */
 export function logDecision(
   log: Logger,
-  endpoint: HandlerLabel,
+  endpoint: EndpointKey,
   request: AdmissionRequest,
   decision: Decision,
   thrown: unknown,
@@ -21,14 +21,14 @@ export function logDecision(
   // Allows log at debug only; skip building the line on the hot path when it would be dropped.
   if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
   const fields = {
-    handler: endpoint,
-    uid: echo(request.uid),
-    operation: request.operation && echo(request.operation),
-    kind: request.kind && echo(request.kind.kind),
+    handler: ENDPOINTS[endpoint].label,
+    uid: cutShort(request.uid),
+    operation: request.operation && cutShort(request.operation),
+    kind: request.kind && cutShort(request.kind.kind),
     resource: request.namespace
-      ? `${echo(request.namespace)}/${echo(request.name ?? "")}`
-      : echo(request.name ?? ""),
-    user: request.userInfo?.username && echo(request.userInfo.username),
+      ? `${cutShort(request.namespace)}/${cutShort(request.name ?? "")}`
+      : cutShort(request.name ?? ""),
+    user: request.userInfo?.username && cutShort(request.userInfo.username),
     result: decision.result,
     reason: decision.reason,
   };

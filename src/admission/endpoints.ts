@@ -1,21 +1,21 @@
-import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/resources";
-import { WORKLOADS } from "../cocoon/workload";
-import { type ApiResource, NODES, PODS } from "../kube/resources";
+import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import {
   type MatchConditions,
   POD_GATE_CONDITIONS,
   SCALE_GUARD_CONDITIONS,
-} from "./match-conditions";
+} from "../cocoon/match-conditions";
+import { WORKLOADS } from "../cocoon/workload";
+import { type ApiResource, NODES, PODS } from "../kube/api-resources";
 
 /**
  * The admission endpoints, one entry each: the path the webhook
- * configurations call, the `handler` label (the entry's key), how the
+ * configurations call, the `handler` label of its metrics and logs, how the
  * endpoint is registered with the apiserver, what it reads from the
  * apiserver, and every reason its verdicts can carry. The listener's routes,
  * the operation gate, the metric label sets, the verdict types, the webhook
  * configurations and RBAC role in manifests/base (`make generate`) and the
  * documentation checks all follow from this table; a new endpoint is one
- * entry here plus its handler in `handlers/`.
+ * entry here plus its policy module in `policies/`.
  */
 
 /** The operations an AdmissionReview can carry. */
@@ -69,6 +69,12 @@ export interface ApiserverRead {
 }
 
 interface EndpointSpec {
+  /**
+   * The `handler` label of the endpoint's metrics and log lines. The pod gate's and the scale
+   * guard's are the Go original's (`mutate`, `validate`), kept so that its dashboards and alerts
+   * read this webhook's metrics unchanged.
+   */
+  readonly label: string;
   readonly path: `/${string}`;
   readonly registration: Registration;
   readonly reads: readonly ApiserverRead[];
@@ -112,7 +118,8 @@ const namespaced = (
 });
 
 export const ENDPOINTS = {
-  mutate: {
+  podGate: {
+    label: "mutate",
     path: "/mutate",
     registration: {
       kind: "mutating",
@@ -143,7 +150,8 @@ export const ENDPOINTS = {
       error: ["node_fetch", "pod_fetch"],
     },
   },
-  validate: {
+  scaleGuard: {
+    label: "validate",
     path: "/validate",
     registration: {
       kind: "validating",
@@ -170,7 +178,8 @@ export const ENDPOINTS = {
       error: ["parent_fetch"],
     },
   },
-  validate_cocoonset: {
+  cocoonSet: {
+    label: "validate_cocoonset",
     path: "/validate-cocoonset",
     registration: {
       kind: "validating",
@@ -188,7 +197,8 @@ export const ENDPOINTS = {
       error: ["decode"],
     },
   },
-  validate_cocoonhibernation: {
+  cocoonHibernation: {
+    label: "validate_cocoonhibernation",
     path: "/validate-cocoonhibernation",
     registration: {
       kind: "validating",
@@ -206,10 +216,10 @@ export const ENDPOINTS = {
   },
 } as const satisfies Record<string, EndpointSpec>;
 
-/** An endpoint's key: its `handler` label in metrics and logs. */
-export type HandlerLabel = keyof typeof ENDPOINTS;
+/** An endpoint's key in the table, in code only; metrics and logs name it by its `label`. */
+export type EndpointKey = keyof typeof ENDPOINTS;
 
-export const HANDLER_LABELS = Object.keys(ENDPOINTS) as HandlerLabel[];
+export const ENDPOINT_KEYS = Object.keys(ENDPOINTS) as EndpointKey[];
 
 /**
  * What a decision says about the request; `result` label of the admission
@@ -222,7 +232,7 @@ export type VerdictResult = (typeof VERDICT_RESULTS)[number];
 type ReasonKind = keyof EndpointSpec["reasons"];
 
 /** The reasons endpoint `E` can give with a verdict of kind `K`. */
-export type ReasonOf<E extends HandlerLabel, K extends ReasonKind> =
+export type ReasonOf<E extends EndpointKey, K extends ReasonKind> =
   | (typeof ENDPOINTS)[E]["reasons"][K][number]
   | (typeof COMMON_REASONS)[K][number];
 
@@ -232,7 +242,7 @@ export type ReasonOf<E extends HandlerLabel, K extends ReasonKind> =
  * denial or error (what warn mode records instead).
  */
 export function resultReasons(
-  label: HandlerLabel,
+  label: EndpointKey,
 ): readonly { readonly result: VerdictResult; readonly reason: string }[] {
   const { reasons } = ENDPOINTS[label];
   const reasonsOf = (kind: ReasonKind) => [...COMMON_REASONS[kind], ...reasons[kind]];
@@ -247,21 +257,21 @@ export function resultReasons(
 }
 
 /** The operations endpoint `label` examines: those it is registered for. */
-export function operationsOf(label: HandlerLabel): readonly Operation[] {
+export function operationsOf(label: EndpointKey): readonly Operation[] {
   const rules: readonly RegistrationRule[] = ENDPOINTS[label].registration.rules;
   return [...new Set(rules.flatMap((rule) => rule.operations))];
 }
 
 /** The longest time the apiserver waits for any endpoint. */
 export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
-  ...HANDLER_LABELS.map((label) => ENDPOINTS[label].registration.timeoutSeconds),
+  ...ENDPOINT_KEYS.map((label) => ENDPOINTS[label].registration.timeoutSeconds),
 );
 
-const LABEL_BY_PATH: ReadonlyMap<string, HandlerLabel> = new Map(
-  HANDLER_LABELS.map((label) => [ENDPOINTS[label].path, label]),
+const LABEL_BY_PATH: ReadonlyMap<string, EndpointKey> = new Map(
+  ENDPOINT_KEYS.map((label) => [ENDPOINTS[label].path, label]),
 );
 
 /** The endpoint served at `path`, if any. */
-export function endpointAt(path: string): HandlerLabel | undefined {
+export function endpointAt(path: string): EndpointKey | undefined {
   return LABEL_BY_PATH.get(path);
 }

@@ -1,7 +1,7 @@
 import { quoted } from "../echo";
-import { NO_VIOLATIONS } from "../violations";
-import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel } from "./endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./endpoints";
 import type { Decision, Verdict } from "./verdict";
+import { NO_VIOLATIONS } from "./violations";
 
 /*
  * What an endpoint does with a request it would refuse: `deny` refuses it
@@ -14,20 +14,20 @@ export const ENFORCEMENT_ACTIONS = ["deny", "warn"] as const;
 export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
 
 /** Each endpoint's action. */
-export type Enforcement = Readonly<Record<HandlerLabel, EnforcementAction>>;
+export type Enforcement = Readonly<Record<EndpointKey, EnforcementAction>>;
 
 export const DENY_EVERYWHERE: Enforcement = Object.freeze(
-  Object.fromEntries(HANDLER_LABELS.map((label) => [label, "deny"])) as Record<
-    HandlerLabel,
+  Object.fromEntries(ENDPOINT_KEYS.map((label) => [label, "deny"])) as Record<
+    EndpointKey,
     EnforcementAction
   >,
 );
 
 /** How ENFORCEMENT names an endpoint: its path without the slash (`validate-cocoonset`). */
-export const enforcementName = (label: HandlerLabel): string => ENDPOINTS[label].path.slice(1);
+export const enforcementName = (label: EndpointKey): string => ENDPOINTS[label].path.slice(1);
 
-const LABEL_BY_NAME: ReadonlyMap<string, HandlerLabel> = new Map(
-  HANDLER_LABELS.map((label) => [enforcementName(label), label]),
+const LABEL_BY_NAME: ReadonlyMap<string, EndpointKey> = new Map(
+  ENDPOINT_KEYS.map((label) => [enforcementName(label), label]),
 );
 
 /** Problems an invalid ENFORCEMENT lists before it says how many more it has. */
@@ -43,9 +43,9 @@ export const LISTED_PROBLEMS_LIMIT = 10;
 export function parseEnforcement(
   text: string,
 ): { readonly enforcement: Enforcement } | { readonly problems: readonly string[] } {
-  const enforcement: Record<HandlerLabel, EnforcementAction> = { ...DENY_EVERYWHERE };
+  const enforcement: Record<EndpointKey, EnforcementAction> = { ...DENY_EVERYWHERE };
   const problems: string[] = [];
-  const named = new Set<HandlerLabel>();
+  const named = new Set<EndpointKey>();
   for (const pair of text.split(",").map((entry) => entry.trim())) {
     if (pair === "") continue;
     const [name = "", action = "", ...rest] = pair.split("=").map((part) => part.trim());
@@ -77,15 +77,15 @@ const isAction = (text: string): text is EnforcementAction =>
   (ENFORCEMENT_ACTIONS as readonly string[]).includes(text);
 
 /** The endpoints that allow what they would refuse, in table order. */
-export const warnModeEndpoints = (enforcement: Enforcement): HandlerLabel[] =>
-  HANDLER_LABELS.filter((label) => enforcement[label] === "warn");
+export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
+  ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
 
 /**
  * The verdict as the endpoint's action makes it: under `warn` a denial, and
  * a check that could not be made, become allowed warnings with the same
  * reason, message and violations; warn never blocks.
  */
-export function enforce<E extends HandlerLabel, Rule extends string>(
+export function enforce<E extends EndpointKey, Rule extends string>(
   verdict: Verdict<E, Rule>,
   action: EnforcementAction,
 ): Decision<E, Rule> {

@@ -1,4 +1,4 @@
-import { type HandlerLabel, operationsOf } from "./endpoints";
+import { type EndpointKey, operationsOf } from "./endpoints";
 import { type Handler, type Skipped, skipped } from "./verdict";
 
 const SKIPPED_OPERATION: Skipped<"operation"> = Object.freeze(skipped("operation"));
@@ -8,10 +8,11 @@ const SKIPPED_OPERATION: Skipped<"operation"> = Object.freeze(skipped("operation
  * endpoint examines (the operations it is registered for); any other passes as
  * skipped/operation without reaching the handler.
  */
-export function gateOperations<E extends HandlerLabel>(
+export function gateOperations<E extends EndpointKey>(
   endpoint: E,
   handler: Handler<E>,
 ): Handler<E> {
   const examined: ReadonlySet<string | undefined> = new Set(operationsOf(endpoint));
-  return (request) => (examined.has(request.operation) ? handler(request) : SKIPPED_OPERATION);
+  return async (request) =>
+    examined.has(request.operation) ? handler(request) : SKIPPED_OPERATION;
 }

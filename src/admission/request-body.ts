@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { echo } from "../echo";
-import { errorText } from "../errors";
+import { cutShort, errorText } from "../echo";
 import { Rejection } from "../http/rejection";
 import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./large-reviews";
 
@@ -94,7 +93,7 @@ const timedOut = (ms: number) =>
   );
 
 const unreadable = (error: unknown) =>
-  new Rejection(400, `request body could not be read: ${echo(errorText(error))}`, CLOSE);
+  new Rejection(400, `request body could not be read: ${cutShort(errorText(error))}`, CLOSE);
 
 /** `reading`, or a 408 once `ms` pass first; a failed read is a 400. */
 function withinDeadline<T>(reading: Promise<T>, ms: number): Promise<T> {

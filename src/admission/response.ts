@@ -1,5 +1,5 @@
 import { withoutControlCharacters } from "../echo";
-import type { HandlerLabel } from "./endpoints";
+import type { EndpointKey } from "./endpoints";
 import { enforcementName } from "./enforcement";
 import type { AdmissionApiVersion } from "./review";
 import type { Decision, Warned } from "./verdict";
@@ -37,7 +37,7 @@ export interface AdmissionResponseReview {
 export function encodeResponse(
   apiVersion: AdmissionApiVersion,
   uid: string,
-  endpoint: HandlerLabel,
+  endpoint: EndpointKey,
   decision: Decision,
 ): AdmissionResponseReview {
   const response: AdmissionResponseReview["response"] = { uid, allowed: decision.allowed };
@@ -86,7 +86,7 @@ export function warningsOf({ message, violations }: Warned): string[] {
  * the reason and, when the refusal names catalogue rules, their ids.
  */
 function auditAnnotationsOf(
-  endpoint: HandlerLabel,
+  endpoint: EndpointKey,
   decision: Exclude<Decision, { readonly allowed: true; readonly result: "allow" | "skipped" }>,
 ): Record<string, string> {
   const annotations: Record<string, string> = {

@@ -1,18 +1,15 @@
-import type { Context, Env, Hono } from "hono";
-import type { z } from "zod";
-import { allowOnly } from "../http/rejection";
+import type { Context, Env, Hono, MiddlewareHandler } from "hono";
+import type { RejectionEnv } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { admissionDecisions, childrenOf } from "../observability/metrics";
 import { logDecision } from "./decision-log";
-import { ENDPOINTS, HANDLER_LABELS, type HandlerLabel, resultReasons } from "./endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./endpoints";
 import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
 import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
 import { encodeResponse } from "./response";
-import type { admissionReviewSchema } from "./review";
 import { requireJson, validEnvelope } from "./validation";
-import { type Decision, errored, type Handler, type Handlers, type Verdict } from "./verdict";
+import { errored, type Handler, type Handlers, type Verdict } from "./verdict";
 
 export interface ReviewRouteOptions {
   /** MAX_REQUEST_BYTES. */
@@ -21,30 +18,26 @@ export interface ReviewRouteOptions {
   readonly bodyReadTimeoutMs: number;
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
-  /** Counts an endpoint's decisions; into cocoon_webhook_admission_total unless given. */
-  readonly countDecisions?: (endpoint: HandlerLabel) => (decision: Decision) => void;
 }
 
 /**
  * One route per endpoint of the table: POST its path through the validation
- * middleware and the endpoint's review; any other method is a 405. The
- * handler then only ever sees a valid envelope. (The app's request metrics
- * time each review, `http/observe.ts`.)
+ * middleware and the endpoint's review (any other method is the app's 405). The
+ * handler then only ever sees a valid envelope. (The app's observing
+ * middleware times and counts each review, `http/observe.ts`.)
  */
-export function mountReviewRoutes<E extends Env>(
-  app: Hono<E>,
+export function mountReviewRoutes(
+  app: Hono<RejectionEnv>,
   handlers: Handlers,
   log: Logger,
   options: ReviewRouteOptions,
 ): void {
   const validation = reviewValidation(options);
-  for (const endpoint of HANDLER_LABELS) {
+  for (const endpoint of ENDPOINT_KEYS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
-    const countDecision = (options.countDecisions ?? decisionCounter)(endpoint);
-    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint], countDecision);
+    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint]);
     app.post(path, ...validation, reviewed);
-    allowOnly(app, path, ["POST"]);
   }
 }
 
@@ -68,11 +61,8 @@ export function reviewValidation(
   ] as const;
 }
 
-/** The envelope as the validation middleware hands it to the review. */
-type ReviewInput = {
-  in: { json: z.input<typeof admissionReviewSchema> };
-  out: { json: z.output<typeof admissionReviewSchema> };
-};
+/** The envelope as the validation middleware hands it to the review: the validator's own input type. */
+type ReviewInput = typeof validEnvelope extends MiddlewareHandler<Env, string, infer I> ? I : never;
 
 const INTERNAL_ERROR = errored(
   "internal",
@@ -82,51 +72,33 @@ const INTERNAL_ERROR = errored(
 /**
  * An endpoint's review: the operation gate and the handler, the endpoint's
  * enforcement (under `warn` a refusal becomes an allowed warning), then
- * exactly one decision counted, one log line and the encoded review. A
+ * exactly one decision kept for the observing middleware to count, one log
+ * line and the encoded review. A
  * handler that throws fails closed, and what it threw goes into the log
- * line. A synchronous verdict is answered without a detour through a promise.
+ * line.
  */
-function review<E extends HandlerLabel>(
+function review<E extends EndpointKey>(
   endpoint: E,
   handler: Handler<E>,
   log: Logger,
   action: EnforcementAction,
-  countDecision: (decision: Decision) => void,
 ) {
   const examine = gateOperations(endpoint, handler);
-  return (c: Context<Env, string, ReviewInput>): Response | Promise<Response> => {
+  return async (c: Context<RejectionEnv, string, ReviewInput>): Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
     const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
       const decision = enforce(verdict, action);
-      countDecision(decision);
+      c.set("decision", decision);
       logDecision(log, endpoint, request, decision, thrown);
       // Response.json, not c.json(): Hono's would make a Headers object per answer.
       return Response.json(encodeResponse(apiVersion, request.uid, endpoint, decision));
     };
-    let verdict: Verdict<E> | Promise<Verdict<E>>;
+    let verdict: Verdict<E>;
     try {
-      verdict = examine(request);
+      verdict = await examine(request);
     } catch (thrown) {
       return answer(INTERNAL_ERROR, thrown);
     }
-    if (verdict instanceof Promise) {
-      return verdict.then(answer, (thrown: unknown) => answer(INTERNAL_ERROR, thrown));
-    }
     return answer(verdict);
-  };
-}
-
-/**
- * Counts `endpoint`'s decisions by result and reason. Every (result, reason)
- * the endpoint table lists for it has its cell from the start, so each series
- * exists, and `increase()` sees its first decision, from the first scrape.
- */
-function decisionCounter(endpoint: HandlerLabel): (decision: Decision) => void {
-  const cellOf = childrenOf((result: string, reason: string) =>
-    admissionDecisions.cell({ handler: endpoint, result, reason }),
-  );
-  for (const { result, reason } of resultReasons(endpoint)) cellOf(result, reason);
-  return (decision) => {
-    cellOf(decision.result, decision.reason).count++;
   };
 }

@@ -1,7 +1,7 @@
 import { zValidator } from "@hono/zod-validator";
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import { Rejection } from "../http/rejection";
 import { admissionReviewSchema } from "./review";
 
@@ -18,7 +18,10 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 export const requireJson: MiddlewareHandler = async (c, next) => {
   const contentType = c.req.raw.headers.get("content-type") ?? "";
   if (!JSON_MEDIA_TYPE.test(contentType)) {
-    throw new Rejection(415, `Content-Type must be application/json, got "${echo(contentType)}"`);
+    throw new Rejection(
+      415,
+      `Content-Type must be application/json, got "${cutShort(contentType)}"`,
+    );
   }
   await next();
 };

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { closestMatch } from "./did-you-mean";
 
-/** A flag as people type it: `--output json`, `--output=json`, `-o json`, `-o=json`, `-ojson`. */
+/**
+ * A flag as people type it: `--output json`, `--output=json`, `-o json`, `-o=json`, `-ojson`.
+ * (node:util's parseArgs reads `-o=json` as the value `=json`, hence this parser.)
+ */
 export interface FlagSpec {
   readonly long: string;
   readonly short?: string;

@@ -2,9 +2,10 @@ import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import type { PodCreators } from "../cocoon/pod-creators";
 import { ConfigError, loadConfig } from "../config";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { createKubeApi, type KubeApiHandle } from "../kube/client";
-import { isDnsLabel } from "../kube/names";
+import { isDnsLabel } from "../kube/name-grammar";
+import { createLineLogger } from "../observability/logger";
 import { VERSION_LINE } from "../version";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { AUDIT_FORMATS, errorCount, renderAudit } from "./audit/output";
@@ -185,13 +186,10 @@ function connect(
       listPageSize: config.apiserverListPageSize,
       ...(kubeconfigPath === undefined ? {} : { kubeconfigPath }),
       ...(options.context === undefined ? {} : { context: options.context }),
-      log: (level, message, fields) => {
-        if (level === "warn" || level === "error") {
-          warnings.push(
-            `cocoon-webhook audit: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`,
-          );
-        }
-      },
+      log: createLineLogger("warn", ({ msg, fields }) => {
+        const shown = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";
+        warnings.push(`cocoon-webhook audit: ${msg}${shown}\n`);
+      }),
     });
     // Said only once a cluster is configured: without one the error below says it all.
     if (kube.source !== "none" && !sharedStream) for (const line of warnings) void io.stderr(line);

@@ -1,19 +1,20 @@
+import type { Violation } from "../admission/violations";
+import { collectViolations } from "../admission/violations";
 import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../cocoon/crd-fields";
-import { namespaceOf } from "../cocoon/namespace";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
   COCOONHIBERNATION_KIND,
   COCOONSET_KIND,
-} from "../cocoon/resources";
+} from "../cocoon/crd-resources";
+import { namespaceOf } from "../cocoon/namespace";
 import { formatPath, type PathSegments } from "../json/path";
 import { type JsonPath, stringAt } from "../json/read";
-import type { HibernationRuleId, RuleId } from "../rules/catalogue";
-import { cocoonSetViolations } from "../rules/cocoonset";
-import { checkNoOtherHibernation, hibernationViolations } from "../rules/hibernation";
-import { quote } from "../rules/json-values";
-import type { Violation } from "../rules/violation";
-import { collected } from "../violations";
+import { apiGroupOf } from "../kube/api-resources";
+import type { HibernationRuleId, RuleId } from "../policies/catalogue";
+import { cocoonSetViolations } from "../policies/cocoonset/cocoonset";
+import { checkNoOtherHibernation, hibernationViolations } from "../policies/hibernation";
+import { quote } from "../policies/json-values";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";
@@ -160,11 +161,6 @@ function checkedKindOf({ apiVersion, kind }: SourceObject): CheckedKind | undefi
   return CHECKED_KINDS.find((checked) => checked === kind);
 }
 
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.lastIndexOf("/");
-  return slash < 0 ? "" : apiVersion.slice(0, slash);
-}
-
 function isCocoonGroup(group: string): boolean {
   return group === COCOON_GROUP_DOMAIN || group.endsWith(`.${COCOON_GROUP_DOMAIN}`);
 }
@@ -190,7 +186,7 @@ function unknownObjectProblem(object: SourceObject, severity: Severity): Problem
   }
   // A cocoon kind of any group (the legacy cocoon.cis/v1alpha1 included) is no other project's.
   const cocoonKind = CHECKED_KINDS.find((checked) => checked === kind);
-  if (!isCocoonGroup(groupOf(apiVersion)) && cocoonKind === undefined) return undefined;
+  if (!isCocoonGroup(apiGroupOf(apiVersion)) && cocoonKind === undefined) return undefined;
   if (apiVersion !== CHECKED_API_VERSION) {
     const meant = closestMatch(apiVersion, [CHECKED_API_VERSION]);
     return problem(
@@ -221,16 +217,16 @@ function hibernationViolationsAcrossInput(
   object: SourceObject,
   namespace: string,
   hibernationsByPod: Map<string, SeenHibernation[]>,
-): Violation[] | undefined {
+): Violation<RuleId>[] | undefined {
   const own = hibernationViolations(object.value);
   const podName = stringAt(object.value, POD_NAME);
   if (!own || !podName) return own;
   const key = `${namespace}/${podName}`;
   const earlier = hibernationsByPod.get(key) ?? [];
   hibernationsByPod.set(key, earlier);
-  const conflicts: Violation[] = [];
+  const conflicts: Violation<HibernationRuleId>[] = [];
   for (const { value, where } of earlier) {
-    const { listed } = collected<HibernationRuleId>((report) =>
+    const { listed } = collectViolations<HibernationRuleId>((report) =>
       checkNoOtherHibernation(podName, [value], report),
     );
     for (const conflict of listed) {

@@ -7,7 +7,7 @@ import {
   type Node,
   parseAllDocuments,
 } from "yaml";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import type { PathSegments } from "../json/path";
 import { absentIfMistyped, valueAt } from "../json/read";
 import type { InputProblem, SourceText } from "./inputs";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 
 /** One input's text and the name findings show for it. */
 export interface SourceText {

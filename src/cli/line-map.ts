@@ -32,11 +32,6 @@ export function positionOf(root: Node, segments: PathSegments, lines: LineCounte
   return { line, column: col };
 }
 
-/** The 1-based line of `segments` in `root`; see {@link offsetOf}. */
-export function lineOf(root: Node, segments: PathSegments, lines: LineCounter): number {
-  return positionOf(root, segments, lines).line;
-}
-
 interface Step {
   readonly node: unknown;
   readonly offset: number | undefined;

@@ -1,4 +1,4 @@
-import { RULE_CATALOGUE } from "../rules/catalogue";
+import { RULE_CATALOGUE } from "../policies/catalogue";
 
 /**
  * What only the offline check reports: the apiserver and the operator's CRD

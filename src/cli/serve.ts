@@ -1,9 +1,9 @@
 import { WEBHOOK_TIMEOUT_SECONDS } from "../admission/endpoints";
 import { ConfigError, loadConfig } from "../config";
-import { errorText } from "../errors";
-import { buildHandlers } from "../handlers";
+import { errorText } from "../echo";
 import { createKubeApi } from "../kube/client";
 import { createLogger } from "../observability/logger";
+import { buildHandlers } from "../policies";
 import { type RunningServer, startServer } from "../server/start";
 
 const EXIT_SIGNAL_BASE = 128;
@@ -35,7 +35,7 @@ export async function runServe(): Promise<number> {
       timeoutMs: config.apiserverTimeoutMs,
       listPageSize: config.apiserverListPageSize,
       kubeconfigPath: config.kubeconfigPath,
-      log: (level, message, fields) => log[level](fields ?? {}, message),
+      log,
     });
     server = startServer(
       config,

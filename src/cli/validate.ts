@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import { VERSION_LINE } from "../version";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { checkObjects } from "./check";

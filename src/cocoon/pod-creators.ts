@@ -1,5 +1,5 @@
+import { COCOON_GROUP, COCOONSET_KIND } from "./crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "./identities";
-import { COCOON_GROUP, COCOONSET_KIND } from "./resources";
 
 /*
  * POD_CREATORS: who may create gated pods, and owned by which kinds. An

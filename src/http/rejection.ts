@@ -1,6 +1,7 @@
-import type { Context, Env, ErrorHandler, Hono } from "hono";
+import type { Context, ErrorHandler, Hono, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { echo } from "../echo";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { cutShort } from "../echo";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */
@@ -29,45 +30,61 @@ export class Rejection extends HTTPException {
   }
 }
 
+/** What a review decided, as the observing middleware counts it (http/observe.ts). */
+export interface CountedDecision {
+  readonly result: string;
+  readonly reason: string;
+}
+
 /**
- * The one error path of an app (`app.onError`): a Rejection is answered with
- * its status, headers and `{error, details?}` and told to `onRejected` (the
- * admission app's 4xx warn line); anything else is a bug, logged and
- * answered 500.
+ * What an app keeps per request for its observing middleware: the Rejection
+ * it answered with (for the warn line) or the decision it answered a review
+ * with (for its count).
  */
-export function answerErrors<E extends Env>(
-  log: Logger,
-  onRejected?: (rejection: Rejection, c: Context<E>) => void,
-): ErrorHandler<E> {
+export type RejectionEnv = {
+  Variables: { rejection?: Rejection; decision?: CountedDecision };
+};
+
+/** A Rejection's answer: its status, headers and `{error, details?}`; kept on the context. */
+function answerRejection(rejection: Rejection, c: Context<RejectionEnv>): Response {
+  c.set("rejection", rejection);
+  const { details, headers } = rejection.extra;
+  const body = details ? { error: rejection.reason, details } : { error: rejection.reason };
+  return c.json(body, rejection.status, headers);
+}
+
+/**
+ * The one error path of an app (`app.onError`): a Rejection is answered
+ * with its status, headers and `{error, details?}`; anything else is a bug,
+ * logged and answered 500.
+ */
+export function answerErrors(log: Logger): ErrorHandler<RejectionEnv> {
   return (error, c) => {
-    if (!(error instanceof Rejection)) {
-      log.error({ err: error, path: echo(c.req.path) }, "unhandled error");
-      return c.json({ error: "internal error" }, 500);
-    }
-    onRejected?.(error, c);
-    for (const [name, value] of Object.entries(error.extra.headers ?? {})) c.header(name, value);
-    const { details } = error.extra;
-    return c.json(
-      details ? { error: error.reason, details } : { error: error.reason },
-      error.status,
-    );
+    if (error instanceof Rejection) return answerRejection(error, c);
+    log.error({ err: error, path: cutShort(c.req.path) }, "unhandled error");
+    return c.json({ error: "internal error" }, 500);
   };
 }
 
-/** Answers every method but `methods` on `path` with 405 and an Allow header; register after its routes. */
-export function allowOnly<E extends Env>(app: Hono<E>, path: string, methods: readonly string[]) {
-  app.all(path, (c) => {
-    throw new Rejection(
-      405,
-      `method ${echo(c.req.method)} not allowed on ${echo(c.req.path)}; use ${methods.join(" or ")}`,
-      { headers: { Allow: methods.join(", ") } },
-    );
+/**
+ * Hono's 405 for a path routed for other methods, with an Allow header,
+ * answered as a Rejection; `app.use` it before the routes.
+ */
+export function refuseOtherMethods(app: Hono<RejectionEnv>): MiddlewareHandler<RejectionEnv> {
+  return methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      answerRejection(
+        new Rejection(
+          405,
+          `method ${cutShort(c.req.method)} not allowed on ${cutShort(c.req.path)}; use ${methods.join(" or ")}`,
+          { headers: { Allow: methods.join(", ") } },
+        ),
+        c,
+      ),
   });
 }
 
-/** Answers every path no route took with 404; register after every route. */
-export function refuseUnknownPaths<E extends Env>(app: Hono<E>) {
-  app.all("*", (c) => {
-    throw new Rejection(404, `no such path: ${echo(c.req.path)}`);
-  });
-}
+/** The 404 of a path no route took (`app.notFound`). */
+export const refuseUnknownPath: NotFoundHandler<RejectionEnv> = (c) =>
+  answerRejection(new Rejection(404, `no such path: ${cutShort(c.req.path)}`), c);

@@ -1,9 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import { isJsonObject, jsonObjectList } from "../json/read";
+import { apiGroupOf } from "./api-resources";
 import type { RawAnswer } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 const EXCERPT_CHARS = 200;
 
@@ -92,7 +93,7 @@ export function isVerifiedNotFound(
     const { details } = status.data;
     if (
       details.name === expected.name &&
-      (details.group ?? "") === groupOf(expected.apiVersion) &&
+      (details.group ?? "") === apiGroupOf(expected.apiVersion) &&
       details.kind === expected.resource
     ) {
       return true;
@@ -105,12 +106,6 @@ export function isVerifiedNotFound(
       "the answer is not trusted: check the apiserver URL of the kubeconfig and any proxy in between",
     404,
   );
-}
-
-/** `apps` of `apps/v1`; the core group of `v1` is "". */
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash === -1 ? "" : apiVersion.slice(0, slash);
 }
 
 /** The list a LIST asks for, such as `CocoonHibernationList` of `CocoonHibernation` items. */
@@ -268,7 +263,7 @@ function describeIdentity(
 }
 
 function excerpt(text: string): string {
-  return echo(text.replace(/\s+/g, " ").trim(), EXCERPT_CHARS);
+  return cutShort(text.replace(/\s+/g, " ").trim(), EXCERPT_CHARS);
 }
 
 function tryParseJson(text: string): unknown {

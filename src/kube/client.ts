@@ -1,21 +1,19 @@
 import type { z } from "zod";
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
+import type { Logger } from "../observability/logger";
 import {
   type ExpectedList,
   type ExpectedObject,
   isVerifiedNotFound,
   verifiedObject,
 } from "./answers";
-import {
-  type ClusterAccess,
-  type ClusterAccessSource,
-  type KubeLog,
-  loadClusterAccess,
-} from "./cluster-access";
+import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
+import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { type ApiserverTransport, createTransport } from "./http";
 import { instrumented } from "./instrument";
+import { type KubeApi, KubeApiError, type ObjectRef } from "./kube-api";
 import { listPages } from "./list-pages";
 import { type KubeLister, kubeListerOver } from "./list-stream";
 import {
@@ -23,9 +21,7 @@ import {
   DNS_SUBDOMAIN_MAX_LENGTH,
   isDnsLabel,
   isDnsSubdomain,
-} from "./names";
-import { type KubeApi, KubeApiError, type ObjectRef } from "./port";
-import { type ApiResource, apiVersionOf, collectionPath } from "./resources";
+} from "./name-grammar";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -40,7 +36,7 @@ export interface KubeApiOptions {
   readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
-  readonly log?: KubeLog;
+  readonly log?: Logger;
 }
 
 export interface KubeApiHandle {
@@ -63,7 +59,7 @@ export const NO_KUBE_API_MESSAGE =
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
   if (!access) {
-    options.log?.("warn", `${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
+    options.log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
     return {
       api: kubeApiOver(undefined, options),
       lister: listerOver(undefined, options),
@@ -77,11 +73,14 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     timeoutMs: options.timeoutMs,
     proxyUrl: access.cluster.proxyUrl,
   });
-  options.log?.("info", "apiserver client configured", {
-    source: access.source,
-    server: transport.server,
-    user: access.user.name,
-  });
+  options.log?.info(
+    {
+      source: access.source,
+      server: transport.server,
+      user: access.user.name,
+    },
+    "apiserver client configured",
+  );
   return {
     api: kubeApiOver(transport, options),
     lister: listerOver(transport, options),
@@ -140,7 +139,7 @@ function kubeApiOver(
       resource: ApiResource<Fields>,
       { namespace, name }: ObjectRef,
     ) {
-      const operation = `GET ${resource.plural} ${namespace === undefined ? echo(name) : `${echo(namespace)}/${echo(name)}`}`;
+      const operation = `GET ${resource.plural} ${namespace === undefined ? cutShort(name) : `${cutShort(namespace)}/${cutShort(name)}`}`;
       requireValidNames(operation, resource, { namespace, name });
       return instrumented(
         { verb: "get", resource: resource.plural, operation },
@@ -164,7 +163,7 @@ function kubeApiOver(
       );
     },
     async list(resource: ApiResource, namespace: string) {
-      const operation = `LIST ${resource.plural} in ${echo(namespace)}`;
+      const operation = `LIST ${resource.plural} in ${cutShort(namespace)}`;
       requireValidNames(operation, resource, { namespace });
       return instrumented(
         { verb: "list", resource: resource.plural, operation },
@@ -244,24 +243,26 @@ function requireValidNames(
   }
 }
 
-function warnAboutIgnoredSettings(access: ClusterAccess, log: KubeLog | undefined): void {
+function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined): void {
   if (access.cluster.skipTLSVerify) {
-    log?.(
-      "warn",
-      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
+    log?.warn(
       {
         cluster: access.cluster.name,
       },
+      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
     );
   }
   if (access.cluster.server.startsWith("http://")) {
-    log?.("warn", "the apiserver is reached over plain HTTP, without TLS", {
-      server: access.cluster.server,
-    });
+    log?.warn(
+      {
+        server: access.cluster.server,
+      },
+      "the apiserver is reached over plain HTTP, without TLS",
+    );
   }
 }
 
 /** A refused name as the message shows it: quoted, and cut at 100 characters. */
 function quotedName(name: unknown): string {
-  return JSON.stringify(echo(String(name), 100));
+  return JSON.stringify(cutShort(String(name), 100));
 }

@@ -3,11 +3,9 @@ import { isIPv6 } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
 import { z } from "zod";
-import { errorText } from "../errors";
-import type { LogLevel } from "../observability/logger";
+import { errorText } from "../echo";
+import type { Logger } from "../observability/logger";
 import { readRegularFile } from "../safe-file";
-
-export type KubeLog = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
 
 /** Where the apiserver address and credentials came from. */
 export type ClusterAccessSource = "kubeconfig" | "in-cluster";
@@ -33,7 +31,7 @@ export interface ClusterAccessOptions {
   readonly context?: string;
   /** Prefix for the service-account files (tests); the real root is "". */
   readonly inClusterRoot?: string;
-  readonly log?: KubeLog;
+  readonly log?: Logger;
 }
 
 /**
@@ -121,15 +119,18 @@ function authenticationOnly(cluster: Cluster, user: User): KubeConfig {
   return authOnly;
 }
 
-function loadInCluster(root: string, log: KubeLog | undefined): ClusterAccess | undefined {
+function loadInCluster(root: string, log: Logger | undefined): ClusterAccess | undefined {
   const host = process.env.KUBERNETES_SERVICE_HOST;
   const port = process.env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) return undefined;
   const tokenFile = `${root}${SERVICE_ACCOUNT_DIR}/token`;
   if (!existsSync(tokenFile)) {
-    log?.("warn", "KUBERNETES_SERVICE_HOST is set but there is no service-account token", {
-      tokenFile,
-    });
+    log?.warn(
+      {
+        tokenFile,
+      },
+      "KUBERNETES_SERVICE_HOST is set but there is no service-account token",
+    );
     return undefined;
   }
   const caFile = `${root}${SERVICE_ACCOUNT_DIR}/ca.crt`;

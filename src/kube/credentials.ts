@@ -1,10 +1,11 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
+import type { Logger } from "../observability/logger";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
 import { requireCertificateBundle } from "./certificate-bundle";
-import type { ClusterAccess, KubeLog } from "./cluster-access";
-import { KubeApiError } from "./port";
+import type { ClusterAccess } from "./cluster-access";
+import { KubeApiError } from "./kube-api";
 import { type WatchedFile, watchFile } from "./watched-file";
 
 /** How often rotated token, CA and client-certificate files are looked at, at most. */
@@ -26,7 +27,7 @@ type PemSource = () => string | undefined;
 
 export function createCredentials(
   access: ClusterAccess,
-  options: { recheckMs?: number; log?: KubeLog },
+  options: { recheckMs?: number; log?: Logger },
 ): ApiserverCredentials {
   const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
   const watch = (
@@ -39,13 +40,12 @@ export function createCredentials(
       validate,
       onError: (error) => {
         apiserverFileReloadFailuresTotal.labels(file).inc();
-        options.log?.(
-          "warn",
-          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
+        options.log?.warn(
           {
             path,
             error: errorText(error),
           },
+          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
         );
       },
     });

@@ -1,7 +1,6 @@
-import { echo } from "../echo";
-import { errorText } from "../errors";
+import { cutShort, errorText } from "../echo";
 import type { ApiserverCredentials } from "./credentials";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
 export class KubeApiTimeoutError extends KubeApiError {}
@@ -109,7 +108,7 @@ function isRedirect(status: number): boolean {
 
 function redirectError(operation: string, response: Response): KubeApiError {
   const location = response.headers.get("location");
-  const target = location ? ` to ${JSON.stringify(echo(location, 200))}` : "";
+  const target = location ? ` to ${JSON.stringify(cutShort(location, 200))}` : "";
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
       "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
@@ -133,7 +132,7 @@ function contentEncoding(response: Response): string | undefined {
 function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
   return new KubeApiError(
     `${operation}: apiserver answered ${response.status} with Content-Encoding ` +
-      `${JSON.stringify(echo(encoding))} although identity was asked for; an encoded answer ` +
+      `${JSON.stringify(cutShort(encoding))} although identity was asked for; an encoded answer ` +
       "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
       "and the apiserver",
     response.status,

@@ -1,8 +1,8 @@
-import { errorText } from "../errors";
+import { errorText } from "../echo";
+import type { Logger } from "../observability/logger";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
-import type { KubeLog } from "./cluster-access";
 import { KubeApiTimeoutError } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 export type ApiserverVerb = "get" | "list";
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
@@ -23,7 +23,7 @@ export async function instrumented<T>(
   labels: CallLabels,
   call: () => Promise<T>,
   outcomeOf: (result: T) => ApiserverOutcome,
-  log?: KubeLog,
+  log?: Logger,
 ): Promise<T> {
   const { verb, resource, operation } = labels;
   const startedAt = performance.now();
@@ -41,6 +41,6 @@ export async function instrumented<T>(
     const seconds = (performance.now() - startedAt) / 1000;
     apiserverRequestDuration.observe({ verb, resource }, seconds);
     apiserverRequestsTotal.inc({ verb, resource, outcome });
-    log?.("debug", "apiserver call", { operation, outcome, durationMs: seconds * 1000 });
+    log?.debug({ operation, outcome, durationMs: seconds * 1000 }, "apiserver call");
   }
 }

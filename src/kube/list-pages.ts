@@ -1,7 +1,7 @@
 import type { JsonObject } from "../json/read";
 import { type ExpectedList, verifiedListPage } from "./answers";
 import type { ApiserverTransport } from "./http";
-import { KubeApiError } from "./port";
+import { KubeApiError } from "./kube-api";
 
 export interface ListPagesOptions {
   /** `?limit=` of each page (APISERVER_LIST_PAGE_SIZE); a page with more items is refused. */

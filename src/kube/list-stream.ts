@@ -1,12 +1,12 @@
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
 import type { ExpectedList } from "./answers";
+import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
 import type { ApiserverTransport } from "./http";
 import { instrumented } from "./instrument";
+import { KubeApiError } from "./kube-api";
 import { listPages } from "./list-pages";
-import { isDnsLabel } from "./names";
-import { KubeApiError } from "./port";
-import { type ApiResource, apiVersionOf, collectionPath } from "./resources";
+import { isDnsLabel } from "./name-grammar";
 
 /**
  * A page of a streamed LIST holds at most APISERVER_LIST_PAGE_SIZE objects
@@ -36,7 +36,7 @@ export function kubeListerOver(
 ): KubeLister {
   return {
     async *pages(resource, namespace) {
-      const scope = namespace === undefined ? "" : ` in ${echo(namespace)}`;
+      const scope = namespace === undefined ? "" : ` in ${cutShort(namespace)}`;
       const operation = `LIST ${resource.plural}${scope}`;
       if (namespace !== undefined && (!resource.namespaced || !isDnsLabel(namespace))) {
         throw new KubeApiError(`${operation}: not a namespace a LIST can name`);
@@ -87,6 +87,6 @@ function verifiedItem(
   const where = issue?.path.length ? issue.path.join(".") : "(the object)";
   throw new KubeApiError(
     `${operation}: apiserver answered a ${resource.kind}List whose items[${index}] is a malformed ` +
-      `${resource.kind}: ${where}: ${echo(issue?.message ?? "unexpected type", 200)}; the answer is not trusted`,
+      `${resource.kind}: ${where}: ${cutShort(issue?.message ?? "unexpected type", 200)}; the answer is not trusted`,
   );
 }

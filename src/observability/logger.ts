@@ -14,3 +14,35 @@ export function createLogger(level: LogLevel): Logger {
     formatters: { level: (label) => ({ level: label }) },
   });
 }
+
+/** A log line as `createLineLogger` hands it over: its level, message and other fields. */
+export interface LoggedLine {
+  readonly level: LogLevel;
+  readonly msg: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** A logger that hands each line at `level` or above to `onLine` instead of writing it (the CLI's warnings). */
+export function createLineLogger(level: LogLevel, onLine: (line: LoggedLine) => void): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: false,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    {
+      write(text: string) {
+        const {
+          level: lineLevel,
+          msg,
+          ...fields
+        } = JSON.parse(text) as {
+          level: LogLevel;
+          msg: string;
+        } & Record<string, unknown>;
+        onLine({ level: lineLevel, msg, fields });
+      },
+    },
+  );
+}

@@ -1,4 +1,4 @@
-import { echo } from "../echo";
+import { cutShort } from "../echo";
 import type { Logger } from "./logger";
 
 /** At most this many `request rejected` lines per window; the rest are summed up in one line. */
@@ -79,11 +79,11 @@ export function createRejectionLog(
       logged++;
       log.warn(
         {
-          method: echo(rejection.method),
-          path: echo(rejection.path),
+          method: cutShort(rejection.method),
+          path: cutShort(rejection.path),
           status: rejection.status,
-          reason: rejection.reason && echo(rejection.reason, REASON_LIMIT),
-          client: rejection.client && echo(rejection.client),
+          reason: rejection.reason && cutShort(rejection.reason, REASON_LIMIT),
+          client: rejection.client && cutShort(rejection.client),
         },
         "request rejected",
       );

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import type { ListenAddress } from "../config";
-import { errorText } from "../errors";
+import { errorText } from "../echo";
 import {
   type ListeningSocket,
   loadSocketCalls,
@@ -94,11 +94,6 @@ export class AdmissionListener {
   /** True while new connections are steered to the newest listener. */
   get steering(): boolean {
     return this.#calls !== undefined;
-  }
-
-  /** Listening sockets of this listener right now (never more than two). */
-  get listeningServers(): number {
-    return [...this.#generations].filter((generation) => generation.listening).length;
   }
 
   /**
@@ -305,12 +300,9 @@ export class AdmissionListener {
     return generation;
   }
 
-  /** The app's answer, told to close the connection when its server is draining; no promise added. */
-  #respond(request: Request, server: Server<undefined>): Response | Promise<Response> {
-    const response = this.#options.fetch(request, server);
-    if (response instanceof Promise)
-      return response.then((answer) => this.#closing(answer, server));
-    return this.#closing(response, server);
+  /** The app's answer, told to close the connection when its server is draining. */
+  async #respond(request: Request, server: Server<undefined>): Promise<Response> {
+    return this.#closing(await this.#options.fetch(request, server), server);
   }
 
   #closing(response: Response, server: Server<undefined>): Response {

@@ -1,52 +1,17 @@
 import { Hono } from "hono";
-import { ENDPOINTS, endpointAt, HANDLER_LABELS } from "../admission/endpoints";
+import { admissionMeasures } from "../admission/measures";
 import { mountReviewRoutes, type ReviewRouteOptions } from "../admission/review-route";
 import type { Handlers } from "../admission/verdict";
+import { measureRequests, warnOnRejection } from "../http/observe";
 import {
-  type ListenerEnv,
-  measureRequests,
-  type RequestMeasures,
-  warnOnRejection,
-} from "../http/observe";
-import { allowOnly, answerErrors, refuseUnknownPaths } from "../http/rejection";
-import type { Observer } from "../observability/cells";
+  answerErrors,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import {
-  admissionDuration,
-  cachedExposition,
-  childrenOf,
-  exposition,
-  httpResponses,
-  registry,
-  requestsInFlight,
-} from "../observability/metrics";
+import { cachedExposition, exposition, registry } from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";
-
-/** The `path` label: one of the endpoints' paths, or `other`, so a scanner cannot grow the label set. */
-function pathLabel(path: string): string {
-  return endpointAt(path) === undefined ? "other" : path;
-}
-
-/** The request metrics of the admission listener, bound to their cells. */
-function admissionRequestMeasures(): RequestMeasures {
-  const responsesOf = childrenOf((label: string, status: number) =>
-    httpResponses.cell({ path: label, code: String(status) }),
-  );
-  const durations = new Map<string, Observer>(
-    HANDLER_LABELS.map((label) => [
-      ENDPOINTS[label].path,
-      admissionDuration.series({ handler: label }),
-    ]),
-  );
-  return {
-    inFlight: {
-      inc: () => requestsInFlight.count++,
-      dec: () => requestsInFlight.count--,
-    },
-    countResponse: (path, status) => responsesOf(pathLabel(path), status).count++,
-    reviewDuration: (path) => durations.get(path),
-  };
-}
 
 /**
  * The HTTPS admission app: the request metrics and the 4xx warn line for
@@ -57,14 +22,15 @@ export function createAdmissionApp(
   handlers: Handlers,
   readiness: Readiness,
   log: Logger,
-  options: ReviewRouteOptions & { readonly requestMeasures?: RequestMeasures },
-): Hono<ListenerEnv> {
-  const app = new Hono<ListenerEnv>();
-  app.onError(answerErrors(log, warnOnRejection(log)));
-  app.use(measureRequests(options.requestMeasures ?? admissionRequestMeasures()));
+  options: ReviewRouteOptions,
+): Hono<RejectionEnv> {
+  const app = new Hono<RejectionEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(measureRequests(admissionMeasures(), warnOnRejection(log)));
+  app.use(refuseOtherMethods(app));
   mountReviewRoutes(app, handlers, log, options);
   mountProbes(app, readiness);
-  refuseUnknownPaths(app);
   return app;
 }
 
@@ -73,15 +39,15 @@ export function createOpsApp(
   readiness: Readiness,
   log: Logger,
   options: { readonly metricsRenderIntervalMs: number },
-): Hono {
-  const app = new Hono();
+): Hono<RejectionEnv> {
+  const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(refuseOtherMethods(app));
   const scrape = cachedExposition(exposition, options.metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
     c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );
-  allowOnly(app, "/metrics", ["GET"]);
   mountProbes(app, readiness);
-  refuseUnknownPaths(app);
   return app;
 }

@@ -1,5 +1,4 @@
 import type { Env, Hono } from "hono";
-import { allowOnly } from "../http/rejection";
 
 /** What the probes report. */
 export interface Readiness {
@@ -33,5 +32,4 @@ export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): 
     }
     return c.text("ready");
   });
-  for (const path of ["/healthz", "/readyz"]) allowOnly(app, path, PROBE_METHODS);
 }

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { errorText } from "../errors";
+import { readdirSync, readlinkSync } from "node:fs";
+import { errorText } from "../echo";
 
 /**
  * The kernel's order of one SO_REUSEPORT group: a socket that starts
@@ -201,7 +201,7 @@ export interface ListeningSocket {
 }
 
 /** The socket fds of a process and their inodes, from /proc/PID/fd. */
-function socketFds(pid: number | "self"): { fd: number; inode: string }[] {
+export function socketFds(pid: number | "self"): { fd: number; inode: string }[] {
   const sockets: { fd: number; inode: string }[] = [];
   for (const name of readdirSync(`/proc/${pid}/fd`)) {
     let target: string;
@@ -214,36 +214,4 @@ function socketFds(pid: number | "self"): { fd: number; inode: string }[] {
     if (inode !== undefined) sockets.push({ fd: Number(name), inode });
   }
   return sockets;
-}
-
-/**
- * The listening TCP sockets of any process on `port`, from /proc (the
- * tests' view from outside; the listener asks `SocketCalls.listeningSockets`).
- */
-export function listeningSocketsOnPort(
-  port: number,
-  pid: number | "self" = "self",
-): ListeningSocket[] {
-  const portHex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
-  const groups = new Map<string, string>();
-  for (const table of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue; // no IPv6 in this kernel
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const columns = line.trim().split(/\s+/);
-      const local = columns[1];
-      const inode = columns[9];
-      if (columns[3] === "0A" && local?.endsWith(portHex) && inode) {
-        groups.set(inode, `${table.endsWith("6") ? "tcp6" : "tcp"} ${local}`);
-      }
-    }
-  }
-  return socketFds(pid).flatMap(({ fd, inode }) => {
-    const group = groups.get(inode);
-    return group === undefined ? [] : [{ fd, inode, group }];
-  });
 }

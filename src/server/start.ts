@@ -1,4 +1,4 @@
-import { HANDLER_LABELS } from "../admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../admission/endpoints";
 import { enforcementName, warnModeEndpoints } from "../admission/enforcement";
 import type { Handlers } from "../admission/verdict";
 import type { Config } from "../config";
@@ -40,8 +40,9 @@ function recordCertificate(pair: TlsPair): void {
 export function startServer(config: Config, handlers: Handlers, log: Logger): RunningServer {
   const inWarnMode = warnModeEndpoints(config.enforcement);
   const readiness: Readiness = { ready: true, warnMode: inWarnMode.map(enforcementName) };
-  for (const label of HANDLER_LABELS)
-    warnMode.labels(label).set(inWarnMode.includes(label) ? 1 : 0);
+  for (const endpoint of ENDPOINT_KEYS) {
+    warnMode.labels(ENDPOINTS[endpoint].label).set(inWarnMode.includes(endpoint) ? 1 : 0);
+  }
   const tlsFiles = [config.tlsCertPath, config.tlsKeyPath];
   const loaded = tlsFilesFingerprint(tlsFiles);
   // An expired certificate at start is served, not refused: there is nothing

@@ -3,12 +3,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   COMMON_REASONS,
+  ENDPOINT_KEYS,
   ENDPOINTS,
   endpointAt,
-  HANDLER_LABELS,
   resultReasons,
 } from "../../src/admission/endpoints";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
+import { enforcementName } from "../../src/admission/enforcement";
+import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 
 const REPO = join(import.meta.dir, "../..");
 
@@ -27,16 +28,16 @@ function reasonLiteralsInSource(dir = join(REPO, "src")): Set<string> {
 
 describe("the endpoint table", () => {
   test("paths and labels are unique, and each path maps back to its label", () => {
-    const paths = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+    const paths = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path);
     expect(new Set(paths).size).toBe(paths.length);
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       expect(endpointAt(ENDPOINTS[endpoint].path)).toBe(endpoint);
     }
     expect(endpointAt("/other")).toBeUndefined();
   });
 
   test("an endpoint's reasons are unique within each result", () => {
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       const pairs = resultReasons(endpoint).map(({ result, reason }) => `${result}/${reason}`);
       expect(new Set(pairs).size, endpoint).toBe(pairs.length);
     }
@@ -45,7 +46,7 @@ describe("the endpoint table", () => {
   test("every listed reason is given somewhere: a literal in a handler, or a catalogue rule's", () => {
     const given = reasonLiteralsInSource();
     for (const rule of RULE_CATALOGUE) given.add(rule.reason);
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       for (const { reason } of resultReasons(endpoint)) {
         if (reason !== "") expect(given, `${endpoint}: ${reason}`).toContain(reason);
       }
@@ -54,11 +55,15 @@ describe("the endpoint table", () => {
 
   test("every catalogue rule belongs to exactly one endpoint, whose denials are its rules' reasons", () => {
     const owners = (reason: string) =>
-      HANDLER_LABELS.filter((endpoint) =>
+      ENDPOINT_KEYS.filter((endpoint) =>
         (ENDPOINTS[endpoint].reasons.deny as readonly string[]).includes(reason),
       );
     for (const rule of RULE_CATALOGUE) expect(owners(rule.reason), rule.id).toHaveLength(1);
-    for (const endpoint of ["validate_cocoonset", "validate_cocoonhibernation"] as const) {
+    const ruleEndpoints = ENDPOINT_KEYS.filter((endpoint) =>
+      RULE_CATALOGUE.some((rule) => owners(rule.reason)[0] === endpoint),
+    );
+    expect(ruleEndpoints.length).toBeGreaterThan(0);
+    for (const endpoint of ruleEndpoints) {
       const ruleReasons = RULE_CATALOGUE.filter((rule) => owners(rule.reason)[0] === endpoint).map(
         (rule) => rule.reason,
       );
@@ -71,7 +76,7 @@ describe("the endpoint table", () => {
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const BEHAVIOUR = readFileSync(join(REPO, "docs/behaviour.md"), "utf8");
 const METRICS = readFileSync(join(REPO, "docs/metrics.md"), "utf8");
-const PATHS = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+const PATHS = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path);
 
 /** The admission paths of a listeners table: rows `| admission… | `/path` | POST |`. */
 function admissionRows(markdown: string): string[] {
@@ -87,19 +92,31 @@ describe("the documentation follows the endpoint table", () => {
     }
   });
 
+  test("every list of ENFORCEMENT's endpoints names the table's: configuration page, Deployment", () => {
+    const names = ENDPOINT_KEYS.map(enforcementName);
+    const configuration = readFileSync(join(REPO, "docs/configuration.md"), "utf8");
+    const row =
+      /^\| `ENFORCEMENT` \|.*ENDPOINT is ([^|]*?), ACTION/m.exec(configuration)?.[1] ?? "";
+    expect([...row.matchAll(/`([a-z-]+)`/g)].map(([, name]) => name)).toEqual(names);
+    const deployment = readFileSync(join(REPO, "manifests/base/deployment.yaml"), "utf8");
+    const value = /- name: ENFORCEMENT\n\s+value: (\S+)/.exec(deployment)?.[1] ?? "";
+    expect(value.split(",")).toEqual(names.map((name) => `${name}=deny`));
+  });
+
   test("the handler labels are listed as the table has them, on the metrics and the behaviour pages", () => {
     const inMetrics = /`handler` ∈ ([a-z_, ]+);/.exec(METRICS)?.[1]?.split(", ");
-    expect(inMetrics).toEqual(HANDLER_LABELS);
+    const labels = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].label);
+    expect(inMetrics).toEqual(labels);
     const sentence = /The `handler` label is ([^.]+), one\s+per admission path/.exec(
       BEHAVIOUR,
     )?.[1];
     expect([...(sentence ?? "").matchAll(/`([a-z_]+)`/g)].map(([, label]) => label)).toEqual(
-      HANDLER_LABELS,
+      labels,
     );
   });
 
   test("each endpoint's section of the behaviour page tells every result and reason it can give", () => {
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       const { path } = ENDPOINTS[endpoint];
       const start = BEHAVIOUR.search(new RegExp(`^## .*\\(\`${path}\`\\)$`, "m"));
       expect(start, `a section for ${path}`).toBeGreaterThan(-1);

@@ -7,8 +7,8 @@ import {
   warnModeEndpoints,
 } from "../../src/admission/enforcement";
 import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
+import { collectViolations, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
-import { collected, violation } from "../../src/violations";
 
 describe("ENFORCEMENT", () => {
   test("unset or empty denies everywhere", () => {
@@ -20,14 +20,14 @@ describe("ENFORCEMENT", () => {
     const parsed = parseEnforcement(" mutate=warn, validate-cocoonset = warn ,validate=deny");
     expect(parsed).toEqual({
       enforcement: {
-        mutate: "warn",
-        validate: "deny",
-        validate_cocoonset: "warn",
-        validate_cocoonhibernation: "deny",
+        podGate: "warn",
+        scaleGuard: "deny",
+        cocoonSet: "warn",
+        cocoonHibernation: "deny",
       },
     });
     if (!("enforcement" in parsed)) throw new Error("parsed");
-    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["mutate", "validate_cocoonset"]);
+    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["podGate", "cocoonSet"]);
   });
 
   test.each([
@@ -69,7 +69,7 @@ describe("ENFORCEMENT", () => {
 });
 
 describe("enforce", () => {
-  const violations = collected<"vm.os">((report) =>
+  const violations = collectViolations<"vm.os">((report) =>
     report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
   );
 

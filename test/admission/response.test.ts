@@ -8,7 +8,11 @@ import {
   warningsOf,
 } from "../../src/admission/response";
 import { denied, errored, type Warned } from "../../src/admission/verdict";
-import { collected, LISTED_VIOLATIONS_LIMIT, violation } from "../../src/violations";
+import {
+  collectViolations,
+  LISTED_VIOLATIONS_LIMIT,
+  violation,
+} from "../../src/admission/violations";
 
 const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
   const decision = enforce(verdict, "warn");
@@ -17,7 +21,7 @@ const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
 };
 
 const toolboxViolations = (count: number, rule = "toolbox.image-required") =>
-  collected((report) => {
+  collectViolations((report) => {
     for (let index = 0; index < count; index++) {
       report(rule, () => violation(rule, ["spec", "toolboxes", index, "image"], "is required"));
     }
@@ -49,7 +53,7 @@ describe("warnings", () => {
 describe("control characters", () => {
   test("a denial's message and a warning write them as escapes", () => {
     const verdict = denied("creator", 'user "eve\n\rX\u0007" may not create it');
-    const answer = encodeResponse("admission.k8s.io/v1", "u", "mutate", verdict);
+    const answer = encodeResponse("admission.k8s.io/v1", "u", "podGate", verdict);
     expect(answer.response.status?.message).toBe(
       'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
     );
@@ -61,10 +65,10 @@ describe("control characters", () => {
 
 describe("audit annotations", () => {
   const encode = (decision: Parameters<typeof encodeResponse>[3]) =>
-    encodeResponse("admission.k8s.io/v1", "uid", "validate_cocoonset", decision).response;
+    encodeResponse("admission.k8s.io/v1", "uid", "cocoonSet", decision).response;
 
   test("a denial names the endpoint, the decision, the reason and every rule id once", () => {
-    const violations = collected((report) => {
+    const violations = collectViolations((report) => {
       report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "x"));
       report("vm.os", () => violation("vm.os", ["spec", "toolboxes", 0, "os"], "x"));
       report("toolbox.name-unique", () =>
@@ -92,7 +96,7 @@ describe("audit annotations", () => {
   });
 
   test(`rule ids stay within ${AUDIT_VALUE_MAX_CHARACTERS} characters`, () => {
-    const violations = collected((report) => {
+    const violations = collectViolations((report) => {
       for (let index = 0; index < 200; index++) {
         const rule = `rule-${index}-${"x".repeat(20)}`;
         report(rule, () => violation(rule, ["spec"], "x"));

@@ -2,37 +2,40 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
 import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforcement";
+import { admissionMeasures } from "../../src/admission/measures";
 import { mountReviewRoutes } from "../../src/admission/review-route";
 import type { Handler } from "../../src/admission/verdict";
 import { denied, errored, skipped } from "../../src/admission/verdict";
-import { answerErrors } from "../../src/http/rejection";
+import { violation, violationCollector } from "../../src/admission/violations";
+import { measureRequests } from "../../src/http/observe";
+import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
-import { collectViolations, violation } from "../../src/violations";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 
 /** The rule errors are logged here, and asserted on, instead of printed. */
 const { log, lines: errorLines } = capturingLogger("error");
 
-const PATH = ENDPOINTS.validate_cocoonset.path;
+const PATH = ENDPOINTS.cocoonSet.path;
 
-/** The review routes with `handler` behind /validate-cocoonset, and the app's one error path. */
+/** The review routes with `handler` behind /validate-cocoonset, the observing middleware and the app's one error path. */
 function appWith(
-  handler: Handler<"validate_cocoonset">,
+  handler: Handler<"cocoonSet">,
   logger: Logger = log,
   enforcement: Enforcement = DENY_EVERYWHERE,
 ) {
-  const app = new Hono();
+  const app = new Hono<RejectionEnv>();
   app.onError(answerErrors(logger));
-  const unused = () => skipped("operation");
+  app.use(measureRequests(admissionMeasures()));
+  const unused = async () => skipped("operation");
   mountReviewRoutes(
     app,
     {
-      mutate: unused,
-      validate: unused,
-      validate_cocoonset: handler,
-      validate_cocoonhibernation: unused,
+      podGate: unused,
+      scaleGuard: unused,
+      cocoonSet: handler,
+      cocoonHibernation: unused,
     },
     logger,
     { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
@@ -40,7 +43,7 @@ function appWith(
   return app;
 }
 
-async function send(app: Hono, body: unknown) {
+async function send(app: Hono<RejectionEnv>, body: unknown) {
   const response = await app.request(PATH, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -66,7 +69,7 @@ async function samples(result: string, reason: string): Promise<number> {
 describe("the review routes", () => {
   test("a denial carries 403 Forbidden and the cocoon-webhook prefix, in the sent apiVersion", async () => {
     const answer = await send(
-      appWith(() => denied("invalid_spec", "spec.x: wrong")),
+      appWith(async () => denied("invalid_spec", "spec.x: wrong")),
       review("admission.k8s.io/v1beta1"),
     );
     expect(answer).toEqual({
@@ -91,16 +94,16 @@ describe("the review routes", () => {
   test("records exactly one sample with the verdict's result and reason", async () => {
     const before = await samples("skipped", "no_change");
     await send(
-      appWith(() => skipped("no_change")),
+      appWith(async () => skipped("no_change")),
       review(),
     );
     expect(await samples("skipped", "no_change")).toBe(before + 1);
   });
 
   test("an operation the endpoint does not examine is skipped/operation without reaching the handler", async () => {
-    expect(operationsOf("validate_cocoonset")).not.toContain("DELETE");
+    expect(operationsOf("cocoonSet")).not.toContain("DELETE");
     let calls = 0;
-    const app = appWith(() => {
+    const app = appWith(async () => {
       calls++;
       return denied("invalid_spec", "examined");
     });
@@ -115,11 +118,11 @@ describe("the review routes", () => {
   });
 
   test("every result and reason the table lists for the endpoint is a series from the start", async () => {
-    appWith(() => skipped("no_change"));
+    appWith(async () => skipped("no_change"));
     const series = (await admissionDecisions.counter.get()).values
       .filter((value) => value.labels.handler === "validate_cocoonset")
       .map((value) => `${value.labels.result}/${value.labels.reason}`);
-    for (const { result, reason } of resultReasons("validate_cocoonset")) {
+    for (const { result, reason } of resultReasons("cocoonSet")) {
       expect(series).toContain(`${result}/${reason}`);
     }
   });
@@ -127,7 +130,7 @@ describe("the review routes", () => {
   test("a rule that throws fails closed as error/internal instead of a 500", async () => {
     const before = await samples("error", "internal");
     const answer = await send(
-      appWith(() => {
+      appWith(async () => {
         throw new Error("boom");
       }),
       review(),
@@ -154,7 +157,7 @@ describe("the review routes", () => {
 
     const before = await samples("error", "internal");
     const rejected = await send(
-      appWith(() => Promise.reject(new Error("apiserver exploded"))),
+      appWith(async () => Promise.reject(new Error("apiserver exploded"))),
       review(),
     );
     expect(rejected.status).toBe(200);
@@ -169,7 +172,7 @@ describe("the review routes", () => {
   });
 
   test("counts reach the metric however often it is read, and only once each", async () => {
-    const app = appWith(() => errored("decode", "read twice"));
+    const app = appWith(async () => errored("decode", "read twice"));
     const before = await samples("error", "decode");
     await send(app, review());
     expect(await samples("error", "decode")).toBe(before + 1);
@@ -182,7 +185,7 @@ describe("the review routes", () => {
   test("an invalid envelope is a 400 naming the field, and records no sample", async () => {
     const before = await samples("skipped", "operation");
     const answer = await send(
-      appWith(() => skipped("operation")),
+      appWith(async () => skipped("operation")),
       { ...review(), kind: "Pod" },
     );
     expect(answer.status).toBe(400);
@@ -192,7 +195,7 @@ describe("the review routes", () => {
 
   test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
     const { log: capture, lines } = capturingLogger("warn");
-    const collector = collectViolations(2);
+    const collector = violationCollector(2);
     for (const index of [0, 1, 2, 3]) {
       collector.report("toolbox.image-required", () =>
         violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
@@ -202,7 +205,7 @@ describe("the review routes", () => {
       violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
     );
     const app = appWith(
-      () => denied("invalid_spec", "invalid CocoonSet", collector.collected()),
+      async () => denied("invalid_spec", "invalid CocoonSet", collector.violations()),
       capture,
     );
     await send(app, review());
@@ -219,21 +222,21 @@ describe("the review routes", () => {
   });
 
   describe("in warn mode", () => {
-    const WARN: Enforcement = { ...DENY_EVERYWHERE, validate_cocoonset: "warn" };
+    const WARN: Enforcement = { ...DENY_EVERYWHERE, cocoonSet: "warn" };
     const twoViolations = () => {
-      const collector = collectViolations(20);
+      const collector = violationCollector(20);
       for (const index of [0, 1]) {
         collector.report("toolbox.image-required", () =>
           violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
         );
       }
-      return collector.collected();
+      return collector.violations();
     };
 
     test("a denial is allowed with one warning per violation and counted as warn with its reason", async () => {
       const { log: capture, lines } = capturingLogger("warn");
       const app = appWith(
-        () => denied("invalid_spec", "invalid CocoonSet", twoViolations()),
+        async () => denied("invalid_spec", "invalid CocoonSet", twoViolations()),
         capture,
         WARN,
       );
@@ -271,7 +274,7 @@ describe("the review routes", () => {
 
     test("a check that cannot be made, or a handler that throws, is allowed with a warning too", async () => {
       const cannot = await send(
-        appWith(() => errored("decode", "cannot read spec"), log, WARN),
+        appWith(async () => errored("decode", "cannot read spec"), log, WARN),
         review(),
       );
       expect(cannot.body.response).toMatchObject({
@@ -296,7 +299,7 @@ describe("the review routes", () => {
 
     test("what would be allowed anyway carries no warning", async () => {
       const answer = await send(
-        appWith(() => skipped("no_change"), log, WARN),
+        appWith(async () => skipped("no_change"), log, WARN),
         review(),
       );
       expect(answer.body.response).toEqual({ uid: "uid-1", allowed: true });

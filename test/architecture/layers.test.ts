@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from "node:path";
  * The source's layers, top to bottom: a module imports only from its own
  * layer or the ones below it, and no chain of imports leads back to where it
  * started. A layer is a directory of src/ or one root file. The admission
- * pipeline sits below the rules, so it cannot know their catalogue, and the
+ * pipeline sits below the policies, so it cannot know their catalogue, and the
  * apiserver client below the domain vocabulary it serves.
  */
 const LAYERS: readonly (readonly string[])[] = [
@@ -14,16 +14,14 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["server"],
   ["config.ts"],
-  ["handlers"],
-  ["rules"],
+  ["policies"],
   ["admission"],
   ["http"],
   ["cocoon"],
   ["kube"],
-  ["violations.ts"],
   ["json"],
   ["observability"],
-  ["errors.ts", "echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
+  ["echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
 ];
 
 /** Packages that belong to one concern, and the layers allowed to import them. */

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, rmSync } from "node:fs";
-import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import type { WebhookProcess } from "../e2e/harness";
 import { createTestCa, type TestCa } from "../support/certs";
 import { waitUntil } from "../support/eventually";
-import { processCpuSeconds } from "../support/procfs";
+import { listeningSocketsOnPort, processCpuSeconds } from "../support/procfs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
 import {

@@ -192,10 +192,10 @@ describe("structured values, rendered into the environment", () => {
       "mutate=warn,validate=deny,validate-cocoonset=warn,validate-cocoonhibernation=deny",
     );
     expect(loadConfig(env).enforcement).toMatchObject({
-      mutate: "warn",
-      validate: "deny",
-      validate_cocoonset: "warn",
-      validate_cocoonhibernation: "deny",
+      podGate: "warn",
+      scaleGuard: "deny",
+      cocoonSet: "warn",
+      cocoonHibernation: "deny",
     });
   });
 

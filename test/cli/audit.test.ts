@@ -11,8 +11,8 @@ import { scanCluster } from "../../src/cli/audit/scan";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, parsePodCreators } from "../../src/cocoon/pod-creators";
 import type { JsonObject } from "../../src/json/read";
+import { KubeApiError } from "../../src/kube/kube-api";
 import type { KubeLister } from "../../src/kube/list-stream";
-import { KubeApiError } from "../../src/kube/port";
 
 const parsed = parsePodCreators(DEFAULT_POD_CREATORS);
 if (!("podCreators" in parsed)) throw new Error("the default POD_CREATORS must parse");

@@ -8,7 +8,7 @@ import { parseSource } from "../../src/cli/documents";
 import { ALL_RULES } from "../../src/cli/manifest-rules";
 import { OUTPUT_FORMATS, render } from "../../src/cli/output";
 import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
-import { RULE_CATALOGUE } from "../../src/rules/catalogue";
+import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 
 /** Findings of every kind: a rule violation, warnings, a hibernation, hostile text. */
 const MANIFESTS = `apiVersion: cocoonset.cocoonstack.io/v1

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { isNode, LineCounter, parseDocument } from "yaml";
-import { lineOf } from "../../src/cli/line-map";
+import { positionOf } from "../../src/cli/line-map";
 import type { PathSegments } from "../../src/json/path";
 
 function lineIn(text: string, segments: PathSegments): number {
   const lines = new LineCounter();
   const { contents } = parseDocument(text, { lineCounter: lines });
   if (!isNode(contents)) throw new Error("empty document");
-  return lineOf(contents, segments, lines);
+  return positionOf(contents, segments, lines).line;
 }
 
 const SET = `apiVersion: cocoonset.cocoonstack.io/v1
@@ -25,7 +25,7 @@ spec:
   snapshotPolicy: never
 `;
 
-describe("lineOf", () => {
+describe("positionOf: the line", () => {
   test.each<[string, PathSegments, number]>([
     ["a present field is found at its key", ["spec", "snapshotPolicy"], 13],
     ["a nested field", ["spec", "agent", "replicas"], 7],

@@ -18,7 +18,7 @@ import {
   COCOONSET_SPEC_FIELDS,
   type FieldNode,
 } from "../../src/cocoon/crd-fields";
-import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/resources";
+import { COCOONHIBERNATION_KIND, COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { isJsonObject } from "../../src/json/read";
 
 /**

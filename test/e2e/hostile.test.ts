@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import fc from "fast-check";
-import { ENDPOINTS, HANDLER_LABELS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
@@ -22,7 +22,7 @@ import { sampleValue, startWebhook, type WebhookProcess } from "./harness";
  * checks fail closed at once, which keeps this file fast.
  */
 
-const PATHS = HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path);
+const PATHS = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path);
 const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
 
 let webhook: WebhookProcess;
@@ -468,7 +468,7 @@ describe("hostile input over HTTPS", () => {
     expect(exchanges.fiveHundreds).toBe(0);
     expect(exchanges.total).toBeGreaterThan(500);
     const metrics = await webhook.metrics();
-    for (const handler of HANDLER_LABELS) {
+    for (const handler of ENDPOINT_KEYS) {
       expect(
         sampleValue(metrics, "cocoon_webhook_admission_total", {
           handler,

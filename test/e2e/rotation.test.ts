@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, rmSync } from "node:fs";
-import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import { describeFailures, startMixedLoad } from "../chaos/support";
 import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
+import { listeningSocketsOnPort } from "../support/procfs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { dropPrivileges, privilegesOf, tcpMigrateReq } from "../support/unprivileged";
 import { sampleValue, startWebhook, type WebhookProcess } from "./harness";

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { listeningSocketsOnPort } from "../../src/server/reuseport-steering";
 import { admissionReview } from "../support/admission-review";
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
+import { listeningSocketsOnPort } from "../support/procfs";
 import { SecretVolume, serialOf, servedSerial } from "../support/secret-volume";
 import { startWebhook, type WebhookProcess } from "./harness";
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type HandlerLabel, resultReasons } from "../../src/admission/endpoints";
+import { type EndpointKey, resultReasons } from "../../src/admission/endpoints";
 import { encodeResponse, MESSAGE_PREFIX } from "../../src/admission/response";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
 import { denied, type Verdict } from "../../src/admission/verdict";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import type { HandlerDeps } from "../../src/handlers";
+import type { HandlerDeps } from "../../src/policies";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";
@@ -18,7 +18,7 @@ import { anyJson, corruptedAnywhere, type Json, RUNS, wrongValue } from "./arbit
  */
 
 /** A verdict the endpoint table allows `endpoint` to give, consistent in itself. */
-function expectVerdict(endpoint: HandlerLabel, verdict: Verdict): void {
+function expectVerdict(endpoint: EndpointKey, verdict: Verdict): void {
   expect(resultReasons(endpoint)).toContainEqual({
     result: verdict.result,
     reason: verdict.reason,
@@ -44,18 +44,18 @@ const failingKube = () => new FakeKube().failing();
 /** Examines a request at one endpoint and checks its verdict. */
 type RuleUnderTest = (request: AdmissionRequest) => Promise<void>;
 
-function checked(endpoint: HandlerLabel, deps: Partial<HandlerDeps> = {}): RuleUnderTest {
+function checked(endpoint: EndpointKey, deps: Partial<HandlerDeps> = {}): RuleUnderTest {
   return async (request) => expectVerdict(endpoint, await examine(endpoint, request, deps));
 }
 
 const RULES: Record<string, RuleUnderTest> = {
-  podGate: checked("mutate", { kube: kube() }),
-  podGateApiserverDown: checked("mutate", { kube: failingKube() }),
-  scaleGuard: checked("validate", { kube: kube() }),
-  scaleGuardApiserverDown: checked("validate", { kube: failingKube() }),
-  validateCocoonSet: checked("validate_cocoonset"),
-  validateHibernation: checked("validate_cocoonhibernation", { kube: kube() }),
-  validateHibernationApiserverDown: checked("validate_cocoonhibernation", { kube: failingKube() }),
+  podGate: checked("podGate", { kube: kube() }),
+  podGateApiserverDown: checked("podGate", { kube: failingKube() }),
+  scaleGuard: checked("scaleGuard", { kube: kube() }),
+  scaleGuardApiserverDown: checked("scaleGuard", { kube: failingKube() }),
+  validateCocoonSet: checked("cocoonSet"),
+  validateHibernation: checked("cocoonHibernation", { kube: kube() }),
+  validateHibernationApiserverDown: checked("cocoonHibernation", { kube: failingKube() }),
 };
 
 /** Realistic objects per handler, to corrupt one path at a time. */
@@ -176,7 +176,7 @@ describe("property: the envelope decoder", () => {
         const encoded = encodeResponse(
           parsed.data.apiVersion,
           parsed.data.request.uid,
-          "validate_cocoonset",
+          "cocoonSet",
           denied("invalid_spec", "m"),
         );
         expect(encoded.response.uid).toBe(parsed.data.request.uid);
@@ -238,7 +238,7 @@ describe("property: every rule returns a verdict for any embedded object", () =>
     await fc.assert(
       fc.asyncProperty(wrongValue, async (replicas) => {
         const verdict = await examine(
-          "validate",
+          "scaleGuard",
           request({
             operation: "UPDATE",
             kind: { kind: "Deployment" },
@@ -247,7 +247,7 @@ describe("property: every rule returns a verdict for any embedded object", () =>
           }),
           { kube: kube() },
         );
-        expectVerdict("validate", verdict);
+        expectVerdict("scaleGuard", verdict);
         if (verdict.allowed) {
           expect(
             verdict.result === "skipped" || (Number.isInteger(replicas) && Number(replicas) >= 3),

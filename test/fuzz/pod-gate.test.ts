@@ -1,11 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import type { Verdict } from "../../src/admission/verdict";
+import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, SANDBOX_OWNER } from "../../src/cocoon/pod-creators";
-import { COCOONSET_KIND } from "../../src/cocoon/resources";
-import { podGate as podGateMaybeAsync } from "../../src/handlers/pod-gate";
+import { podGate } from "../../src/policies/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { podCreators } from "../support/handlers";
@@ -19,13 +18,6 @@ import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
 // A marked pod is decided without the apiserver; a failing port would show any call.
 const deps = { podCreators: podCreators(DEFAULT_POD_CREATORS), kube: new FakeKube().failing() };
-
-/** The marked-pod path answers synchronously: no await for the pods the gate sees most. */
-function podGate(...args: Parameters<typeof podGateMaybeAsync>): Verdict {
-  const verdict = podGateMaybeAsync(...args);
-  if (verdict instanceof Promise) throw new Error("a marked pod was decided asynchronously");
-  return verdict;
-}
 
 /** Strings a random generator will never produce by chance, so they cannot add a marker or owner. */
 const mentionsCocoon = (value: unknown): boolean => {
@@ -129,10 +121,10 @@ const nonCreator = fc
   .filter((name) => name !== OPERATOR_USERNAME && name !== SANDBOX_OPERATOR_USERNAME);
 
 describe("property: a malformed field never turns a denial into an allowance (podGate)", () => {
-  test("a gated pod from a non-creator is denied, whatever the other fields hold (CREATE)", () => {
-    fc.assert(
-      fc.property(gatedPod, nonCreator, ({ pod }, username) => {
-        const verdict = podGate(
+  test("a gated pod from a non-creator is denied, whatever the other fields hold (CREATE)", async () => {
+    await fc.assert(
+      fc.asyncProperty(gatedPod, nonCreator, async ({ pod }, username) => {
+        const verdict = await podGate(
           admissionRequest({
             kind: POD_KIND,
             operation: "CREATE",
@@ -148,31 +140,36 @@ describe("property: a malformed field never turns a denial into an allowance (po
     );
   });
 
-  test("a pod newly gated on UPDATE from a non-creator is denied, whatever the old object holds", () => {
-    fc.assert(
-      fc.property(gatedPod, nonCreator, ungatedOldObject, ({ pod }, username, oldObject) => {
-        const verdict = podGate(
-          admissionRequest({
-            kind: POD_KIND,
-            operation: "UPDATE",
-            userInfo: { username },
-            object: pod,
-            oldObject,
-          }),
-          deps,
-        );
-        expect(verdict.allowed).toBeFalse();
-      }),
+  test("a pod newly gated on UPDATE from a non-creator is denied, whatever the old object holds", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        gatedPod,
+        nonCreator,
+        ungatedOldObject,
+        async ({ pod }, username, oldObject) => {
+          const verdict = await podGate(
+            admissionRequest({
+              kind: POD_KIND,
+              operation: "UPDATE",
+              userInfo: { username },
+              object: pod,
+              oldObject,
+            }),
+            deps,
+          );
+          expect(verdict.allowed).toBeFalse();
+        },
+      ),
       RUNS,
     );
   });
 
-  test("a gated pod without a well-formed CocoonSet owner is denied even for the operator", () => {
-    fc.assert(
-      fc.property(
+  test("a gated pod without a well-formed CocoonSet owner is denied even for the operator", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         gatedPod.filter(({ owned }) => !owned),
-        ({ pod }) => {
-          const verdict = podGate(
+        async ({ pod }) => {
+          const verdict = await podGate(
             admissionRequest({
               kind: POD_KIND,
               operation: "CREATE",
@@ -188,12 +185,12 @@ describe("property: a malformed field never turns a denial into an allowance (po
     );
   });
 
-  test("a gated CocoonSet pod from sandbox-operator is denied: it is paired with Sandboxes only", () => {
-    fc.assert(
-      fc.property(
+  test("a gated CocoonSet pod from sandbox-operator is denied: it is paired with Sandboxes only", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         gatedPod.filter(({ owned }) => owned),
-        ({ pod }) => {
-          const verdict = podGate(
+        async ({ pod }) => {
+          const verdict = await podGate(
             admissionRequest({
               kind: POD_KIND,
               operation: "CREATE",
@@ -209,13 +206,13 @@ describe("property: a malformed field never turns a denial into an allowance (po
     );
   });
 
-  test("a missing or garbled userInfo never passes as the operator", () => {
-    fc.assert(
-      fc.property(
+  test("a missing or garbled userInfo never passes as the operator", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         gatedPod.filter(({ owned }) => owned),
         fc.oneof(fc.constant(undefined), fc.constant({}), fc.record({ username: fc.constant("") })),
-        ({ pod }, userInfo) => {
-          const verdict = podGate(
+        async ({ pod }, userInfo) => {
+          const verdict = await podGate(
             admissionRequest({ kind: POD_KIND, operation: "CREATE", userInfo, object: pod }),
             deps,
           );

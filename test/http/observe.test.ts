@@ -1,38 +1,54 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { type ListenerEnv, measureRequests, warnOnRejection } from "../../src/http/observe";
-import { answerErrors, Rejection, refuseUnknownPaths } from "../../src/http/rejection";
+import { measureRequests, warnOnRejection } from "../../src/http/observe";
+import {
+  answerErrors,
+  Rejection,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../../src/http/rejection";
 import { capturingLogger } from "../support/capturing-logger";
 
 function observedApp() {
   const { log, lines } = capturingLogger("warn");
   const counted: string[] = [];
   const timed: string[] = [];
+  const decided: string[] = [];
   const inFlight = { now: 0, most: 0 };
-  const app = new Hono<ListenerEnv>();
-  app.onError(answerErrors(log, warnOnRejection(log)));
+  const app = new Hono<RejectionEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
   app.use(
-    measureRequests({
-      inFlight: {
-        inc: () => {
-          inFlight.now++;
-          inFlight.most = Math.max(inFlight.most, inFlight.now);
+    measureRequests(
+      {
+        inFlight: {
+          inc: () => {
+            inFlight.now++;
+            inFlight.most = Math.max(inFlight.most, inFlight.now);
+          },
+          dec: () => inFlight.now--,
         },
-        dec: () => inFlight.now--,
+        countResponse: (path, status) => counted.push(`${path} ${status}`),
+        reviewDuration: (path) =>
+          path === "/ok" || path === "/refused"
+            ? { observe: (seconds) => timed.push(`${path} ${seconds >= 0}`) }
+            : undefined,
+        countDecision: (path, { result, reason }) => decided.push(`${path} ${result}/${reason}`),
       },
-      countResponse: (path, status) => counted.push(`${path} ${status}`),
-      reviewDuration: (path) =>
-        path === "/ok" || path === "/refused"
-          ? { observe: (seconds) => timed.push(`${path} ${seconds >= 0}`) }
-          : undefined,
-    }),
+      warnOnRejection(log),
+    ),
   );
+  app.use(refuseOtherMethods(app));
   app.get("/ok", (c) => c.text("ok"));
+  app.post("/review", (c) => {
+    c.set("decision", { result: "deny", reason: "scale_down" });
+    return c.text("answered");
+  });
   app.post("/refused", () => {
     throw new Rejection(415, "wrong type");
   });
-  refuseUnknownPaths(app);
-  return { app, lines, counted, timed, inFlight };
+  return { app, lines, counted, timed, decided, inFlight };
 }
 
 const bindings = {
@@ -47,6 +63,13 @@ describe("observing the admission listener", () => {
     await app.request("/nowhere");
     expect(counted).toEqual(["/ok 200", "/refused 415", "/nowhere 404"]);
     expect(inFlight).toEqual({ now: 0, most: 1 });
+  });
+
+  test("the decision a review keeps on the context is counted once, by path", async () => {
+    const { app, decided } = observedApp();
+    await app.request("/review", { method: "POST" });
+    await app.request("/ok");
+    expect(decided).toEqual(["/review deny/scale_down"]);
   });
 
   test("only an answered review (200 on a path with a duration) is timed", async () => {
@@ -69,6 +92,17 @@ describe("observing the admission listener", () => {
       status: 415,
       reason: "wrong type",
       client: "10.0.0.7:4242",
+    });
+  });
+
+  test("a wrong method is one warn line, for its 405", async () => {
+    const { app, lines, counted } = observedApp();
+    await app.request("/refused", { method: "GET" }, bindings);
+    expect(counted).toEqual(["/refused 405"]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      status: 405,
+      reason: "method GET not allowed on /refused; use POST",
     });
   });
 });

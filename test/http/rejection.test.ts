@@ -1,20 +1,26 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { allowOnly, answerErrors, Rejection, refuseUnknownPaths } from "../../src/http/rejection";
+import {
+  answerErrors,
+  Rejection,
+  type RejectionEnv,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "../../src/http/rejection";
 import { capturingLogger } from "../support/capturing-logger";
 
 function app() {
   const { log, lines } = capturingLogger("error");
-  const hono = new Hono();
+  const hono = new Hono<RejectionEnv>();
   hono.onError(answerErrors(log));
+  hono.notFound(refuseUnknownPath);
+  hono.use(refuseOtherMethods(hono));
   hono.post("/review", () => {
     throw new Rejection(400, "not a review", { details: ["kind: wrong"] });
   });
   hono.get("/bug", () => {
     throw new TypeError("a bug");
   });
-  allowOnly(hono, "/review", ["POST"]);
-  refuseUnknownPaths(hono);
   return { hono, lines };
 }
 

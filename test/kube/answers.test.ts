@@ -6,8 +6,8 @@ import {
   verifiedListPage,
   verifiedObject,
 } from "../../src/kube/answers";
-import { KubeApiError } from "../../src/kube/port";
-import { workloadFields } from "../../src/kube/resources";
+import { workloadFields } from "../../src/kube/api-resources";
+import { KubeApiError } from "../../src/kube/kube-api";
 
 const list = "LIST cocoonhibernations in default";
 const get = "GET deployments default/web";

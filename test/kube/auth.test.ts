@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { createKubeApi } from "../../src/kube/client";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom } from "./helpers";

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/api-resources";
 import {
   createKubeApi,
   LIST_PAGE_LIMIT,
@@ -8,8 +9,7 @@ import {
   MAX_LISTED_OBJECTS,
   MAX_OBJECT_ANSWER_BYTES,
 } from "../../src/kube/client";
-import type { KubeApi } from "../../src/kube/port";
-import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/resources";
+import type { KubeApi } from "../../src/kube/kube-api";
 import {
   type FakeApiserver,
   startDecoyServer,

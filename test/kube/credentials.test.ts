@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadClusterAccess } from "../../src/kube/cluster-access";
 import { createCredentials } from "../../src/kube/credentials";
+import { capturingLogger } from "../support/capturing-logger";
 import { createTestCa } from "../support/certs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { withEnvironment } from "./helpers";
@@ -67,7 +68,7 @@ describe("an unusable cluster CA", () => {
       "-----BEGIN CERTIFICATE-----\nbm9wZQ==\n-----END CERTIFICATE-----\n",
     ],
   ])("%s after start: the last good CA stays in use, one warning", async (_name, content) => {
-    const warnings: string[] = [];
+    const { log, lines } = capturingLogger("debug");
     const root = apiserver.writeServiceAccountRoot();
     const access = await withEnvironment(
       { KUBERNETES_SERVICE_HOST: root.host, KUBERNETES_SERVICE_PORT: root.port },
@@ -76,13 +77,15 @@ describe("an unusable cluster CA", () => {
     if (!access) throw new Error("no cluster access from the service-account root");
     const credentials = createCredentials(access, {
       recheckMs: 0,
-      log: (level, message) => warnings.push(`${level} ${message}`),
+      log,
     });
     const first = credentials.tls();
     writeFileSync(caPath(root.root), content);
     expect(credentials.tls()).toBe(first);
     expect(credentials.tls().ca).toBe(apiserver.ca.cert);
-    expect(warnings).toEqual(["warn cannot use the changed cluster CA; keeping the previous one"]);
+    expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
+      { level: 40, msg: "cannot use the changed cluster CA; keeping the previous one" },
+    ]);
   });
 
   test("at start, a CA file that is empty stops it, naming the file", async () => {

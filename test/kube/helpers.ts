@@ -1,4 +1,4 @@
-import { KubeApiError } from "../../src/kube/port";
+import { KubeApiError } from "../../src/kube/kube-api";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../../src/observability/metrics";
 
 /** Current value of cocoon_webhook_apiserver_requests_total for these labels (0 when absent). */

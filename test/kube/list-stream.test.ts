@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { AUDITED_COCOONSETS, AUDITED_PODS } from "../../src/cli/audit/resources";
 import { createKubeApi, MAX_LISTED_OBJECTS } from "../../src/kube/client";
+import { KubeApiError } from "../../src/kube/kube-api";
 import type { KubeLister } from "../../src/kube/list-stream";
-import { KubeApiError } from "../../src/kube/port";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 
 /*

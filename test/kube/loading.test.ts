@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { DEPLOYMENTS, STATEFULSETS } from "../../src/kube/api-resources";
 import { createKubeApi, NO_KUBE_API_MESSAGE } from "../../src/kube/client";
-import { DEPLOYMENTS, STATEFULSETS } from "../../src/kube/resources";
-import type { LogLevel } from "../../src/observability/logger";
+import { capturingLogger } from "../support/capturing-logger";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";
 
@@ -90,19 +90,19 @@ describe("choosing the cluster configuration", () => {
   });
 
   test("in-cluster variables without a token file: no configuration, with a warning", async () => {
-    const logged: { level: LogLevel; message: string }[] = [];
+    const { log, lines: logged } = capturingLogger("debug");
     const handle = await withEnvironment(
       { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "443" },
       () =>
         createKubeApi({
           timeoutMs: 3000,
           inClusterRoot: emptyRoot,
-          log: (level, message) => logged.push({ level, message }),
+          log,
         }),
     );
     expect(handle.source).toBe("none");
-    expect(logged.map(({ level }) => level)).toEqual(["warn", "warn"]);
-    expect(logged[0]?.message).toContain("no service-account token");
+    expect(logged.map(({ level }) => level)).toEqual([40, 40]);
+    expect(logged[0]?.msg).toContain("no service-account token");
   });
 });
 

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { DEPLOYMENTS } from "../../src/kube/api-resources";
 import { createKubeApi } from "../../src/kube/client";
-import type { KubeApi } from "../../src/kube/port";
-import { DEPLOYMENTS } from "../../src/kube/resources";
+import type { KubeApi } from "../../src/kube/kube-api";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, symlinkSync } from "node:fs";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { createKubeApi } from "../../src/kube/client";
-import type { KubeApi } from "../../src/kube/port";
+import type { KubeApi } from "../../src/kube/kube-api";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { driftedFiles, generatedFiles } from "../../scripts/generated-files";
-import { ENDPOINTS, HANDLER_LABELS, type Registration } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, type Registration } from "../../src/admission/endpoints";
 import { repoPath } from "./kustomize";
 
 const committed = (path: string) =>
@@ -31,7 +31,7 @@ describe("manifests generated from the endpoint table", () => {
         }
       }
     }
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       const registration: Registration = ENDPOINTS[endpoint].registration;
       const conditions = registration.matchConditions?.conditions.map(({ name, expression }) => ({
         name,

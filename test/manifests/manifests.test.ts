@@ -17,7 +17,7 @@ import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-model
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
-import { ENDPOINTS, HANDLER_LABELS, operationsOf } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, operationsOf } from "../../src/admission/endpoints";
 import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import {
   findObject,
@@ -362,9 +362,9 @@ describe("webhook configurations", () => {
 
   test("one webhook per endpoint of the table, registered for exactly the operations it examines", () => {
     expect([...byPath.keys()].sort()).toEqual(
-      HANDLER_LABELS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
+      ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path).sort(),
     );
-    for (const endpoint of HANDLER_LABELS) {
+    for (const endpoint of ENDPOINT_KEYS) {
       const { path } = ENDPOINTS[endpoint];
       const operations = operationsOf(endpoint);
       const registered = new Set(
@@ -376,7 +376,7 @@ describe("webhook configurations", () => {
 
   test("each admission path in the configuration of its kind, in the table's order", () => {
     const pathsOf = (kind: "mutating" | "validating") =>
-      HANDLER_LABELS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind).map(
+      ENDPOINT_KEYS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind).map(
         (endpoint) => ENDPOINTS[endpoint].path,
       );
     expect((mutating.webhooks ?? []).map((webhook) => webhook.clientConfig.service?.path)).toEqual(

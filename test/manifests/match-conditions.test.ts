@@ -1,18 +1,21 @@
 import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import fc from "fast-check";
-import { ENDPOINTS, type HandlerLabel, type Registration } from "../../src/admission/endpoints";
-import type { MatchCondition } from "../../src/admission/match-conditions";
+import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/admission/endpoints";
 import { admissionRequestSchema } from "../../src/admission/review";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { podEntersCocoonGate, podNamesNode } from "../../src/cocoon/pod";
+import type { MatchCondition } from "../../src/cocoon/match-conditions";
+import {
+  podEntersCocoonGate,
+  podGate as podGateRule,
+  requestedNodeName,
+} from "../../src/policies/pod-gate";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
+  scaleGuard,
   workloadIsCocoon,
-} from "../../src/cocoon/workload";
-import { podGate as podGateRule } from "../../src/handlers/pod-gate";
-import { scaleGuard } from "../../src/handlers/scale-guard";
+} from "../../src/policies/scale-guard";
 import {
   admissionRequest,
   admissionReview,
@@ -45,14 +48,14 @@ type Bindings = { object: Json; oldObject: Json; request: Json };
 type Condition = { name: string; evaluate: (bindings: Bindings) => boolean };
 
 /** The matchConditions the endpoint table registers `endpoint` with (and `make generate` writes). */
-function conditionsOf(endpoint: HandlerLabel): readonly MatchCondition[] {
+function conditionsOf(endpoint: EndpointKey): readonly MatchCondition[] {
   const registration: Registration = ENDPOINTS[endpoint].registration;
   const conditions = registration.matchConditions?.conditions ?? [];
   if (conditions.length === 0) throw new Error(`${endpoint} has no matchConditions`);
   return conditions;
 }
 
-function compile(endpoint: HandlerLabel): Condition[] {
+function compile(endpoint: EndpointKey): Condition[] {
   const env = celEnv();
   return conditionsOf(endpoint).map(({ name: conditionName, expression }) => {
     const program = plan(env, parse(expression));
@@ -78,7 +81,7 @@ function calls(conditions: readonly Condition[], bindings: Bindings): boolean {
   return conditions.map((condition) => condition.evaluate(bindings)).every(Boolean);
 }
 
-const podGate = compile("mutate");
+const podGate = compile("podGate");
 
 /** The `request` variable CEL sees: the review's request as the apiserver sends it. */
 const requestBinding = (options: ReviewOptions): Json =>
@@ -296,7 +299,7 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
 
   test("generated pods name a node as often as not", () => {
     const sample = fc.sample(pod, { numRuns: 1000, seed: 1 });
-    const named = sample.filter((generated) => podNamesNode(generated)).length;
+    const named = sample.filter((generated) => requestedNodeName(generated) !== undefined).length;
     expect(named).toBeGreaterThan(100);
     expect(named).toBeLessThan(900);
   });
@@ -305,7 +308,9 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
     fc.assert(
       fc.property(pod, (object) => {
         const bindings = { object, oldObject: null, request: podRequest("CREATE") };
-        expect(calls(podGate, bindings)).toBe(podEntersCocoonGate(object) || podNamesNode(object));
+        expect(calls(podGate, bindings)).toBe(
+          podEntersCocoonGate(object) || requestedNodeName(object) !== undefined,
+        );
       }),
       RUNS,
     );
@@ -426,7 +431,7 @@ describe("pod gate examples", () => {
   ];
   for (const [name, object, expected] of rows) {
     test(`${name}: ${expected ? "sent" : "not sent"}`, () => {
-      expect(podEntersCocoonGate(object) || podNamesNode(object)).toBe(expected);
+      expect(podEntersCocoonGate(object) || requestedNodeName(object) !== undefined).toBe(expected);
       expect(calls(podGate, { object, oldObject: null, request: podRequest("CREATE") })).toBe(
         expected,
       );
@@ -440,7 +445,7 @@ describe("pod gate examples", () => {
 // Evaluated under both readings of a null-valued field (see cel-readings.ts).
 // ====================================================================
 
-function compileBothReadings(endpoint: HandlerLabel) {
+function compileBothReadings(endpoint: EndpointKey) {
   const expressions = conditionsOf(endpoint).map(({ expression }) => expression);
   const programs = new Map(
     NULL_READINGS.map((reading) => [
@@ -460,7 +465,7 @@ function compileBothReadings(endpoint: HandlerLabel) {
   };
 }
 
-const workloadsWebhookCalled = compileBothReadings("validate");
+const workloadsWebhookCalled = compileBothReadings("scaleGuard");
 
 /** The webhook's own reading: the count, with its kind's default, goes down. */
 function replicasGoDown(subResource: string | undefined, object: Json, oldObject: Json): boolean {

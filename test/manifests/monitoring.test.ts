@@ -5,7 +5,7 @@ import {
   ServiceMonitor,
 } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { ConfigMap } from "kubernetes-models/v1";
-import { HANDLER_LABELS, resultReasons, VERDICT_RESULTS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, resultReasons, VERDICT_RESULTS } from "../../src/admission/endpoints";
 import { admissionDuration, registry } from "../../src/observability/metrics";
 import {
   checkPromql,
@@ -67,11 +67,11 @@ const TARGET_LABELS = new Set([
 
 /** The label values the metrics can carry (README, Metrics); a matcher on these labels must use them. */
 const LABEL_VALUES: Record<string, ReadonlySet<string>> = {
-  handler: new Set(HANDLER_LABELS),
+  handler: new Set(ENDPOINT_KEYS),
   // Verdict results, and the TLS reload results.
   result: new Set([...VERDICT_RESULTS, "success", "failure"]),
   reason: new Set(
-    HANDLER_LABELS.flatMap((endpoint) => resultReasons(endpoint).map(({ reason }) => reason)),
+    ENDPOINT_KEYS.flatMap((endpoint) => resultReasons(endpoint).map(({ reason }) => reason)),
   ),
   outcome: new Set(["success", "not_found", "error", "timeout"]),
   verb: new Set(["get", "list"]),

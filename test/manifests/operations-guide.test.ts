@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json";
-import { HANDLER_LABELS, resultReasons } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, resultReasons } from "../../src/admission/endpoints";
 import { headingAnchors } from "../support/markdown";
 import { docsRef } from "../support/releases";
 import { isRecord, render } from "./kustomize";
@@ -43,7 +43,7 @@ describe("operations guide", () => {
 
   test("every reason of the endpoint table is explained in the reasons table", () => {
     const reasons = new Set(
-      HANDLER_LABELS.flatMap((endpoint) => resultReasons(endpoint).map(({ reason }) => reason)),
+      ENDPOINT_KEYS.flatMap((endpoint) => resultReasons(endpoint).map(({ reason }) => reason)),
     );
     reasons.delete("");
     expect(reasons.size).toBeGreaterThan(10);

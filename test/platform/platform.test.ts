@@ -58,15 +58,14 @@ const sandboxPods = {
 };
 
 describe("cocoon-operator's pods", () => {
-  test.each(Object.entries(pods))("%s: the operator's CREATE is allowed, at once", (_name, pod) => {
-    const verdict = examine("mutate", podRequest(pod, IDENTITIES.operator), deps);
-    if (verdict instanceof Promise) throw new Error("a marked pod was decided asynchronously");
+  test.each(Object.entries(pods))("%s: the operator's CREATE is allowed", async (_name, pod) => {
+    const verdict = await examine("podGate", podRequest(pod, IDENTITIES.operator), deps);
     expect(label(verdict)).toBe("allow/");
   });
 
   test.each(Object.entries(pods))("%s: anyone else's is denied", async (_name, pod) => {
     for (const username of [ALICE, IDENTITIES.sandboxOperator]) {
-      expect(label(await examine("mutate", podRequest(pod, username), deps))).toBe("deny/creator");
+      expect(label(await examine("podGate", podRequest(pod, username), deps))).toBe("deny/creator");
     }
   });
 
@@ -79,7 +78,7 @@ describe("cocoon-operator's pods", () => {
     async (_name, annotations) => {
       for (const username of [IDENTITIES.operator, VK_COCOON]) {
         const request = podRequest(withAnnotations(pods.main, annotations), username, pods.main);
-        expect(label(await examine("mutate", request, deps))).toBe("skipped/no_change");
+        expect(label(await examine("podGate", request, deps))).toBe("skipped/no_change");
       }
     },
   );
@@ -94,7 +93,7 @@ describe("cocoon-operator's pods", () => {
         metadata: { ...OPERATOR_SAMPLE_SET.metadata, namespace: "default" },
       },
     });
-    expect(label(await examine("validate_cocoonset", request))).toBe("allow/");
+    expect(label(await examine("cocoonSet", request))).toBe("allow/");
   });
 });
 
@@ -103,7 +102,7 @@ describe("sandbox-operator's pods in the Sandbox's own namespace", () => {
     "%s runtime: sandbox-operator's CREATE is allowed",
     async (_runtime, pod) => {
       expect(
-        label(await examine("mutate", podRequest(pod, IDENTITIES.sandboxOperator), deps)),
+        label(await examine("podGate", podRequest(pod, IDENTITIES.sandboxOperator), deps)),
       ).toBe("allow/");
     },
   );
@@ -112,7 +111,7 @@ describe("sandbox-operator's pods in the Sandbox's own namespace", () => {
     "%s runtime: a user's or the cocoon operator's is denied",
     async (_runtime, pod) => {
       for (const username of [ALICE, IDENTITIES.operator]) {
-        expect(label(await examine("mutate", podRequest(pod, username), deps))).toBe(
+        expect(label(await examine("podGate", podRequest(pod, username), deps))).toBe(
           "deny/creator",
         );
       }
@@ -135,12 +134,10 @@ describe("cocoon-operator's finalizer updates of a set that breaks today's rules
     async (_name, update) => {
       const objects = finalizerUpdateObjects(update, NAMESPACE);
       // The set itself breaks the derived-name budget: created today, it is refused.
-      expect(
-        label(await examine("validate_cocoonset", setRequest({ object: objects.object }))),
-      ).toBe("deny/invalid_spec");
-      expect(label(await examine("validate_cocoonset", setRequest(objects)))).toBe(
-        "skipped/no_change",
+      expect(label(await examine("cocoonSet", setRequest({ object: objects.object })))).toBe(
+        "deny/invalid_spec",
       );
+      expect(label(await examine("cocoonSet", setRequest(objects)))).toBe("skipped/no_change");
     },
   );
 
@@ -149,9 +146,9 @@ describe("cocoon-operator's finalizer updates of a set that breaks today's rules
     async (_name, update) => {
       const { oldObject, object } = finalizerUpdateObjects(update, NAMESPACE);
       const changed = { ...object, spec: { ...object.spec, suspend: true } };
-      expect(
-        label(await examine("validate_cocoonset", setRequest({ oldObject, object: changed }))),
-      ).toBe("deny/invalid_spec");
+      expect(label(await examine("cocoonSet", setRequest({ oldObject, object: changed })))).toBe(
+        "deny/invalid_spec",
+      );
     },
   );
 });

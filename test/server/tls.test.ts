@@ -3,7 +3,6 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdmissionListener } from "../../src/server/admission-listener";
 import {
-  listeningSocketsOnPort,
   loadSocketCalls,
   ReuseportGroupOrder,
   SteeringUnavailable,
@@ -13,6 +12,7 @@ import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher
 import { createTestCa } from "../support/certs";
 import { eventually, waitUntil } from "../support/eventually";
 import { ManualClock } from "../support/manual-clock";
+import { listeningSocketsOnPort } from "../support/procfs";
 import { serialOf, servedSerial } from "../support/secret-volume";
 
 const ca = createTestCa("listener-unit-ca");
@@ -214,12 +214,12 @@ describe("AdmissionListener rotation", () => {
       const counts: number[] = [];
       for (const { issued, pair } of upcoming) {
         listener.rotate(pair);
-        counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
+        counts.push(listeningSocketsOnPort(listener.port).length);
         // Every fresh handshake right after the rotation gets the new certificate.
         const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
         expect(new Set(seen)).toEqual(new Set([serialOf(issued)]));
         // A second sample, once those handshakes gave the retired listener turns of the loop.
-        counts.push(listeningSocketsOnPort(listener.port).length, listener.listeningServers);
+        counts.push(listeningSocketsOnPort(listener.port).length);
       }
       expect(Math.max(...counts)).toBeLessThanOrEqual(2);
       expect(listener.steering).toBeTrue();
@@ -239,14 +239,14 @@ describe("AdmissionListener rotation", () => {
     const upcoming = pairs(4);
     for (const { pair } of upcoming) {
       listener.rotate(pair);
-      counts.push(listener.listeningServers);
+      counts.push(listeningSocketsOnPort(listener.port).length);
     }
     // Without steering, the listener it replaced answers for 1 s; the sockets are sampled meanwhile.
     await waitUntil(() => {
       counts.push(listeningSocketsOnPort(listener.port).length);
-      return listener.listeningServers === 1;
+      return listeningSocketsOnPort(listener.port).length === 1;
     }, 5000);
-    expect(listener.listeningServers).toBe(1);
+    expect(listeningSocketsOnPort(listener.port)).toHaveLength(1);
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     const last = upcoming.at(-1)?.issued;
     if (!last) throw new Error("no pair");
@@ -277,10 +277,10 @@ describe("AdmissionListener rotation", () => {
       listener.rotate(next.pair);
       expect(listener.steering).toBeFalse();
       listener.rotate(after.pair);
-      expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      expect(listeningSocketsOnPort(listener.port).length).toBeLessThanOrEqual(2);
       // Without steering, the listener it replaced answers for 1 s.
-      await waitUntil(() => listener.listeningServers === 1, 5000);
-      expect(listener.listeningServers).toBe(1);
+      await waitUntil(() => listeningSocketsOnPort(listener.port).length === 1, 5000);
+      expect(listeningSocketsOnPort(listener.port)).toHaveLength(1);
       expect(await served(listener.port)).toBe(serialOf(after.issued));
       expect(problems.map((problem) => problem.reason)).toEqual(["refused"]);
     },
@@ -303,13 +303,13 @@ describe("AdmissionListener rotation", () => {
       listener.rotate(second.pair);
       listener.rotate(third.pair); // deferred: the retired listener reports a queued connection
       listener.rotate(fourth.pair); // replaces the deferred pair
-      expect(listener.listeningServers).toBe(2);
+      expect(listeningSocketsOnPort(listener.port)).toHaveLength(2);
       // Applied once the queue has drained: the newest pair is served.
       await eventually(
         () => served(listener.port),
         (serial) => serial === serialOf(fourth.issued),
       );
-      expect(listener.listeningServers).toBeLessThanOrEqual(2);
+      expect(listeningSocketsOnPort(listener.port).length).toBeLessThanOrEqual(2);
       expect(queued).toBe(0);
       const seen = await Promise.all(Array.from({ length: 5 }, () => served(listener.port)));
       expect(new Set(seen)).toEqual(new Set([serialOf(fourth.issued)]));

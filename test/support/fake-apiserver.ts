@@ -7,7 +7,7 @@ import {
   COCOON_VERSION,
   COCOONHIBERNATION_KIND,
   COCOONHIBERNATION_PLURAL,
-} from "../../src/cocoon/resources";
+} from "../../src/cocoon/crd-resources";
 import { createTestCa, type TestCa } from "./certs";
 import { base64, kubeconfigYaml } from "./kubeconfig";
 

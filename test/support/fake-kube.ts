@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/resources";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { WORKLOADS, type WorkloadResource } from "../../src/cocoon/workload";
 import { isJsonObject, type JsonObject } from "../../src/json/read";
-import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/kube/port";
-import { type ApiResource, NODES, PODS } from "../../src/kube/resources";
+import { type ApiResource, NODES, PODS } from "../../src/kube/api-resources";
+import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/kube/kube-api";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";

@@ -1,4 +1,4 @@
-import type { HandlerLabel } from "../../src/admission/endpoints";
+import type { EndpointKey } from "../../src/admission/endpoints";
 import { gateOperations } from "../../src/admission/operation-gate";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
@@ -7,7 +7,7 @@ import {
   type PodCreators,
   parsePodCreators,
 } from "../../src/cocoon/pod-creators";
-import { buildHandlers, type HandlerDeps } from "../../src/handlers";
+import { buildHandlers, type HandlerDeps } from "../../src/policies";
 import { FakeKube } from "./fake-kube";
 
 /**
@@ -15,11 +15,11 @@ import { FakeKube } from "./fake-kube";
  * runs it: the table's operation gate, then the endpoint's handler. By
  * default POD_CREATORS is its default and the apiserver is an empty FakeKube.
  */
-export function examine<E extends HandlerLabel>(
+export function examine<E extends EndpointKey>(
   endpoint: E,
   request: AdmissionRequest,
   deps: Partial<HandlerDeps> = {},
-): Verdict<E> | Promise<Verdict<E>> {
+): Promise<Verdict<E>> {
   const handlers = buildHandlers({
     podCreators: deps.podCreators ?? podCreators(DEFAULT_POD_CREATORS),
     kube: deps.kube ?? new FakeKube(),
@@ -32,17 +32,6 @@ export function refusalMessage(verdict: Verdict): string {
   if (verdict.allowed)
     throw new Error(`expected a refusal, got ${verdict.result}/${verdict.reason}`);
   return verdict.message;
-}
-
-/** `examine` for a request its handler decides at once; throws when the verdict came as a promise. */
-export function examineNow<E extends HandlerLabel>(
-  endpoint: E,
-  request: AdmissionRequest,
-  deps: Partial<HandlerDeps> = {},
-): Verdict<E> {
-  const verdict = examine(endpoint, request, deps);
-  if (verdict instanceof Promise) throw new Error(`${endpoint} decided asynchronously`);
-  return verdict;
 }
 
 /** POD_CREATORS as the webhook reads `text`; throws on a malformed entry. */

@@ -1,6 +1,7 @@
 /** Process and machine figures read from /proc (Linux only). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
+import { type ListeningSocket, socketFds } from "../../src/server/reuseport-steering";
 
 /** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -98,4 +99,36 @@ export function describeMachine(): MachineDescription {
 /** Starts the peak resident set size (VmHWM) over from the current size (`clear_refs` 5). */
 export function resetPeakRss(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
+/**
+ * The listening TCP sockets of any process on `port`, from /proc (the
+ * tests' view from outside; the listener asks `SocketCalls.listeningSockets`).
+ */
+export function listeningSocketsOnPort(
+  port: number,
+  pid: number | "self" = "self",
+): ListeningSocket[] {
+  const portHex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const groups = new Map<string, string>();
+  for (const table of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue; // no IPv6 in this kernel
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      const local = columns[1];
+      const inode = columns[9];
+      if (columns[3] === "0A" && local?.endsWith(portHex) && inode) {
+        groups.set(inode, `${table.endsWith("6") ? "tcp6" : "tcp"} ${local}`);
+      }
+    }
+  }
+  return socketFds(pid).flatMap(({ fd, inode }) => {
+    const group = groups.get(inode);
+    return group === undefined ? [] : [{ fd, inode, group }];
+  });
 }

@@ -1,19 +1,22 @@
+import { collectViolations, type Violation } from "../../admission/violations";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import { readNodeKind } from "../../cocoon/node";
-import { podOwnerKinds, readPodMarkers, requestedNodeName } from "../../cocoon/pod";
 import { describeTrustedOwners, type PodCreators, pairedOwners } from "../../cocoon/pod-creators";
-import { workloadIsCocoon } from "../../cocoon/workload";
 import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
-import type { HibernationRuleId, RuleId } from "../../rules/catalogue";
-import { cocoonSetViolations } from "../../rules/cocoonset";
+import type { HibernationRuleId, RuleId } from "../../policies/catalogue";
+import { cocoonSetViolations } from "../../policies/cocoonset/cocoonset";
 import {
   checkNoOtherHibernation,
   hibernationViolations,
   podNameOf,
   readHibernation,
-} from "../../rules/hibernation";
-import type { Violation } from "../../rules/violation";
-import { collected } from "../../violations";
+} from "../../policies/hibernation";
+import {
+  podOwnerKinds,
+  readNodeKind,
+  readPodMarkers,
+  requestedNodeName,
+} from "../../policies/pod-gate";
+import { workloadIsCocoon } from "../../policies/scale-guard";
 import type { AuditRuleId } from "./rules";
 
 /*
@@ -58,7 +61,7 @@ const identityOf = (apiVersion: string, kind: string, object: JsonObject): Objec
 
 const fromViolation = (
   identity: ObjectIdentity,
-  { rule, path, message }: Violation,
+  { rule, path, message }: Violation<RuleId>,
 ): AuditFinding => ({ ...identity, severity: "error", rule, path, message });
 
 /** Every rule of /validate-cocoonset the set breaks, none left out, with its namespace in the name budget. */
@@ -119,7 +122,7 @@ export class HibernationAudit {
       );
       ordered.forEach((later, index) => {
         const earlier = ordered.slice(0, index).map((each) => each.value);
-        const { listed } = collected<HibernationRuleId>((report) =>
+        const { listed } = collectViolations<HibernationRuleId>((report) =>
           checkNoOtherHibernation(later.podName, earlier, report),
         );
         for (const violation of listed) findings.push(fromViolation(later.identity, violation));

@@ -5,7 +5,7 @@ import {
   COCOONHIBERNATION_KIND,
   COCOONHIBERNATIONS,
   COCOONSET_KIND,
-} from "../../cocoon/resources";
+} from "../../cocoon/crd-resources";
 import { jsonObjectList } from "../../json/read";
 import {
   type ApiResource,
@@ -14,7 +14,7 @@ import {
   PODS,
   STATEFULSETS,
   workloadFields,
-} from "../../kube/resources";
+} from "../../kube/api-resources";
 
 /*
  * What audit lists, and the fields of each item it reads, typed strictly: a

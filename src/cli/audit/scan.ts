@@ -1,10 +1,10 @@
 import { ENDPOINTS } from "../../admission/endpoints";
 import type { PodCreators } from "../../cocoon/pod-creators";
-import { errorText } from "../../errors";
+import { errorText } from "../../echo";
 import { type JsonObject, stringAt } from "../../json/read";
+import { type ApiResource, apiVersionOf } from "../../kube/api-resources";
+import { KubeApiError } from "../../kube/kube-api";
 import type { KubeLister } from "../../kube/list-stream";
-import { KubeApiError } from "../../kube/port";
-import { type ApiResource, apiVersionOf } from "../../kube/resources";
 import {
   type AuditFinding,
   cocoonSetFindings,
@@ -35,7 +35,7 @@ export type AuditedKind = (typeof AUDITED_KINDS)[number];
 
 /** The namespaces the pod gate's and the scale guard's registrations leave out: the webhook never sees them. */
 export const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
-  ENDPOINTS.mutate.registration.namespaceSelector.excluded,
+  ENDPOINTS.podGate.registration.namespaceSelector.excluded,
 );
 
 /** Everything one audit found. */

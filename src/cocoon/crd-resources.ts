@@ -1,0 +1,19 @@
+import { type ApiResource, anyObjectFields } from "../kube/api-resources";
+
+/** API group and version of the cocoon custom resources. */
+export const COCOON_GROUP = "cocoonset.cocoonstack.io";
+export const COCOON_VERSION = "v1";
+
+export const COCOONSET_KIND = "CocoonSet";
+export const COCOONHIBERNATION_KIND = "CocoonHibernation";
+export const COCOONHIBERNATION_PLURAL = "cocoonhibernations";
+
+/** What the CocoonHibernation rule reads from the apiserver: every item of a namespace's LIST. */
+export const COCOONHIBERNATIONS = {
+  group: COCOON_GROUP,
+  version: COCOON_VERSION,
+  kind: COCOONHIBERNATION_KIND,
+  plural: COCOONHIBERNATION_PLURAL,
+  namespaced: true,
+  fields: anyObjectFields,
+} as const satisfies ApiResource;

@@ -1,0 +1,171 @@
+import type { EndpointKey, ReasonOf } from "../admission/endpoints";
+
+/**
+ * Every rule `/validate-cocoonset` and `/validate-cocoonhibernation` enforce,
+ * one plain-words line each. README.md lists exactly these lines, each
+ * violation names the rule it breaks by `id`, and `reason` is the verdict's
+ * metric label — so the code, the README and the tests cannot drift apart.
+ * A rule belongs to the endpoint whose denial reasons include its `reason`.
+ */
+interface CatalogueEntry {
+  readonly id: string;
+  readonly reason: string;
+  readonly text: string;
+}
+
+export const RULE_CATALOGUE = [
+  {
+    id: "cocoonset.field-types",
+    reason: "invalid_spec",
+    text: "CocoonSet: every field these rules read has the type the CRD declares (object, list, string, whole number); a mistyped field is reported at its path.",
+  },
+  {
+    id: "agent.image-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.image` is required.",
+  },
+  {
+    id: "agent.replicas-non-negative",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.replicas` is 0 or more.",
+  },
+  {
+    id: "agent.mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.mode`, when set, is `clone` or `run` (default `clone`).",
+  },
+  {
+    id: "vm.os",
+    reason: "invalid_spec",
+    text: "CocoonSet: `os` of the agent and of each run/clone toolbox, when set, is `linux`, `windows`, `android` or `macos` (default `linux`).",
+  },
+  {
+    id: "vm.backend",
+    reason: "invalid_spec",
+    text: "CocoonSet: `backend` of the agent and of each run/clone toolbox, when set, is `cloud-hypervisor` or `firecracker` (default `cloud-hypervisor`).",
+  },
+  {
+    id: "vm.conn-type",
+    reason: "invalid_spec",
+    text: "CocoonSet: `connType` of the agent and of each toolbox, static ones included, when set, is `ssh`, `rdp`, `vnc` or `adb`.",
+  },
+  {
+    id: "firecracker.no-windows",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker cannot boot Windows guests, so `backend: firecracker` excludes `os: windows`.",
+  },
+  {
+    id: "firecracker.oci-image",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker needs an OCI image; an image starting with `http://` or `https://` (a cloud-image URL) is rejected.",
+  },
+  {
+    id: "firecracker.run-mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker supports only mode `run` (clone restores freeze the guest network state); the agent's mode defaults to `clone`, so set it.",
+  },
+  {
+    id: "clone.image-reference",
+    reason: "invalid_spec",
+    text: "CocoonSet: in clone mode the image is a registry-relative `repo[:tag]`: lowercase alphanumeric components joined by `.`, `_`, `__` or runs of `-`, separated by `/`, and a tag matching `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`; registry hosts with ports and digests are rejected.",
+  },
+  {
+    id: "toolbox.name-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: every toolbox has a `name`.",
+  },
+  {
+    id: "toolbox.name-label",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox name is an RFC 1123 label: at most 63 lowercase letters, digits and `-`, starting and ending with a letter or digit.",
+  },
+  {
+    id: "toolbox.name-not-numeric",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox name is not purely numeric (numbers name the agent slots).",
+  },
+  {
+    id: "toolbox.name-unique",
+    reason: "invalid_spec",
+    text: "CocoonSet: toolbox names are unique within the set.",
+  },
+  {
+    id: "toolbox.mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox `mode`, when set, is `run`, `clone` or `static` (default `run`).",
+  },
+  {
+    id: "toolbox.static-target",
+    reason: "invalid_spec",
+    text: "CocoonSet: a static toolbox sets `staticIP` and `staticVMID`; its image and backend are not checked (no local hypervisor).",
+  },
+  {
+    id: "toolbox.image-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: a run or clone toolbox has an `image`.",
+  },
+  {
+    id: "toolbox.backend-matches-agent",
+    reason: "invalid_spec",
+    text: "CocoonSet: a run or clone toolbox uses the same backend as the agent, both after defaulting.",
+  },
+  {
+    id: "set.snapshot-policy",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.snapshotPolicy`, when set, is `always`, `main-only` or `never`.",
+  },
+  {
+    id: "set.hibernate-policy",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.hibernatePolicy`, when set, is `retain` or `release`.",
+  },
+  {
+    id: "set.derived-name-budget",
+    reason: "invalid_spec",
+    text: "CocoonSet: every derived pod name (`<set>-<slot>`, `<set>-<toolbox>`) and VM name (`vk-<namespace>-<set>-<slot>`, `vk-<namespace>-<set>-<toolbox>`) is at most 63 characters, for slots 0 … `spec.agent.replicas`; `<set>` is `metadata.name`, or `generateName` plus 5 characters.",
+  },
+  {
+    id: "hibernation.desire",
+    reason: "invalid_desire",
+    text: "CocoonHibernation: `spec.desire` is `Hibernate` or `Wake` (case-sensitive).",
+  },
+  {
+    id: "hibernation.name-matches-pod",
+    reason: "name_mismatch",
+    text: "CocoonHibernation: `metadata.name` equals `spec.podRef.name` (one per pod, named after it).",
+  },
+  {
+    id: "hibernation.one-per-pod",
+    reason: "duplicate",
+    text: "CocoonHibernation: a pod has at most one; to change what it asks for, flip `spec.desire` of the existing one.",
+  },
+  {
+    id: "hibernation.wait-for-terminating",
+    reason: "terminating",
+    text: "CocoonHibernation: while an earlier one for the same pod is still terminating, a new one is refused; retry after its cleanup.",
+  },
+] as const satisfies readonly CatalogueEntry[];
+
+export type RuleId = (typeof RULE_CATALOGUE)[number]["id"];
+
+type CatalogueRule = (typeof RULE_CATALOGUE)[number];
+
+/** The verdict reason (metric label) a denial for breaking rule `R` carries. */
+export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
+
+/** The rules a denial of endpoint `E` can list: those whose reason is one of E's. */
+export type RuleOf<E extends EndpointKey> = Extract<
+  CatalogueRule,
+  { reason: ReasonOf<E, "deny"> }
+>["id"];
+
+export type CocoonSetRuleId = RuleOf<"cocoonSet">;
+export type HibernationRuleId = RuleOf<"cocoonHibernation">;
+
+const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
+
+/** The verdict reason (metric label) of a rule. */
+export function reasonOf<R extends RuleId>(rule: R): ReasonOfRule<R> {
+  // Every id of the catalogue has an entry: the map is built from the catalogue itself.
+  return REASONS.get(rule) as ReasonOfRule<R>;
+}

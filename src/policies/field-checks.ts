@@ -1,0 +1,47 @@
+import type { z } from "zod";
+import { type Violation, violation } from "../admission/violations";
+import type { PathSegments } from "../json/path";
+import type { RuleId } from "./catalogue";
+import { describeJson, quote } from "./json-values";
+
+/** An optional field counts as unset when absent, null or empty. */
+export function isUnset(value: unknown): value is undefined | null | "" {
+  return value === undefined || value === null || value === "";
+}
+
+type StringEnum = z.ZodEnum<Readonly<Record<string, string>>>;
+
+/** The field's value after the CRD default, or undefined when it is not an allowed value. */
+export function resolveEnum<E extends StringEnum>(
+  allowed: E,
+  value: unknown,
+  fallback: z.infer<E>,
+): z.infer<E> | undefined {
+  if (isUnset(value)) return fallback;
+  const parsed = allowed.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** A violation at `at.field` when a set value is not one of `allowed`; unset values are fine (and cost nothing). */
+export function enumViolation<R extends RuleId>(
+  rule: R,
+  at: PathSegments,
+  field: string,
+  value: unknown,
+  allowed: StringEnum,
+  fallback?: string,
+): Violation<R> | undefined {
+  if (isUnset(value) || allowed.safeParse(value).success) return undefined;
+  const options = allowed.options.map(quote).join(", ");
+  const unsetMeans = fallback === undefined ? "" : ` (or leave it unset for ${quote(fallback)})`;
+  const caseHint =
+    typeof value === "string" &&
+    allowed.options.some((option) => option.toLowerCase() === value.toLowerCase())
+      ? "; values are case-sensitive"
+      : "";
+  return violation(
+    rule,
+    [...at, field],
+    `must be one of ${options}${unsetMeans}, got ${describeJson(value)}${caseHint}`,
+  );
+}

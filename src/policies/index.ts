@@ -1,0 +1,34 @@
+import type { EndpointKey } from "../admission/endpoints";
+import type { Handler, Handlers } from "../admission/verdict";
+import type { PodCreators } from "../cocoon/pod-creators";
+import type { KubeApi } from "../kube/kube-api";
+import type { RuleOf } from "./catalogue";
+import { validateCocoonSet } from "./cocoonset/cocoonset";
+import { readsOf } from "./endpoint-reads";
+import { validateHibernation } from "./hibernation";
+import { podGate } from "./pod-gate";
+import { scaleGuard } from "./scale-guard";
+
+export interface HandlerDeps {
+  /** Who may create gated pods, and owned by which kinds (POD_CREATORS). */
+  readonly podCreators: PodCreators;
+  /** The apiserver, as the handlers that read it see it. */
+  readonly kube: KubeApi;
+}
+
+/**
+ * Each endpoint's handler, bound to the dependencies it needs; the apiserver
+ * only as far as the endpoint's entry in the table says it reads it.
+ */
+export function buildHandlers({ podCreators, kube }: HandlerDeps): Handlers {
+  const podGateDeps = { podCreators, kube: readsOf("podGate", kube) };
+  const scaleGuardDeps = { kube: readsOf("scaleGuard", kube) };
+  const hibernationDeps = { kube: readsOf("cocoonHibernation", kube) };
+  return {
+    podGate: (request) => podGate(request, podGateDeps),
+    scaleGuard: (request) => scaleGuard(request, scaleGuardDeps),
+    cocoonSet: validateCocoonSet,
+    cocoonHibernation: (request) => validateHibernation(request, hibernationDeps),
+    // Each endpoint's denials list only that endpoint's rules.
+  } satisfies { readonly [E in EndpointKey]: Handler<E, RuleOf<E>> };
+}

@@ -1,0 +1,18 @@
+/** Plain JSON values as decoded objects hold them, and how messages show them. */
+import { cutShort } from "../echo";
+import { isJsonObject } from "../json/read";
+
+const QUOTED_VALUE_LIMIT = 100;
+
+/** A user-supplied string as a message shows it: JSON-quoted, cut short when long. */
+export function quote(value: string): string {
+  return JSON.stringify(cutShort(value, QUOTED_VALUE_LIMIT));
+}
+
+/** A short rendering of any JSON value for messages. */
+export function describeJson(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isJsonObject(value)) return "an object";
+  if (typeof value === "string") return quote(value);
+  return String(value);
+}
