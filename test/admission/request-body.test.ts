@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { countContainers } from "../../src/admission/request-body";
+import fc from "fast-check";
+import { countContainers, MAX_REVIEW_CONTAINERS } from "../../src/admission/request-body";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -17,5 +18,17 @@ describe("countContainers", () => {
 
   test("stops counting one past the limit", () => {
     expect(countContainers(bytes(`[${"{},".repeat(1000)}{}]`), 10)).toBe(11);
+  });
+
+  test("a body holds at most as many containers as it has bytes, so a short one is never scanned", () => {
+    fc.assert(
+      fc.property(fc.json(), (json) => {
+        const body = bytes(json);
+        expect(countContainers(body, Number.POSITIVE_INFINITY)).toBeLessThanOrEqual(body.length);
+      }),
+    );
+    // The densest body, nothing but opening brackets, reaches the cap only at as many bytes.
+    const densest = bytes("[".repeat(MAX_REVIEW_CONTAINERS + 1));
+    expect(countContainers(densest, MAX_REVIEW_CONTAINERS)).toBe(MAX_REVIEW_CONTAINERS + 1);
   });
 });
