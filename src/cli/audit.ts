@@ -6,11 +6,19 @@ import { errorText } from "../echo";
 import { createKubeApi, type KubeApiHandle } from "../kube/client";
 import { isDnsLabel } from "../kube/name-grammar";
 import { createLineLogger } from "../observability/logger";
-import { VERSION_LINE } from "../version";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { AUDIT_FORMATS, errorCount, renderAudit } from "./audit/output";
 import { type AuditReport, scanCluster } from "./audit/scan";
-import { type CliIo, processCliIo } from "./cli-io";
+import {
+  answerWithoutRunning,
+  type CliIo,
+  EXIT_CLEAN,
+  EXIT_FINDINGS,
+  EXIT_UNUSABLE,
+  isRunnable,
+  type ParsedOptions,
+  processCliIo,
+} from "./cli-io";
 import { count } from "./report";
 
 export const AUDIT_USAGE = `usage: cocoon-webhook audit [FLAGS]
@@ -47,9 +55,6 @@ exit status: 0 no error (warnings and notices allowed), 1 findings at error leve
              2 usage error, no cluster, or a kind that could not be listed and checked
 `;
 
-const EXIT_CLEAN = 0;
-const EXIT_FINDINGS = 1;
-const EXIT_UNUSABLE = 2;
 /** How often the terminal's progress line is redrawn at most. */
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -109,18 +114,7 @@ const processIo: AuditIo = {
 /** `cocoon-webhook audit …`; resolves to the exit status. */
 export async function runAudit(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
-  if ("error" in options) {
-    await io.stderr(`cocoon-webhook audit: ${options.error}\n${AUDIT_USAGE}`);
-    return EXIT_UNUSABLE;
-  }
-  if (options.help) {
-    await io.stdout(AUDIT_USAGE);
-    return EXIT_CLEAN;
-  }
-  if (options.version) {
-    await io.stdout(`${VERSION_LINE}\n`);
-    return EXIT_CLEAN;
-  }
+  if (!isRunnable(options)) return answerWithoutRunning("audit", AUDIT_USAGE, options, io);
   const outputFile = options["output-file"];
   const sharedStream = outputFile === undefined && io.stderrSharesStdout();
   const connected = connect(options, io, sharedStream);
@@ -152,7 +146,7 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
   return errorCount(report.findings, options.strict) > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
-function parseOptions(args: readonly string[]): AuditOptions | { error: string } {
+function parseOptions(args: readonly string[]): ParsedOptions<AuditOptions> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs(args, FLAGS);

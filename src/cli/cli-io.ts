@@ -1,5 +1,41 @@
 import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
+import { VERSION_LINE } from "../version";
+
+/** The exit statuses every subcommand shares: clean, findings, and a run that could not check. */
+export const EXIT_CLEAN = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_UNUSABLE = 2;
+
+/** Options as a subcommand parsed them, or why its arguments are unusable. */
+export type ParsedOptions<Options> = Options | { readonly error: string };
+
+interface HelpAndVersion {
+  readonly help: boolean;
+  readonly version: boolean;
+}
+
+/** Whether the subcommand is to run: its arguments are usable and ask for neither help nor the version. */
+export function isRunnable<Options extends HelpAndVersion>(
+  options: ParsedOptions<Options>,
+): options is Options {
+  return !("error" in options) && !options.help && !options.version;
+}
+
+/** What a subcommand that is not to run answers: its usage after an argument error, `--help`, `--version`. */
+export async function answerWithoutRunning<Options extends HelpAndVersion>(
+  command: string,
+  usage: string,
+  options: ParsedOptions<Options>,
+  io: CliIo,
+): Promise<number> {
+  if ("error" in options) {
+    await io.stderr(`cocoon-webhook ${command}: ${options.error}\n${usage}`);
+    return EXIT_UNUSABLE;
+  }
+  await io.stdout(options.help ? usage : `${VERSION_LINE}\n`);
+  return EXIT_CLEAN;
+}
 
 /** Where a command writes: its two streams, and whether they share a file. */
 export interface CliIo {

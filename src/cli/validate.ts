@@ -1,9 +1,17 @@
 import { z } from "zod";
 import { errorText } from "../echo";
-import { VERSION_LINE } from "../version";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
 import { checkObjects } from "./check";
-import { type CliIo, processCliIo } from "./cli-io";
+import {
+  answerWithoutRunning,
+  type CliIo,
+  EXIT_CLEAN,
+  EXIT_FINDINGS,
+  EXIT_UNUSABLE,
+  isRunnable,
+  type ParsedOptions,
+  processCliIo,
+} from "./cli-io";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs } from "./inputs";
 import { OUTPUT_FORMATS, render } from "./output";
@@ -36,10 +44,6 @@ exit status: 0 no error (warnings allowed), 1 findings at error level,
              2 usage error or unreadable/unparsable input
 `;
 
-const EXIT_VALID = 0;
-const EXIT_FINDINGS = 1;
-const EXIT_UNUSABLE = 2;
-
 const FLAGS: readonly FlagSpec[] = [
   { long: "filename", short: "f", takesValue: true },
   { long: "namespace", short: "n", takesValue: true },
@@ -71,18 +75,7 @@ const processIo: ValidateIo = { ...processCliIo, readStdin: () => Bun.stdin.text
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
-  if ("error" in options) {
-    await io.stderr(`cocoon-webhook validate: ${options.error}\n${VALIDATE_USAGE}`);
-    return EXIT_UNUSABLE;
-  }
-  if (options.help) {
-    await io.stdout(VALIDATE_USAGE);
-    return EXIT_VALID;
-  }
-  if (options.version) {
-    await io.stdout(`${VERSION_LINE}\n`);
-    return EXIT_VALID;
-  }
+  if (!isRunnable(options)) return answerWithoutRunning("validate", VALIDATE_USAGE, options, io);
   const { sources, problems } = await readInputs(options.paths, io.readStdin);
   const objects: SourceObject[] = [];
   const unparsable: InputProblem[] = [];
@@ -97,14 +90,14 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
   await io.stdout(output.stdout);
   await io.stderr(output.stderr);
   if (report.problems.length > 0) return EXIT_UNUSABLE;
-  return errorCount(summary.findings) > 0 ? EXIT_FINDINGS : EXIT_VALID;
+  return errorCount(summary.findings) > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
 type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
   readonly paths: string[];
 };
 
-function parseOptions(args: readonly string[]): ValidateOptions | { error: string } {
+function parseOptions(args: readonly string[]): ParsedOptions<ValidateOptions> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs(args, FLAGS);

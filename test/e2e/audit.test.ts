@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import packageJson from "../../package.json";
 import { runAudit } from "../../src/cli/audit";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
@@ -416,6 +417,14 @@ describe("cocoon-webhook audit: usage", () => {
     }
     const top = Bun.spawnSync([BINARY, "--help"], { stdout: "pipe" }).stdout.toString();
     expect(top).toContain("audit      report what in the live cluster breaks those rules");
+  });
+
+  test("--version and -v print the version and exit 0, contacting no cluster", async () => {
+    for (const flag of ["--version", "-v"]) {
+      const { code, stdout } = await audit([flag], { KUBECONFIG: "" });
+      expect(code).toBe(0);
+      expect(stdout).toStartWith(`cocoon-webhook ${packageJson.version} (revision `);
+    }
   });
 
   test("an unknown flag is named with the closest known one; exit 2", async () => {
