@@ -8,7 +8,6 @@ import {
   endpointAt,
   resultReasons,
 } from "../../src/admission/endpoints";
-import { enforcementName } from "../../src/admission/enforcement";
 import { RULE_CATALOGUE } from "../../src/policies/catalogue";
 
 const REPO = join(import.meta.dir, "../..");
@@ -75,7 +74,6 @@ describe("the endpoint table", () => {
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 const BEHAVIOUR = readFileSync(join(REPO, "docs/behaviour.md"), "utf8");
-const METRICS = readFileSync(join(REPO, "docs/metrics.md"), "utf8");
 const PATHS = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path);
 
 /** The admission paths of a listeners table: rows `| admission… | `/path` | POST |`. */
@@ -90,29 +88,6 @@ describe("the documentation follows the endpoint table", () => {
     for (const markdown of [README, BEHAVIOUR]) {
       expect(admissionRows(markdown).sort()).toEqual([...PATHS].sort());
     }
-  });
-
-  test("every list of ENFORCEMENT's endpoints names the table's: configuration page, Deployment", () => {
-    const names = ENDPOINT_KEYS.map(enforcementName);
-    const configuration = readFileSync(join(REPO, "docs/configuration.md"), "utf8");
-    const row =
-      /^\| `ENFORCEMENT` \|.*ENDPOINT is ([^|]*?), ACTION/m.exec(configuration)?.[1] ?? "";
-    expect([...row.matchAll(/`([a-z-]+)`/g)].map(([, name]) => name)).toEqual(names);
-    const deployment = readFileSync(join(REPO, "manifests/base/deployment.yaml"), "utf8");
-    const value = /- name: ENFORCEMENT\n\s+value: (\S+)/.exec(deployment)?.[1] ?? "";
-    expect(value.split(",")).toEqual(names.map((name) => `${name}=deny`));
-  });
-
-  test("the handler labels are listed as the table has them, on the metrics and the behaviour pages", () => {
-    const inMetrics = /`handler` ∈ ([a-z_, ]+);/.exec(METRICS)?.[1]?.split(", ");
-    const labels = ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].label);
-    expect(inMetrics).toEqual(labels);
-    const sentence = /The `handler` label is ([^.]+), one\s+per admission path/.exec(
-      BEHAVIOUR,
-    )?.[1];
-    expect([...(sentence ?? "").matchAll(/`([a-z_]+)`/g)].map(([, label]) => label)).toEqual(
-      labels,
-    );
   });
 
   test("each endpoint's section of the behaviour page tells every result and reason it can give", () => {
