@@ -143,8 +143,6 @@ const scaleDown = admissionRequest({
   oldObject: scale(3),
   object: scale(1),
 });
-const withParent = (parent: unknown) => () =>
-  new FakeKube().withWorkload("deployments", "agents", "agent", parent);
 
 const cocoonSetRequest = (object: unknown, overrides: Partial<AdmissionRequest> = {}) =>
   admissionRequest({ object, ...overrides });

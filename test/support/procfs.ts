@@ -42,6 +42,27 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
+/**
+ * Waits until process `pid` has used no CPU for `quietMs` (its clock ticks
+ * stopped rising), at most `timeoutMs`; true once it is quiet. Work a
+ * process goes on with in the background after it answered (a decoder
+ * still running) shows as ticks, so this waits for that work, not for a guess.
+ */
+export async function cpuQuiet(pid: number, quietMs = 250, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let seconds = processCpuSeconds(pid);
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    await Bun.sleep(25);
+    const now = processCpuSeconds(pid);
+    if (now !== seconds) {
+      seconds = now;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= quietMs) return true;
+  }
+  return false;
+}
+
 /** The process state letter of /proc/PID/stat: R running, S sleeping, Z zombie, … */
 export function processState(pid: number): string {
   return statFields(pid)[0] ?? "";
