@@ -1,7 +1,7 @@
 /** Process and machine figures read from /proc (Linux only). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
-import { type ListeningSocket, socketFds } from "../../src/server/reuseport-steering";
+import { type ListeningSocket, socketFds } from "../../src/server/bun-tls-reload-workaround";
 
 /** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_SECOND = 100;
