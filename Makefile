@@ -209,10 +209,11 @@ image:
 kind-e2e:
 	scripts/kind-e2e.sh
 
-# The webhook configurations, the RBAC role and the no-match-conditions component in
-# manifests/ follow from the endpoint table (src/admission/endpoints.ts); `make unit`
-# fails while a committed file differs from what this writes.
-## write what follows from the endpoint table (webhooks, RBAC role), then the chart
+# The webhook configurations, the RBAC role, the no-match-conditions component and the
+# Deployment's ENFORCEMENT value in manifests/, and the endpoint lists the docs mark with
+# <!-- generated: NAME -->, follow from the endpoint table (src/admission/endpoints.ts);
+# `make unit` fails while a committed file differs from what this writes.
+## write what follows from the endpoint table (webhooks, RBAC role, ENFORCEMENT, doc lists), then the chart
 generate: deps
 	$(BUN) scripts/generate.ts
 	$(MAKE) --no-print-directory chart

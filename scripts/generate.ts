@@ -1,5 +1,5 @@
 /**
- * `make generate`: writes the manifests that follow from the endpoint table
+ * `make generate`: writes what follows from the endpoint table
  * (scripts/generated-files.ts) and names the files it changed.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,9 +8,13 @@ import { generatedFiles } from "./generated-files";
 
 const REPO = join(import.meta.dir, "..");
 
-for (const [path, text] of generatedFiles()) {
+const committed = (path: string): string | undefined => {
   const file = join(REPO, path);
-  if (existsSync(file) && readFileSync(file, "utf8") === text) continue;
-  writeFileSync(file, text);
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
+};
+
+for (const [path, text] of generatedFiles(committed)) {
+  if (committed(path) === text) continue;
+  writeFileSync(join(REPO, path), text);
   console.log(`generated ${path}`);
 }

@@ -7,7 +7,7 @@ import {
   ReuseportGroupOrder,
   type SocketCalls,
   SteeringUnavailable,
-} from "./reuseport-steering";
+} from "./bun-tls-reload-workaround";
 import { servingTlsOptions, type TlsPair } from "./tls-pair";
 
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
@@ -42,6 +42,8 @@ const NO_STEERING_INDEX = 0xffffffff;
 export interface AdmissionListenerOptions {
   readonly address: ListenAddress;
   readonly fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+  /** TLS_ROTATION_STEERING: `off` rotates without steering from the start. */
+  readonly steering?: "auto" | "off";
   /** Binds the socket calls steering needs; throws SteeringUnavailable when it cannot. */
   readonly socketCalls?: () => SocketCalls;
   /** Called once, when steering cannot be used (at start or later); rotation then falls back. */
@@ -159,6 +161,9 @@ export class AdmissionListener {
 
   #startSteering(): void {
     try {
+      if (this.#options.steering === "off") {
+        throw new SteeringUnavailable("disabled", "TLS_ROTATION_STEERING=off");
+      }
       const load = this.#options.socketCalls ?? loadSocketCalls;
       this.#calls = load();
       this.#steerTo(this.#current, new Set());

@@ -15,7 +15,6 @@ import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
 import { watchServedCertificate } from "./certificate-validity";
 import type { Readiness } from "./probes";
-import { SteeringUnavailable } from "./reuseport-steering";
 import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
@@ -58,12 +57,7 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
     {
       address: config.listenAddress,
       fetch: (request, server) => admissionApp.fetch(request, server),
-      socketCalls:
-        config.tlsRotationSteering === "off"
-          ? () => {
-              throw new SteeringUnavailable("disabled", "TLS_ROTATION_STEERING=off");
-            }
-          : undefined,
+      steering: config.tlsRotationSteering,
       onSteeringUnavailable: (problem) => {
         tlsRotationSteering.set(0);
         tlsRotationSteeringFallbacksTotal.labels(problem.reason).inc();

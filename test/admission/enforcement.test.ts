@@ -19,12 +19,7 @@ describe("ENFORCEMENT", () => {
   test("names endpoints by their path without the slash; the others deny", () => {
     const parsed = parseEnforcement(" mutate=warn, validate-cocoonset = warn ,validate=deny");
     expect(parsed).toEqual({
-      enforcement: {
-        podGate: "warn",
-        scaleGuard: "deny",
-        cocoonSet: "warn",
-        cocoonHibernation: "deny",
-      },
+      enforcement: { ...DENY_EVERYWHERE, podGate: "warn", cocoonSet: "warn" },
     });
     if (!("enforcement" in parsed)) throw new Error("parsed");
     expect(warnModeEndpoints(parsed.enforcement)).toEqual(["podGate", "cocoonSet"]);

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
-import { ENDPOINTS, operationsOf, resultReasons } from "../../src/admission/endpoints";
+import {
+  ENDPOINT_KEYS,
+  ENDPOINTS,
+  type EndpointKey,
+  operationsOf,
+  resultReasons,
+} from "../../src/admission/endpoints";
 import { DENY_EVERYWHERE, type Enforcement } from "../../src/admission/enforcement";
 import { admissionMeasures } from "../../src/admission/measures";
 import { mountReviewRoutes } from "../../src/admission/review-route";
@@ -29,14 +35,10 @@ function appWith(
   app.onError(answerErrors(logger));
   app.use(measureRequests(admissionMeasures()));
   const unused = async () => skipped("operation");
+  const others = Object.fromEntries(ENDPOINT_KEYS.map((endpoint) => [endpoint, unused]));
   mountReviewRoutes(
     app,
-    {
-      podGate: unused,
-      scaleGuard: unused,
-      cocoonSet: handler,
-      cocoonHibernation: unused,
-    },
+    { ...(others as Record<EndpointKey, typeof unused>), cocoonSet: handler },
     logger,
     { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
   );

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CHART_DIR, generateChart } from "../../scripts/chart/generate";
 import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
 import { loadConfig } from "../../src/config";
 import {
   containerOf,
@@ -185,9 +186,14 @@ describe("charts/cocoon-webhook", () => {
     expect(rendered.map((object) => object.kind)).not.toContain("Issuer");
     const webhooks = webhooksOf(rendered);
     expect(webhooks.map((webhook) => webhook.clientConfig)).toEqual(
-      ["/mutate", "/validate", "/validate-cocoonset", "/validate-cocoonhibernation"].map(
-        (path) => ({ url: `https://192.0.2.1:8443${path}`, caBundle: "Q0E=" }),
-      ),
+      (["mutating", "validating"] as const)
+        .flatMap((kind) =>
+          ENDPOINT_KEYS.filter((endpoint) => ENDPOINTS[endpoint].registration.kind === kind),
+        )
+        .map((endpoint) => ({
+          url: `https://192.0.2.1:8443${ENDPOINTS[endpoint].path}`,
+          caBundle: "Q0E=",
+        })),
     );
     expect(JSON.stringify(rendered)).not.toContain("inject-ca-from");
     expect(JSON.stringify(rendered)).toContain('"secretName":"my-tls"');

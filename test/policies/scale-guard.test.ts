@@ -198,7 +198,7 @@ const parentTable: Record<string, Record<string, readonly [AdmissionRequest, Par
   },
 };
 
-describe("/validate scale guard (docs/behaviour.md, scale-down guard)", () => {
+describe("/validate scale guard, case by case", () => {
   test.each(cases(offlineTable))(
     "$expected: $name, without an apiserver call",
     async ({ row: request, expected }) => {

@@ -8,9 +8,10 @@ import { createTestCa, type KeyPair } from "../support/certs";
  * the pinned Bun, `server.reload({ tls })` keeps serving the certificate the
  * server started with. The admission listener therefore rotates by starting a
  * second server on the same port and steering new connections to it
- * (src/server/reuseport-steering.ts, driven by src/server/admission-listener.ts).
- * The day this test fails, a reload swaps the certificate by itself, and
- * that second listener and its steering can give way to one `server.reload`.
+ * (src/server/bun-tls-reload-workaround.ts, driven by
+ * src/server/admission-listener.ts). The day this test fails, a reload swaps
+ * the certificate by itself: the simpler path that module's header describes
+ * (one `server.reload({ fetch, tls })` in AdmissionListener.rotate) replaces it.
  */
 
 const ca = createTestCa("tls-reload-canary");
@@ -48,8 +49,9 @@ test("under the pinned Bun, server.reload({ tls }) still serves the first certif
   const served = await servedFingerprint();
   if (served === fingerprintOf(second)) {
     throw new Error(
-      `Bun ${Bun.version} serves the reloaded certificate: rotate with server.reload({ tls }) ` +
-        "and retire the second listener and src/server/reuseport-steering.ts",
+      `Bun ${Bun.version} serves the reloaded certificate: rotate with server.reload({ fetch, tls }) ` +
+        "in AdmissionListener.rotate and delete src/server/bun-tls-reload-workaround.ts, the " +
+        "listener's second server, TLS_ROTATION_STEERING and the steering metrics",
     );
   }
   expect(served).toBe(fingerprintOf(first));

@@ -6,7 +6,7 @@ import {
   loadSocketCalls,
   ReuseportGroupOrder,
   SteeringUnavailable,
-} from "../../src/server/reuseport-steering";
+} from "../../src/server/bun-tls-reload-workaround";
 import { loadTlsPair } from "../../src/server/tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "../../src/server/tls-watcher";
 import { createTestCa } from "../support/certs";

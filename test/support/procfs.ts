@@ -1,7 +1,7 @@
 /** Process and machine figures read from /proc (Linux only). */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
-import { type ListeningSocket, socketFds } from "../../src/server/reuseport-steering";
+import { type ListeningSocket, socketFds } from "../../src/server/bun-tls-reload-workaround";
 
 /** Kernel clock ticks per second (USER_HZ); 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -40,6 +40,27 @@ export function processCpuSeconds(pid: number): number {
   const fields = statFields(pid);
   // utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * Waits until process `pid` has used no CPU for `quietMs` (its clock ticks
+ * stopped rising), at most `timeoutMs`; true once it is quiet. Work a
+ * process goes on with in the background after it answered (a decoder
+ * still running) shows as ticks, so this waits for that work, not for a guess.
+ */
+export async function cpuQuiet(pid: number, quietMs = 250, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let seconds = processCpuSeconds(pid);
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    await Bun.sleep(25);
+    const now = processCpuSeconds(pid);
+    if (now !== seconds) {
+      seconds = now;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= quietMs) return true;
+  }
+  return false;
 }
 
 /** The process state letter of /proc/PID/stat: R running, S sleeping, Z zombie, … */

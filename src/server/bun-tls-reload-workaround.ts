@@ -1,6 +1,21 @@
 import { readdirSync, readlinkSync } from "node:fs";
 import { errorText } from "../echo";
 
+/*
+ * The workaround for a Bun limitation: `server.reload({ tls })` does not swap
+ * the certificate a server serves (test/server/tls-reload-canary.test.ts fails
+ * the day it does). So the admission listener (admission-listener.ts) rotates
+ * by starting a second server on the same port (SO_REUSEPORT), and this module
+ * lets it steer the kernel's new connections to the newest one: the order of a
+ * reuseport group, and the few libc calls (through bun:ffi) that attach a
+ * classic BPF program to the group, read a socket's accept queue and close a
+ * listening socket in place. Nothing else imports it.
+ *
+ * The simpler path, once the canary fails: `AdmissionListener.rotate` calls
+ * `server.reload({ fetch, tls })` on its one server; this module, the
+ * listener's generations, TLS_ROTATION_STEERING and the two steering metrics go.
+ */
+
 /**
  * The kernel's order of one SO_REUSEPORT group: a socket that starts
  * listening is appended; when one closes, the last socket moves into its
