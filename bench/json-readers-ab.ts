@@ -48,21 +48,23 @@ function viaPathReaders(object: unknown): PodReading {
  * or each entry a loose object whose key is read.
  */
 const UNREADABLE = "unreadable" as const;
-const list = z.array(z.unknown().optional()).nullish().catch(UNREADABLE);
+/** A caught field reads as UNREADABLE, which zod's output type cannot spell. */
+const unreadable = () => UNREADABLE as never;
+const list = z.array(z.unknown().optional()).nullish().catch(unreadable);
 const podFields = (tolerations: z.ZodType) =>
   z
     .looseObject({
       metadata: z
         .looseObject({
-          annotations: z.looseObject({}).nullish().catch(UNREADABLE),
+          annotations: z.looseObject({}).nullish().catch(unreadable),
           ownerReferences: list,
         })
         .nullish()
-        .catch(UNREADABLE),
+        .catch(unreadable),
       spec: z
         .looseObject({ tolerations, nodeName: z.unknown().optional() })
         .nullish()
-        .catch(UNREADABLE),
+        .catch(unreadable),
     })
     .catch({});
 /** zod at its cheapest, for scale: no field caught on its own, so one mistyped field fails the whole read. */
@@ -82,7 +84,7 @@ const podEntriesTyped = podFields(
   z
     .array(z.looseObject({ key: z.unknown().optional() }).catch({ key: undefined }))
     .nullish()
-    .catch(UNREADABLE),
+    .catch(unreadable),
 );
 
 function viaZod(schema: z.ZodType) {
