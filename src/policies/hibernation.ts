@@ -79,7 +79,7 @@ export function podNameOf({ podName }: HibernationFields): string | undefined {
 }
 
 function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
-  if (hibernationDesire.safeParse(desire).success) return undefined;
+  if (hibernationDesire.allows(desire)) return undefined;
   const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
   return violation(
     "hibernation.desire",
