@@ -1,3 +1,4 @@
+import { describeJson } from "../json/describe";
 import {
   isJsonObject,
   type JsonObject,
@@ -82,12 +83,7 @@ function describeList(list: readonly unknown[]): string {
   return index === -1 ? "a list" : `a list whose entry [${index}] is ${describeType(list[index])}`;
 }
 
-/** The JSON type of a value as a message names it; numbers and booleans as themselves. */
+/** A value as a message shows it (strings quoted and cut short); an absent one as "nothing". */
 function describeType(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (isJsonObject(value)) return "an object";
-  if (typeof value === "string") return value === "" ? "an empty string" : "a string";
-  return String(value);
+  return value === undefined ? "nothing" : describeJson(value);
 }

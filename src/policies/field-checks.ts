@@ -1,8 +1,8 @@
 import { type Violation, violation } from "../admission/violations";
 import type { CrdEnum } from "../cocoon/crd-enums";
+import { describeJson, quote } from "../json/describe";
 import type { PathSegments } from "../json/path";
 import type { RuleId } from "./catalogue";
-import { describeJson, quote } from "./json-values";
 
 /** An optional field counts as unset when absent, null or empty. */
 export function isUnset(value: unknown): value is undefined | null | "" {

@@ -29,7 +29,7 @@ describe("the field checks of apiserver answers", () => {
     [
       "replicas a string",
       { spec: { replicas: "3" } },
-      "spec.replicas: expected a whole number, got a string",
+      'spec.replicas: expected a whole number, got "3"',
     ],
     [
       "replicas fractional",
@@ -39,7 +39,7 @@ describe("the field checks of apiserver answers", () => {
     [
       "a toleration that is not an object",
       { spec: { template: { spec: { tolerations: [{}, "x"] } } } },
-      "spec.template.spec.tolerations: expected a list of objects, got a list whose entry [1] is a string",
+      'spec.template.spec.tolerations: expected a list of objects, got a list whose entry [1] is "x"',
     ],
   ])("a workload: %s", (_name, object, expected) => {
     expect(verdictOf(workloadFields, object)).toBe(expected);
@@ -63,7 +63,7 @@ describe("the field checks of apiserver answers", () => {
       "a pod with an empty name",
       AUDITED_PODS.fields,
       { metadata: { ...identity, name: "" }, spec: {} },
-      "metadata.name: expected a non-empty string, got an empty string",
+      'metadata.name: expected a non-empty string, got ""',
     ],
     [
       "an annotation that is not a string",

@@ -1,5 +1,6 @@
 import type { ReportViolation } from "../../admission/violations";
 import { violation } from "../../admission/violations";
+import { describeJson } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
 import {
   isJsonObject,
@@ -12,7 +13,6 @@ import {
   readString,
 } from "../../json/read";
 import type { CocoonSetRuleId } from "../catalogue";
-import { describeJson } from "../json-values";
 
 /*
  * The CocoonSet fields the rules read, each through a path reader; everything
