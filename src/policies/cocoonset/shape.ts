@@ -119,23 +119,36 @@ function objectField(
 
 /**
  * One field of `object` through `reader`; a mistyped value is reported at
- * `<at>.<field>` (the path built only then) and reads as MISTYPED.
+ * `<at>.<field>` as `<expected>, got <value>` (the path built only then) and
+ * reads as MISTYPED.
  */
 function field<T>(
   object: JsonObject,
   name: string,
   reader: (value: unknown) => Read<T>,
+  expected: string,
   at: () => PathSegments,
   report: ReportViolation<CocoonSetRuleId>,
 ): Read<T> {
   const value = object[name];
   const read = reader(value);
-  if (read === MISTYPED) {
-    const expected = reader === readInt ? "must be a whole number" : "must be a string";
-    report(FIELD_TYPES, () => mistyped([...at(), name], expected, value));
-  }
+  if (read === MISTYPED) report(FIELD_TYPES, () => mistyped([...at(), name], expected, value));
   return read;
 }
+
+const stringField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readString, "must be a string", at, report);
+
+const intField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readInt, "must be a whole number", at, report);
 
 function mistyped(at: PathSegments, expected: string, value: unknown) {
   return violation<CocoonSetRuleId>(FIELD_TYPES, at, `${expected}, got ${describeJson(value)}`);
@@ -150,9 +163,9 @@ function readMetadata(
   const object = objectField(value, METADATA_PATH, report);
   if (!object) return undefined;
   const at = () => METADATA_PATH;
-  const name = field(object, "name", readString, at, report);
-  const generateName = field(object, "generateName", readString, at, report);
-  const namespace = field(object, "namespace", readString, at, report);
+  const name = stringField(object, "name", at, report);
+  const generateName = stringField(object, "generateName", at, report);
+  const namespace = stringField(object, "namespace", at, report);
   if (name === MISTYPED || generateName === MISTYPED || namespace === MISTYPED) return undefined;
   return { name, generateName, namespace };
 }
@@ -164,8 +177,8 @@ function readAgent(
   const object = objectField(value, AGENT_PATH, report);
   if (!object) return undefined;
   const at = () => AGENT_PATH;
-  const image = field(object, "image", readString, at, report);
-  const replicas = field(object, "replicas", readInt, at, report);
+  const image = stringField(object, "image", at, report);
+  const replicas = intField(object, "replicas", at, report);
   if (image === MISTYPED || replicas === MISTYPED) return undefined;
   const { os, backend, connType, mode } = object;
   return { image, os, backend, connType, replicas, mode };
@@ -197,10 +210,10 @@ function readToolbox(
   const at = () => toolboxPath(index);
   const object = isJsonObject(value) ? value : objectField(value, at(), report);
   if (!object) return undefined;
-  const image = field(object, "image", readString, at, report);
-  const name = field(object, "name", readString, at, report);
-  const staticIP = field(object, "staticIP", readString, at, report);
-  const staticVMID = field(object, "staticVMID", readString, at, report);
+  const image = stringField(object, "image", at, report);
+  const name = stringField(object, "name", at, report);
+  const staticIP = stringField(object, "staticIP", at, report);
+  const staticVMID = stringField(object, "staticVMID", at, report);
   if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
     return undefined;
   }
