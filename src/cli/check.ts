@@ -8,13 +8,13 @@ import {
   COCOONSET_KIND,
 } from "../cocoon/crd-resources";
 import { namespaceOf } from "../cocoon/namespace";
+import { quote } from "../json/describe";
 import { formatPath, type PathSegments } from "../json/path";
 import { type JsonPath, stringAt } from "../json/read";
 import { apiGroupOf } from "../kube/api-resources";
 import type { HibernationRuleId, RuleId } from "../policies/catalogue";
 import { cocoonSetViolations } from "../policies/cocoonset/cocoonset";
 import { checkNoOtherHibernation, hibernationViolations } from "../policies/hibernation";
-import { quote } from "../policies/json-values";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "./did-you-mean";
 import type { SourceObject } from "./documents";

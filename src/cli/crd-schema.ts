@@ -1,7 +1,7 @@
 import { parseQuantity } from "../cocoon/quantity";
+import { describeJson } from "../json/describe";
 import type { PathSegments } from "../json/path";
 import { isJsonObject, valueAt } from "../json/read";
-import { describeJson } from "../policies/json-values";
 import type { ManifestRuleId } from "./manifest-rules";
 
 /*

@@ -1,4 +1,5 @@
-import { type ApiResource, anyObjectFields } from "../kube/api-resources";
+import { anyFields } from "../kube/answer-fields";
+import type { ApiResource } from "../kube/api-resources";
 
 /** API group and version of the cocoon custom resources. */
 export const COCOON_GROUP = "cocoonset.cocoonstack.io";
@@ -15,5 +16,5 @@ export const COCOONHIBERNATIONS = {
   kind: COCOONHIBERNATION_KIND,
   plural: COCOONHIBERNATION_PLURAL,
   namespaced: true,
-  fields: anyObjectFields,
+  fields: anyFields,
 } as const satisfies ApiResource;

@@ -1,13 +1,21 @@
-import { z } from "zod";
-
 /*
- * Reading untrusted JSON: an admission request's object, a document of the
- * offline CLI. Objects are never decoded whole. A reader walks a path to the
+ * The one way untrusted JSON objects are read: an admission request's
+ * object, a document of the offline CLI, an apiserver answer
+ * (src/kube/answer-fields.ts checks an answer's fields through these same
+ * readers). Objects are never decoded whole. A reader walks a path to the
  * one field it needs and says what it found there: a value of the expected
  * type, `undefined` when the field or a parent on the way is absent or null
  * (how the apiserver omits them), or MISTYPED when it holds something else.
  * Plain code, no schema per read and no allocation: the pod gate reads every
- * pod of a cluster, and a list may hold a million entries.
+ * pod of a cluster, and a list may hold a million entries. An in-process A/B
+ * against narrow loose zod schemas of the same fields chose them
+ * (bench/json-readers-ab.ts, docs/performance.md).
+ *
+ * zod stays where it is the framework's or the configuration's own: the
+ * AdmissionReview envelope through @hono/zod-validator
+ * (src/admission/review.ts), the environment (src/config.ts), the CLI's
+ * options, and kubeconfig and credential files (src/kube/cluster-access.ts,
+ * src/kube/credentials.ts).
  */
 
 /** A JSON object (not null, not an array), as decoded objects hold them. */
@@ -77,12 +85,16 @@ export function stringAt(root: unknown, path: JsonPath): string | undefined {
 }
 
 /**
- * A list of JSON objects as a zod schema, checked in one pass rather than a
- * schema per entry (lists can be huge). Not for reading: for the strict
- * verification of apiserver answers (src/kube/answers.ts), where a mistyped
- * field fails the whole answer.
+ * A list whose entries are all objects, checked in one pass and never copied;
+ * MISTYPED when it is not a list or one entry is not an object. For apiserver
+ * answers, where one mistyped entry makes the whole answer untrusted; a rule
+ * that must judge entries one by one reads the list with readList.
  */
-export const jsonObjectList = z.custom<readonly JsonObject[]>(
-  (value) => Array.isArray(value) && value.every(isJsonObject),
-  { message: "expected a list of objects" },
-);
+export function readObjectList(value: unknown): Read<readonly JsonObject[]> {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return MISTYPED;
+  for (let index = 0; index < value.length; index++) {
+    if (!isJsonObject(value[index])) return MISTYPED;
+  }
+  return value as JsonObject[];
+}

@@ -1,14 +1,12 @@
 import { STATUS_CODES } from "node:http";
-import { z } from "zod";
 import { cutShort } from "../echo";
-import { isJsonObject, jsonObjectList } from "../json/read";
+import { isJsonObject, type JsonObject, readObjectList, readString, stringAt } from "../json/read";
+import { type FieldsCheck, MalformedField, mistypedAt } from "./answer-fields";
 import { apiGroupOf } from "./api-resources";
 import type { RawAnswer } from "./http";
 import { KubeApiError } from "./kube-api";
 
 const EXCERPT_CHARS = 200;
-
-const statusBody = z.looseObject({ message: z.string() });
 
 export function isSuccess(answer: RawAnswer): boolean {
   return answer.status >= 200 && answer.status < 300;
@@ -34,8 +32,7 @@ function hintFor(status: number): string {
 
 /** The Status message when the body is a Kubernetes Status, else the start of the body. */
 function bodyExcerpt(body: string): string {
-  const status = statusBody.safeParse(tryParseJson(body));
-  return excerpt(status.success ? status.data.message : body);
+  return excerpt(stringAt(tryParseJson(body), ["message"]) ?? body);
 }
 
 /** A JSON object, or KubeApiError naming the operation. */
@@ -66,14 +63,25 @@ export interface ExpectedObject {
   readonly namespace?: string;
 }
 
-// What the apiserver writes when the object of a GET does not exist: details
-// name the object and its resource (group omitted for the core group).
-const notFoundStatus = z.looseObject({
-  apiVersion: z.literal("v1"),
-  kind: z.literal("Status"),
-  reason: z.literal("NotFound"),
-  details: z.looseObject({ name: z.string(), group: z.string().optional(), kind: z.string() }),
-});
+/**
+ * Whether `body` is what the apiserver writes when the object of a GET does
+ * not exist, naming that object: a v1 Status of reason NotFound whose details
+ * name the object and its resource (group omitted for the core group).
+ */
+function namesMissingObject(body: unknown, expected: ExpectedObject): boolean {
+  if (!isJsonObject(body)) return false;
+  if (body.apiVersion !== "v1" || body.kind !== "Status" || body.reason !== "NotFound") {
+    return false;
+  }
+  const { details } = body;
+  if (!isJsonObject(details)) return false;
+  // Compared with strings, so a mistyped field never matches; only an absent group is the core one.
+  return (
+    details.name === expected.name &&
+    (details.group === undefined ? "" : details.group) === apiGroupOf(expected.apiVersion) &&
+    details.kind === expected.resource
+  );
+}
 
 /**
  * Whether the answer says that the object asked for does not exist: a direct
@@ -88,17 +96,7 @@ export function isVerifiedNotFound(
   expected: ExpectedObject,
 ): boolean {
   if (answer.status !== 404) return false;
-  const status = notFoundStatus.safeParse(tryParseJson(answer.body));
-  if (status.success) {
-    const { details } = status.data;
-    if (
-      details.name === expected.name &&
-      (details.group ?? "") === apiGroupOf(expected.apiVersion) &&
-      details.kind === expected.resource
-    ) {
-      return true;
-    }
-  }
+  if (namesMissingObject(tryParseJson(answer.body), expected)) return true;
   const quoted = bodyExcerpt(answer.body);
   throw new KubeApiError(
     `${operation}: apiserver answered 404 Not Found${quoted ? ` (${quoted})` : ""} without naming ` +
@@ -131,12 +129,12 @@ export interface ExpectedList {
  * KubeApiError, so callers fail closed. A 404 is the caller's to check first
  * with isVerifiedNotFound.
  */
-export function verifiedObject<Fields extends z.ZodType>(
+export function verifiedObject<Fields extends JsonObject>(
   operation: string,
   answer: RawAnswer,
   expected: ExpectedObject,
-  fields: Fields,
-): z.output<Fields> {
+  fields: FieldsCheck<Fields>,
+): Fields {
   if (!isSuccess(answer)) throw statusError(operation, answer);
   const object = decodeObject(operation, answer);
   const metadata = isJsonObject(object.metadata) ? object.metadata : {};
@@ -164,11 +162,25 @@ export interface ListPage {
   readonly continueToken: string | undefined;
 }
 
-// The apiserver writes `"items": []`, but a Go nil slice would read `null`; both mean none.
-const listPageSchema = z.looseObject({
-  metadata: z.looseObject({ continue: z.string().nullish() }).nullish(),
-  items: jsonObjectList.nullable().transform((items) => items ?? []),
-});
+const ITEMS = ["items"] as const;
+const CONTINUE = ["metadata", "continue"] as const;
+
+/**
+ * What a LIST page must hold: `items`, a list of objects (the apiserver
+ * writes `"items": []`, but a Go nil slice would read `null`; both mean
+ * none), and a string `metadata.continue` when there is a next page.
+ */
+interface ListPageFields extends JsonObject {
+  readonly items: readonly JsonObject[] | null;
+  readonly metadata?: { readonly continue?: string | null } | null;
+}
+
+const listPageFields: FieldsCheck<ListPageFields> = (object) =>
+  mistypedAt(object, CONTINUE, readString, "a string") ??
+  (object.items === undefined
+    ? new MalformedField("items", "expected a list of objects, got nothing")
+    : mistypedAt(object, ITEMS, readObjectList, "a list of objects")) ??
+  (object as ListPageFields);
 
 /** A LIST page, trusted only when it is a direct 2xx of the list kind asked for, every item of the kind asked for. */
 export function verifiedListPage(
@@ -195,13 +207,14 @@ export function verifiedListPage(
       `a page of ${object.items.length} items where at most ${maxItems} were asked for`,
     );
   }
-  const page = checkedFields(operation, answer, object, listPageSchema, expected.kind);
-  const strayIndex = page.items.findIndex(
+  const page = checkedFields(operation, answer, object, listPageFields, expected.kind);
+  const items = page.items ?? [];
+  const strayIndex = items.findIndex(
     (item) =>
       !(expected.itemsMayOmitKind && item.apiVersion === undefined && item.kind === undefined) &&
       (item.apiVersion !== expected.apiVersion || item.kind !== expected.itemKind),
   );
-  const stray = page.items[strayIndex];
+  const stray = items[strayIndex];
   if (stray) {
     const metadata = isJsonObject(stray.metadata) ? stray.metadata : {};
     throw untrusted(
@@ -211,25 +224,19 @@ export function verifiedListPage(
         `not a ${expected.apiVersion} ${expected.itemKind}`,
     );
   }
-  return { items: page.items, continueToken: page.metadata?.continue || undefined };
+  return { items, continueToken: page.metadata?.continue || undefined };
 }
 
-function checkedFields<Fields extends z.ZodType>(
+function checkedFields<Fields extends JsonObject>(
   operation: string,
   answer: RawAnswer,
-  object: Record<string, unknown>,
-  fields: Fields,
+  object: JsonObject,
+  fields: FieldsCheck<Fields>,
   what: string,
-): z.output<Fields> {
-  const parsed = fields.safeParse(object);
-  if (parsed.success) return parsed.data;
-  const [issue] = parsed.error.issues;
-  const where = issue?.path.length ? issue.path.join(".") : "(the object)";
-  throw untrusted(
-    operation,
-    answer,
-    `a malformed ${what}: ${where}: ${issue?.message ?? "unexpected type"}`,
-  );
+): Fields {
+  const checked = fields(object);
+  if (!(checked instanceof MalformedField)) return checked;
+  throw untrusted(operation, answer, `a malformed ${what}: ${checked.describe()}`);
 }
 
 function untrusted(operation: string, answer: RawAnswer, what: string): KubeApiError {

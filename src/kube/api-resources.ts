@@ -1,21 +1,21 @@
-import { z } from "zod";
-import { jsonObjectList } from "../json/read";
+import { type JsonObject, readInt, readObjectList } from "../json/read";
+import { anyFields, type FieldsCheck, mistypedAt } from "./answer-fields";
 
 /**
  * A kind of object the webhook reads from the apiserver: where it lives in
- * the API, and the fields its readers use, typed strictly. A mistyped field
- * there means the answer is not a real object of that kind, which must fail
- * closed rather than read as absent. `plural` is the resource as URLs, RBAC
- * rules and the call metrics name it.
+ * the API, and the check of the fields its readers use (./answer-fields.ts).
+ * A mistyped field there means the answer is not a real object of that
+ * kind, which must fail closed rather than read as absent. `plural` is the
+ * resource as URLs, RBAC rules and the call metrics name it.
  */
-export interface ApiResource<Fields extends z.ZodType = z.ZodType> {
+export interface ApiResource<Fields extends JsonObject = JsonObject> {
   /** "" for the core group. */
   readonly group: string;
   readonly version: string;
   readonly kind: string;
   readonly plural: string;
   readonly namespaced: boolean;
-  readonly fields: Fields;
+  readonly fields: FieldsCheck<Fields>;
 }
 
 /** `apps/v1`, or `v1` for the core group. */
@@ -36,27 +36,26 @@ export function collectionPath(resource: ApiResource, namespace?: string): strin
   return `${base}${scope}/${resource.plural}`;
 }
 
-/** An object read as a whole: its readers judge each field themselves and fail closed on what they cannot read. */
-export const anyObjectFields = z.looseObject({});
-
 /**
  * What the scale guard reads of a parent workload: the replica count and
- * the pod template's tolerations.
+ * the pod template's tolerations, each absent, null or of its type.
  */
-export const workloadFields = z.looseObject({
-  spec: z
-    .looseObject({
-      replicas: z.int().nullish(),
-      template: z
-        .looseObject({
-          spec: z.looseObject({ tolerations: jsonObjectList.nullish() }).nullish(),
-        })
-        .nullish(),
-    })
-    .nullish(),
-});
+export interface WorkloadFields extends JsonObject {
+  readonly spec?: {
+    readonly replicas?: number | null;
+    readonly template?: {
+      readonly spec?: { readonly tolerations?: readonly JsonObject[] | null } | null;
+    } | null;
+  } | null;
+}
 
-export type WorkloadFields = z.output<typeof workloadFields>;
+const REPLICAS = ["spec", "replicas"] as const;
+const TEMPLATE_TOLERATIONS = ["spec", "template", "spec", "tolerations"] as const;
+
+export const workloadFields: FieldsCheck<WorkloadFields> = (object) =>
+  mistypedAt(object, REPLICAS, readInt, "a whole number") ??
+  mistypedAt(object, TEMPLATE_TOLERATIONS, readObjectList, "a list of objects") ??
+  (object as WorkloadFields);
 
 export const DEPLOYMENTS = {
   group: "apps",
@@ -79,7 +78,7 @@ export const NODES = {
   kind: "Node",
   plural: "nodes",
   namespaced: false,
-  fields: anyObjectFields,
+  fields: anyFields,
 } as const satisfies ApiResource;
 
 export const PODS = {

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
 import type { Logger } from "../observability/logger";
@@ -135,7 +134,7 @@ function kubeApiOver(
      * own NotFound for it, else a KubeApiError. The handlers read its fields
      * themselves and fail closed on ones they cannot read.
      */
-    async get<Fields extends z.ZodType>(
+    async get<Fields extends JsonObject>(
       resource: ApiResource<Fields>,
       { namespace, name }: ObjectRef,
     ) {
@@ -143,7 +142,7 @@ function kubeApiOver(
       requireValidNames(operation, resource, { namespace, name });
       return instrumented(
         { verb: "get", resource: resource.plural, operation },
-        async (): Promise<z.output<Fields> | undefined> => {
+        async (): Promise<Fields | undefined> => {
           const expected: ExpectedObject = {
             apiVersion: apiVersionOf(resource),
             kind: resource.kind,

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { JsonObject } from "../json/read";
 import type { ApiResource } from "./api-resources";
 
@@ -31,10 +30,10 @@ export interface ObjectRef {
  */
 export interface KubeApi {
   /** GET one object; `undefined` on the apiserver's own NotFound for it. Throws KubeApiError. */
-  get<Fields extends z.ZodType>(
+  get<Fields extends JsonObject>(
     resource: ApiResource<Fields>,
     object: ObjectRef,
-  ): Promise<z.output<Fields> | undefined>;
+  ): Promise<Fields | undefined>;
   /** LIST `resource` in `namespace`, every page: the items. Throws KubeApiError. */
   list(resource: ApiResource, namespace: string): Promise<readonly JsonObject[]>;
 }

@@ -1,5 +1,6 @@
 import { cutShort } from "../echo";
 import type { JsonObject } from "../json/read";
+import { MalformedField } from "./answer-fields";
 import type { ExpectedList } from "./answers";
 import { type ApiResource, apiVersionOf, collectionPath } from "./api-resources";
 import type { ApiserverTransport } from "./http";
@@ -81,12 +82,10 @@ function verifiedItem(
   item: JsonObject,
   index: number,
 ): JsonObject {
-  const parsed = resource.fields.safeParse(item);
-  if (parsed.success) return item;
-  const [issue] = parsed.error.issues;
-  const where = issue?.path.length ? issue.path.join(".") : "(the object)";
+  const checked = resource.fields(item);
+  if (!(checked instanceof MalformedField)) return item;
   throw new KubeApiError(
     `${operation}: apiserver answered a ${resource.kind}List whose items[${index}] is a malformed ` +
-      `${resource.kind}: ${where}: ${cutShort(issue?.message ?? "unexpected type", 200)}; the answer is not trusted`,
+      `${resource.kind}: ${cutShort(checked.describe(), 200)}; the answer is not trusted`,
   );
 }

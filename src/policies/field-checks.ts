@@ -1,25 +1,22 @@
-import type { z } from "zod";
 import { type Violation, violation } from "../admission/violations";
+import type { CrdEnum } from "../cocoon/crd-enums";
+import { describeJson, quote } from "../json/describe";
 import type { PathSegments } from "../json/path";
 import type { RuleId } from "./catalogue";
-import { describeJson, quote } from "./json-values";
 
 /** An optional field counts as unset when absent, null or empty. */
 export function isUnset(value: unknown): value is undefined | null | "" {
   return value === undefined || value === null || value === "";
 }
 
-type StringEnum = z.ZodEnum<Readonly<Record<string, string>>>;
-
 /** The field's value after the CRD default, or undefined when it is not an allowed value. */
-export function resolveEnum<E extends StringEnum>(
-  allowed: E,
+export function resolveEnum<Value extends string>(
+  allowed: CrdEnum<Value>,
   value: unknown,
-  fallback: z.infer<E>,
-): z.infer<E> | undefined {
+  fallback: Value,
+): Value | undefined {
   if (isUnset(value)) return fallback;
-  const parsed = allowed.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return allowed.allows(value) ? value : undefined;
 }
 
 /** A violation at `at.field` when a set value is not one of `allowed`; unset values are fine (and cost nothing). */
@@ -28,10 +25,10 @@ export function enumViolation<R extends RuleId>(
   at: PathSegments,
   field: string,
   value: unknown,
-  allowed: StringEnum,
+  allowed: CrdEnum<string>,
   fallback?: string,
 ): Violation<R> | undefined {
-  if (isUnset(value) || allowed.safeParse(value).success) return undefined;
+  if (isUnset(value) || allowed.allows(value)) return undefined;
   const options = allowed.options.map(quote).join(", ");
   const unsetMeans = fallback === undefined ? "" : ` (or leave it unset for ${quote(fallback)})`;
   const caseHint =

@@ -10,12 +10,12 @@ import {
 import { hibernationDesire } from "../cocoon/crd-enums";
 import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import { namespaceOf } from "../cocoon/namespace";
+import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import type { KubeApi } from "../kube/kube-api";
 import { readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { HibernationRuleId } from "./catalogue";
 import { isUnset } from "./field-checks";
-import { describeJson, quote } from "./json-values";
 import { ruleDenial } from "./rule-denial";
 
 type HibernationViolation = Violation<HibernationRuleId>;
@@ -79,7 +79,7 @@ export function podNameOf({ podName }: HibernationFields): string | undefined {
 }
 
 function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
-  if (hibernationDesire.safeParse(desire).success) return undefined;
+  if (hibernationDesire.allows(desire)) return undefined;
   const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
   return violation(
     "hibernation.desire",

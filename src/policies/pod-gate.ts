@@ -13,13 +13,13 @@ import {
 } from "../cocoon/pod-creators";
 import { hasCocoonToleration } from "../cocoon/tolerations";
 import { cutShort } from "../echo";
+import { describeJson } from "../json/describe";
 import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../json/read";
 import { apiGroupOf, NODES, PODS } from "../kube/api-resources";
 import type { KubeApi } from "../kube/kube-api";
 import { isDnsLabel, isDnsSubdomain } from "../kube/name-grammar";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { RuleOf } from "./catalogue";
-import { describeJson } from "./json-values";
 
 type PodGateVerdict = Verdict<"podGate", RuleOf<"podGate">>;
 

@@ -68,7 +68,7 @@ async function guardScaleSubresource(
     return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
   }
   if (parent.answer === undefined) return skipped("no_parent");
-  // Read as decoded: the answer's schema has already checked the tolerations are a list of objects.
+  // Read as checked: the answer's field check has already found the tolerations a list of objects.
   const tolerations = parent.answer.spec?.template?.spec?.tolerations;
   if (!tolerations || !hasCocoonToleration(tolerations)) return skipped("not_cocoon");
   return denied("scale_down", scaleDownMessage(scaleDown));

@@ -39,6 +39,7 @@ describe("cocoon enums", () => {
   });
 
   test("desire is case-sensitive", () => {
-    expect(hibernationDesire.safeParse("hibernate").success).toBe(false);
+    expect(hibernationDesire.allows("hibernate")).toBe(false);
+    expect(hibernationDesire.allows("Hibernate")).toBe(true);
   });
 });

@@ -173,6 +173,14 @@ describe("isVerifiedNotFound", () => {
     expect(
       isVerifiedNotFound("GET nodes vk-1", notFound({ name: "vk-1", kind: "nodes" }), node),
     ).toBeTrue();
+    const withGroup = (group: unknown) => notFound({ name: "vk-1", kind: "nodes", group });
+    expect(isVerifiedNotFound("GET nodes vk-1", withGroup(""), node)).toBeTrue();
+    // A null or mistyped group names no group at all, the core one included.
+    for (const group of [null, 0]) {
+      expect(() => isVerifiedNotFound("GET nodes vk-1", withGroup(group), node)).toThrow(
+        "without naming the v1 Node vk-1 asked for",
+      );
+    }
   });
 
   test("any other status is not a not-found, and is left to the caller", () => {

@@ -116,6 +116,31 @@ describe("cocoonSetViolations, messages", () => {
     );
   });
 
+  test("a mistyped field says what it must be and what it is, and its object's other rules wait", async () => {
+    const messages = (object: unknown) =>
+      violationsOf(object).map(({ rule, path, message }) => `${rule} ${path}: ${message}`);
+    expect(messages(cocoonSet({ agent: { image: 5, replicas: 1.5 } }))).toEqual([
+      "cocoonset.field-types spec.agent.image: must be a string, got 5",
+      "cocoonset.field-types spec.agent.replicas: must be a whole number, got 1.5",
+    ]);
+    expect(
+      messages(cocoonSet({ toolboxes: ["tools", toolbox({ name: 7, staticIP: [] })] })),
+    ).toEqual([
+      'cocoonset.field-types spec.toolboxes[0]: must be an object, got "tools"',
+      "cocoonset.field-types spec.toolboxes[1].name: must be a string, got 7",
+      "cocoonset.field-types spec.toolboxes[1].staticIP: must be a string, got a list",
+    ]);
+    expect(messages(cocoonSet({ toolboxes: {} }))).toEqual([
+      "cocoonset.field-types spec.toolboxes: must be a list of toolboxes",
+    ]);
+    expect(messages({ metadata: { name: "demo" }, spec: "agent" })).toEqual([
+      'cocoonset.field-types spec: must be an object, got "agent"',
+    ]);
+    expect(messages({ metadata: { namespace: {} }, spec: { agent: { image: "x" } } })).toEqual([
+      "cocoonset.field-types metadata.namespace: must be a string, got an object",
+    ]);
+  });
+
   test("a name over budget gives name, length and limit", async () => {
     const message = messageAt(cocoonSet({ name: "a".repeat(51) }), "metadata.name");
     expect(message).toContain(`"vk-default-${"a".repeat(51)}-0"`);

@@ -1,7 +1,7 @@
-import type { z } from "zod";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { WORKLOADS, type WorkloadResource } from "../../src/cocoon/workload";
 import { isJsonObject, type JsonObject } from "../../src/json/read";
+import { MalformedField } from "../../src/kube/answer-fields";
 import { type ApiResource, NODES, PODS } from "../../src/kube/api-resources";
 import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/kube/kube-api";
 
@@ -70,19 +70,19 @@ export class FakeKube implements KubeApi {
     }
   }
 
-  async get<Fields extends z.ZodType>(
+  async get<Fields extends JsonObject>(
     resource: ApiResource<Fields>,
     { namespace = "", name }: ObjectRef,
-  ): Promise<z.output<Fields> | undefined> {
+  ): Promise<Fields | undefined> {
     this.calls.push({ verb: "get", resource: resource.plural, namespace, name });
     this.#failFor(resource);
     const stored = this.#objects.get(FakeKube.#key(resource, namespace, name));
     if (stored === undefined) return undefined;
     const operation = `GET ${resource.plural} ${namespace ? `${namespace}/` : ""}${name}`;
     if (!isJsonObject(stored)) throw new KubeApiError(`${operation}: malformed`);
-    const verified = resource.fields.safeParse(stored);
-    if (!verified.success) throw new KubeApiError(`${operation}: malformed`);
-    return verified.data;
+    const checked = resource.fields(stored);
+    if (checked instanceof MalformedField) throw new KubeApiError(`${operation}: malformed`);
+    return checked;
   }
 
   async list(resource: ApiResource, namespace: string): Promise<readonly JsonObject[]> {

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
@@ -6,7 +5,15 @@ import {
   COCOONHIBERNATIONS,
   COCOONSET_KIND,
 } from "../../cocoon/crd-resources";
-import { jsonObjectList } from "../../json/read";
+import {
+  type JsonObject,
+  MISTYPED,
+  type Read,
+  readObject,
+  readObjectList,
+  readString,
+} from "../../json/read";
+import { type FieldsCheck, type MalformedField, mistypedAt } from "../../kube/answer-fields";
 import {
   type ApiResource,
   DEPLOYMENTS,
@@ -17,20 +24,36 @@ import {
 } from "../../kube/api-resources";
 
 /*
- * What audit lists, and the fields of each item it reads, typed strictly: a
- * mistyped field means the answer is not a real object of that kind, and the
- * kind is reported as not checked rather than read as absent. The cocoon
- * custom resources are read whole by the rules, which report a mistyped field
- * as a finding, as the webhook does.
+ * What audit lists, and the fields of each item it reads, checked through
+ * the path readers: a mistyped field means the answer is not a real object
+ * of that kind, and the kind is reported as not checked rather than read as
+ * absent. The cocoon custom resources are read whole by the rules, which
+ * report a mistyped field as a finding, as the webhook does.
  */
 
-const objectMeta = z.looseObject({ name: z.string().min(1), namespace: z.string().min(1) });
+/** A name or namespace: a string that is not empty. */
+function readName(value: unknown): Read<string> {
+  const name = readString(value);
+  return name === "" ? MISTYPED : name;
+}
 
-const podMeta = objectMeta.extend({
-  annotations: z.record(z.string(), z.string()).nullish(),
-  ownerReferences: jsonObjectList.nullish(),
-  managedFields: jsonObjectList.nullish(),
-});
+/** Annotations: an object whose every value is a string. */
+function readStringMap(value: unknown): Read<JsonObject> {
+  const map = readObject(value);
+  if (map === undefined || map === MISTYPED) return map;
+  for (const key in map) if (typeof map[key] !== "string") return MISTYPED;
+  return map;
+}
+
+const NAME = "a non-empty string";
+
+const identityProblem = (object: JsonObject, namespaced: boolean): MalformedField | undefined =>
+  mistypedAt(object, ["metadata"], readObject, "an object", true) ??
+  mistypedAt(object, ["metadata", "name"], readName, NAME, true) ??
+  (namespaced ? mistypedAt(object, ["metadata", "namespace"], readName, NAME, true) : undefined);
+
+/** Only the identity is checked here; the rules read the rest. */
+const namespacedIdentity: FieldsCheck = (object) => identityProblem(object, true) ?? object;
 
 export const AUDITED_COCOONSETS = {
   group: COCOON_GROUP,
@@ -38,35 +61,38 @@ export const AUDITED_COCOONSETS = {
   kind: COCOONSET_KIND,
   plural: "cocoonsets",
   namespaced: true,
-  fields: z.looseObject({ metadata: objectMeta }),
+  fields: namespacedIdentity,
 } as const satisfies ApiResource;
 
 export const AUDITED_HIBERNATIONS = {
   ...COCOONHIBERNATIONS,
   kind: COCOONHIBERNATION_KIND,
-  fields: z.looseObject({ metadata: objectMeta }),
+  fields: namespacedIdentity,
 } as const satisfies ApiResource;
 
 export const AUDITED_PODS = {
   ...PODS,
-  fields: z.looseObject({
-    metadata: podMeta,
-    spec: z.looseObject({
-      nodeName: z.string().nullish(),
-      tolerations: jsonObjectList.nullish(),
-    }),
-  }),
+  fields: (object) =>
+    identityProblem(object, true) ??
+    mistypedAt(object, ["metadata", "annotations"], readStringMap, "an object of strings") ??
+    mistypedAt(object, ["metadata", "ownerReferences"], readObjectList, "a list of objects") ??
+    mistypedAt(object, ["metadata", "managedFields"], readObjectList, "a list of objects") ??
+    mistypedAt(object, ["spec"], readObject, "an object", true) ??
+    mistypedAt(object, ["spec", "nodeName"], readString, "a string") ??
+    mistypedAt(object, ["spec", "tolerations"], readObjectList, "a list of objects") ??
+    object,
 } as const satisfies ApiResource;
 
 export const AUDITED_NODES = {
   ...NODES,
-  fields: z.looseObject({
-    metadata: z.looseObject({ name: z.string().min(1) }),
-    spec: z.looseObject({ taints: jsonObjectList.nullish() }).nullish(),
-  }),
+  fields: (object) =>
+    identityProblem(object, false) ??
+    mistypedAt(object, ["spec", "taints"], readObjectList, "a list of objects") ??
+    object,
 } as const satisfies ApiResource;
 
-const workloadItem = workloadFields.and(z.looseObject({ metadata: objectMeta }));
+const workloadItem: FieldsCheck = (object) =>
+  identityProblem(object, true) ?? workloadFields(object);
 
 export const AUDITED_DEPLOYMENTS = { ...DEPLOYMENTS, fields: workloadItem } as const;
 export const AUDITED_STATEFULSETS = { ...STATEFULSETS, fields: workloadItem } as const;

@@ -9,10 +9,10 @@ import {
   overlongSlotNames,
   overlongToolboxNames,
 } from "../../cocoon/derived-names";
+import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
 import type { CocoonSetRuleId } from "../catalogue";
 import { isUnset } from "../field-checks";
-import { quote } from "../json-values";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
 
 /**

@@ -1,44 +1,62 @@
 import type { ReportViolation } from "../../admission/violations";
+import { violation } from "../../admission/violations";
+import { describeJson } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
-import { MISTYPED, readList } from "../../json/read";
+import {
+  isJsonObject,
+  type JsonObject,
+  MISTYPED,
+  type Read,
+  readInt,
+  readList,
+  readObject,
+  readString,
+} from "../../json/read";
 import type { CocoonSetRuleId } from "../catalogue";
-import { type Fields, hasNoFieldOf, mistypedField, noFields, readFields } from "./fields";
 
 /*
- * The CocoonSet fields the rules read; everything else is never read. The
- * CRD's structural schema already rejects wrong types at the apiserver; a
- * mistyped field matters for the offline `validate` CLI, which reads raw YAML.
+ * The CocoonSet fields the rules read, each through a path reader; everything
+ * else is never read. The CRD's structural schema already rejects wrong types
+ * at the apiserver; a mistyped field matters for the offline `validate` CLI,
+ * which reads raw YAML. Strings and whole numbers are read typed (absent or
+ * null: undefined); enumerated fields are kept as sent, for their rules judge
+ * the raw value and list the allowed ones whatever was given (null is unset).
  */
-const metadataShape = { name: "string", generateName: "string", namespace: "string" } as const;
-const specShape = {
-  agent: "any",
-  toolboxes: "any",
-  snapshotPolicy: "any",
-  hibernatePolicy: "any",
-} as const;
-const vmOptionsShape = { image: "string", os: "any", backend: "any", connType: "any" } as const;
-const agentShape = { ...vmOptionsShape, replicas: "int", mode: "any" } as const;
-const toolboxShape = {
-  ...vmOptionsShape,
-  name: "string",
-  mode: "any",
-  staticIP: "string",
-  staticVMID: "string",
-} as const;
+
+export interface MetadataFields {
+  readonly name?: string;
+  readonly generateName?: string;
+  readonly namespace?: string;
+}
+
+export interface VmOptionFields {
+  readonly image?: string;
+  readonly os?: unknown;
+  readonly backend?: unknown;
+  readonly connType?: unknown;
+}
+
+export interface AgentFields extends VmOptionFields {
+  readonly replicas?: number;
+  readonly mode?: unknown;
+}
+
+export interface ToolboxFields extends VmOptionFields {
+  readonly name?: string;
+  readonly mode?: unknown;
+  readonly staticIP?: string;
+  readonly staticVMID?: string;
+}
 
 /** Every mistyped field of a CocoonSet is reported under this rule, at its path. */
 const FIELD_TYPES = "cocoonset.field-types";
 
-export type MetadataFields = Fields<typeof metadataShape>;
-export type VmOptionFields = Fields<typeof vmOptionsShape>;
-export type AgentFields = Fields<typeof agentShape>;
-export type ToolboxFields = Fields<typeof toolboxShape>;
-
 /**
  * The toolboxes as read, by their index in `spec.toolboxes`; undefined for
- * one that could not be read (already reported). No object is made per
+ * one that could not be read (already reported). No path is built per
  * toolbox: a review may carry a million of them, and checking one that
- * breaks no rule, or whose violations are only counted, must not allocate.
+ * breaks no rule, or whose violations are only counted, must not allocate
+ * more than its fields.
  */
 export type DecodedToolboxes = readonly (ToolboxFields | undefined)[];
 
@@ -59,39 +77,152 @@ export interface DecodedCocoonSet {
 
 export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
+/**
+ * Each object is read field by field, so each mistyped field is reported at
+ * its own path and sibling objects are still read. An object with a
+ * mistyped field reads as undefined: its other rules wait until its types
+ * are right, rather than guessing from a half-read object (a dropped
+ * `image: 5` would also read as "image is required").
+ */
 export function decodeCocoonSet(
-  root: Record<string, unknown>,
+  root: JsonObject,
   report: ReportViolation<CocoonSetRuleId>,
 ): DecodedCocoonSet {
   // Unreadable metadata derives no names, so the name budget is skipped.
-  const metadata =
-    readFields(metadataShape, root.metadata, ["metadata"], FIELD_TYPES, report) ?? {};
-  const spec = readFields(specShape, root.spec, ["spec"], FIELD_TYPES, report);
+  const metadata = readMetadata(root.metadata, report) ?? {};
+  const spec = objectField(root.spec, ["spec"], report);
   if (!spec) return { metadata, agent: undefined, toolboxes: [] };
   return {
     metadata,
-    agent: readFields(agentShape, spec.agent, AGENT_PATH, FIELD_TYPES, report),
-    toolboxes: decodeToolboxes(spec.toolboxes, report),
+    agent: readAgent(spec.agent, report),
+    toolboxes: readToolboxes(spec.toolboxes, report),
     snapshotPolicy: spec.snapshotPolicy,
     hibernatePolicy: spec.hibernatePolicy,
   };
 }
 
-function decodeToolboxes(raw: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
-  const items = readList(raw);
+const EMPTY: JsonObject = Object.freeze({});
+
+/** An object field: absent or null reads as empty; anything else but an object is reported, and undefined. */
+function objectField(
+  value: unknown,
+  at: PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+): JsonObject | undefined {
+  const object = readObject(value);
+  if (object === MISTYPED) {
+    report(FIELD_TYPES, () => mistyped(at, "must be an object", value));
+    return undefined;
+  }
+  return object ?? EMPTY;
+}
+
+/**
+ * One field of `object` through `reader`; a mistyped value is reported at
+ * `<at>.<field>` as `<expected>, got <value>` (the path built only then) and
+ * reads as MISTYPED.
+ */
+function field<T>(
+  object: JsonObject,
+  name: string,
+  reader: (value: unknown) => Read<T>,
+  expected: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+): Read<T> {
+  const value = object[name];
+  const read = reader(value);
+  if (read === MISTYPED) report(FIELD_TYPES, () => mistyped([...at(), name], expected, value));
+  return read;
+}
+
+const stringField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readString, "must be a string", at, report);
+
+const intField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readInt, "must be a whole number", at, report);
+
+function mistyped(at: PathSegments, expected: string, value: unknown) {
+  return violation<CocoonSetRuleId>(FIELD_TYPES, at, `${expected}, got ${describeJson(value)}`);
+}
+
+const METADATA_PATH: PathSegments = ["metadata"];
+
+function readMetadata(
+  value: unknown,
+  report: ReportViolation<CocoonSetRuleId>,
+): MetadataFields | undefined {
+  const object = objectField(value, METADATA_PATH, report);
+  if (!object) return undefined;
+  const at = () => METADATA_PATH;
+  const name = stringField(object, "name", at, report);
+  const generateName = stringField(object, "generateName", at, report);
+  const namespace = stringField(object, "namespace", at, report);
+  if (name === MISTYPED || generateName === MISTYPED || namespace === MISTYPED) return undefined;
+  return { name, generateName, namespace };
+}
+
+function readAgent(
+  value: unknown,
+  report: ReportViolation<CocoonSetRuleId>,
+): AgentFields | undefined {
+  const object = objectField(value, AGENT_PATH, report);
+  if (!object) return undefined;
+  const at = () => AGENT_PATH;
+  const image = stringField(object, "image", at, report);
+  const replicas = intField(object, "replicas", at, report);
+  if (image === MISTYPED || replicas === MISTYPED) return undefined;
+  const { os, backend, connType, mode } = object;
+  return { image, os, backend, connType, replicas, mode };
+}
+
+function readToolboxes(value: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
+  const items = readList(value);
   if (items === undefined) return [];
   if (items === MISTYPED) {
     report(FIELD_TYPES, () =>
-      mistypedField(FIELD_TYPES, ["spec", "toolboxes"], "must be a list of toolboxes"),
+      violation(FIELD_TYPES, ["spec", "toolboxes"], "must be a list of toolboxes"),
     );
     return [];
   }
   const toolboxes = new Array<ToolboxFields | undefined>(items.length);
   for (let index = 0; index < items.length; index++) {
-    const item = items[index];
-    toolboxes[index] = hasNoFieldOf(toolboxShape, item)
-      ? noFields()
-      : readFields(toolboxShape, item, toolboxPath(index), FIELD_TYPES, report);
+    toolboxes[index] = readToolbox(items[index], index, report);
   }
   return toolboxes;
+}
+
+function readToolbox(
+  value: unknown,
+  index: number,
+  report: ReportViolation<CocoonSetRuleId>,
+): ToolboxFields | undefined {
+  // Most entries of a huge list are empty: they share one result, and no path is built.
+  if (isEmptyObject(value)) return EMPTY;
+  const at = () => toolboxPath(index);
+  const object = isJsonObject(value) ? value : objectField(value, at(), report);
+  if (!object) return undefined;
+  const image = stringField(object, "image", at, report);
+  const name = stringField(object, "name", at, report);
+  const staticIP = stringField(object, "staticIP", at, report);
+  const staticVMID = stringField(object, "staticVMID", at, report);
+  if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
+    return undefined;
+  }
+  const { os, backend, connType, mode } = object;
+  return { image, os, backend, connType, name, mode, staticIP, staticVMID };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (!isJsonObject(value)) return false;
+  for (const _ in value) return false;
+  return true;
 }

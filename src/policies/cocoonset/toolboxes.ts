@@ -1,11 +1,11 @@
 import type { ReportViolation } from "../../admission/violations";
 import { reportFound, violation } from "../../admission/violations";
 import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../../cocoon/crd-enums";
+import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/name-grammar";
 import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
-import { quote } from "../json-values";
 import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 

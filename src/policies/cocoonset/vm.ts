@@ -9,10 +9,10 @@ import {
   vmBackend,
 } from "../../cocoon/crd-enums";
 import { cloneImageProblem, isCloudImageUrl } from "../../cocoon/image";
+import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
 import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
-import { quote } from "../json-values";
 import type { VmOptionFields } from "./shape";
 
 /** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */

@@ -1,6 +1,6 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
 import { cutShort } from "../echo";
-import { isJsonObject } from "../json/read";
+import { isJsonObject } from "./read";
 
 const QUOTED_VALUE_LIMIT = 100;
 

@@ -1,0 +1,89 @@
+import { describeJson } from "../json/describe";
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonPath,
+  MISTYPED,
+  type Read,
+  readObject,
+} from "../json/read";
+
+/*
+ * The fields of an apiserver answer that the webhook's readers use, checked
+ * through the path readers before the answer is trusted: a mistyped one
+ * means the answer is not a real object of its kind, which must fail closed
+ * rather than read as absent. A check walks to each field it names and
+ * nowhere else; the object is neither copied nor read again, so a reader
+ * takes its checked fields as typed.
+ */
+
+/** Where an answer's field does not have the type its readers need, and what it holds instead. */
+export class MalformedField {
+  constructor(
+    /** The printed path, such as `spec.template.spec.tolerations`; empty for the object itself. */
+    readonly path: string,
+    readonly problem: string,
+  ) {}
+
+  describe(): string {
+    return `${this.path || "(the object)"}: ${this.problem}`;
+  }
+}
+
+/**
+ * The check of an answer's fields: the object itself, typed as `Fields`,
+ * when every field its readers use has the type they need, else where the
+ * first one does not.
+ */
+export type FieldsCheck<Fields extends JsonObject = JsonObject> = (
+  object: JsonObject,
+) => Fields | MalformedField;
+
+/** For a kind whose readers judge each field themselves and fail closed on what they cannot read. */
+export const anyFields: FieldsCheck = (object) => object;
+
+/**
+ * Whether the field at `path` can be read by `reader`, which says MISTYPED
+ * for a value of the wrong type. An absent or null field passes unless
+ * `required`; so does one below an absent or null parent. A parent on the
+ * way that is not an object is reported at its own path.
+ */
+export function mistypedAt(
+  root: JsonObject,
+  path: JsonPath,
+  reader: (value: unknown) => Read<unknown>,
+  expected: string,
+  required = false,
+): MalformedField | undefined {
+  let current: unknown = root;
+  for (let index = 0; index < path.length; index++) {
+    const parent = readObject(current);
+    if (parent === MISTYPED) {
+      return new MalformedField(
+        path.slice(0, index).join("."),
+        `expected an object, got ${describeType(current)}`,
+      );
+    }
+    if (parent === undefined) break;
+    current = parent[path[index] as string];
+  }
+  if (current === undefined || current === null) {
+    return required
+      ? new MalformedField(path.join("."), `expected ${expected}, got ${describeType(current)}`)
+      : undefined;
+  }
+  if (reader(current) !== MISTYPED) return undefined;
+  const got = Array.isArray(current) ? describeList(current) : describeType(current);
+  return new MalformedField(path.join("."), `expected ${expected}, got ${got}`);
+}
+
+/** A list a reader refused: by its first entry that is not an object, the usual culprit. */
+function describeList(list: readonly unknown[]): string {
+  const index = list.findIndex((entry) => !isJsonObject(entry));
+  return index === -1 ? "a list" : `a list whose entry [${index}] is ${describeType(list[index])}`;
+}
+
+/** A value as a message shows it (strings quoted and cut short); an absent one as "nothing". */
+function describeType(value: unknown): string {
+  return value === undefined ? "nothing" : describeJson(value);
+}
