@@ -128,7 +128,7 @@ const FIXED_TURN: ReviewTurn = { grow: () => undefined, abandon: () => {} };
  * it). Otherwise a collection costs more than it saves: each one hands tens
  * of MiB back to the system that the next reviews fault in again, and
  * collecting whenever the process was past 160 MiB cost ≈1 MB pod reviews on
- * 32 connections 38 % of their CPU.
+ * 32 connections a third of their CPU.
  */
 export function createLargeReviewGate(options: LargeReviewGateOptions = {}): LargeReviewGate {
   const {

@@ -4,8 +4,8 @@ import type * as PromClient from "prom-client";
  * The parts of prom-client the webhook uses, each from the package's own
  * module: its entry point also loads the Pushgateway client, and with it
  * `node:http`, `node:https` and zlib, which a process that never pushes has
- * no use for (with the apiserver client's status texts off `node:http` too,
- * 2.2–2.9 MiB less resident memory after a load, docs/performance.md). These
+ * no use for (1.3 MiB of resident memory after a load; 2.2–3.2 MiB once
+ * nothing else loads `node:http`, docs/performance.md). These
  * are the very modules the entry point re-exports, so every class is the one
  * the package's own code and its types describe.
  */
