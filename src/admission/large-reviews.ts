@@ -24,6 +24,19 @@ export const LARGE_REVIEW_BUDGET_BYTES = 3 * 1024 * 1024;
 export const COLLECT_ABOVE_RSS_BYTES = 160 * 1024 * 1024;
 
 /**
+ * Past COLLECT_ABOVE_RSS_BYTES, the JavaScript heap's blocks at which the
+ * gate collects: a decoded review of the largest size takes about 64 MiB of
+ * them, the process's own live objects about 5. Large reviews of long
+ * strings leave them small (their strings are outside the blocks, and the
+ * collector's own schedule counts them); the gate collects after those only
+ * past COLLECT_ANYWAY_ABOVE_RSS_BYTES.
+ */
+export const COLLECT_ABOVE_HEAP_BYTES = 32 * 1024 * 1024;
+
+/** Three quarters of the manifests' 256 MiB: past it, the gate collects whatever the heap holds. */
+export const COLLECT_ANYWAY_ABOVE_RSS_BYTES = 192 * 1024 * 1024;
+
+/**
  * Bytes of small bodies read and decoded at once without a turn: thousands
  * of pod reviews. Past it, a small body waits for a turn like a large one,
  * so no number of slow small uploads holds more.
@@ -39,6 +52,11 @@ export interface LargeReviewGateOptions {
   readonly smallBudgetBytes?: number;
   /** The process's resident size now; `process.memoryUsage.rss()` unless given. */
   readonly residentBytes?: () => number;
+  /**
+   * The JavaScript heap's blocks now, which grow with every object until a
+   * collection; `process.memoryUsage().heapTotal` unless given.
+   */
+  readonly heapBytes?: () => number;
   /** A full collection of the heap; `Bun.gc(true)` unless given. */
   readonly collect?: () => void;
 }
@@ -100,13 +118,17 @@ const FIXED_TURN: ReviewTurn = { grow: () => undefined, abandon: () => {} };
  * that turn too: the small reviews that arrived during the decoding are
  * answered in between, and none waits behind more than one large review.
  *
- * When the last large review in decoding is done and the process has grown
- * past COLLECT_ABOVE_RSS_BYTES, the heap is collected at once: the
+ * When the last large review in decoding is done, the process has grown
+ * past COLLECT_ABOVE_RSS_BYTES and its heap's blocks past
+ * COLLECT_ABOVE_HEAP_BYTES (or the process past
+ * COLLECT_ANYWAY_ABOVE_RSS_BYTES), the heap is collected at once: the
  * collector would otherwise leave a decoded review (tens of MiB of small
  * objects) for later, and the next one would be decoded on top of it (four
  * of the largest at once reached 330–360 MiB without this, 140–160 MiB with
- * it). Below that size a collection costs more than it saves: collecting
- * after every ≈1 MB pod review doubled its CPU (3.3 → 6.6 ms per review).
+ * it). Otherwise a collection costs more than it saves: each one hands tens
+ * of MiB back to the system that the next reviews fault in again, and
+ * collecting whenever the process was past 160 MiB cost ≈1 MB pod reviews on
+ * 32 connections a third of their CPU.
  */
 export function createLargeReviewGate(options: LargeReviewGateOptions = {}): LargeReviewGate {
   const {
@@ -114,6 +136,7 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
     budgetBytes = LARGE_REVIEW_BUDGET_BYTES,
     smallBudgetBytes = SMALL_BODIES_BUDGET_BYTES,
     residentBytes = () => process.memoryUsage.rss(),
+    heapBytes = () => process.memoryUsage().heapTotal,
     collect = () => Bun.gc(true),
   } = options;
   const queue: Waiter[] = [];
@@ -145,6 +168,13 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
       next.start();
     }
   };
+  const collectIfGrown = () => {
+    const resident = residentBytes();
+    const needed =
+      resident > COLLECT_ANYWAY_ABOVE_RSS_BYTES ||
+      (resident > COLLECT_ABOVE_RSS_BYTES && heapBytes() > COLLECT_ABOVE_HEAP_BYTES);
+    if (needed) collect();
+  };
   const release = (bytes: number) => {
     bytesInUse -= bytes;
     decoding--;
@@ -152,7 +182,7 @@ export function createLargeReviewGate(options: LargeReviewGateOptions = {}): Lar
     handingOver = true;
     setImmediate(() => {
       handingOver = false;
-      if (decoding === 0 && residentBytes() > COLLECT_ABOVE_RSS_BYTES) collect();
+      if (decoding === 0) collectIfGrown();
       admitWaiting();
     });
   };

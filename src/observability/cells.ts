@@ -4,7 +4,7 @@ import {
   Gauge,
   type LabelValues,
   type Registry,
-} from "prom-client";
+} from "./prom-client";
 
 /*
  * The metrics every review touches, kept in plain cells. prom-client hashes

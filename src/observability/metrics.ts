@@ -1,7 +1,7 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
 import { BucketHistogram, CellCounter, type CountCell, cellGauge } from "./cells";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "./prom-client";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
 export const registry = new Registry();

@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { COLLECT_ABOVE_RSS_BYTES, createLargeReviewGate } from "../../src/admission/large-reviews";
+import {
+  COLLECT_ABOVE_HEAP_BYTES,
+  COLLECT_ABOVE_RSS_BYTES,
+  COLLECT_ANYWAY_ABOVE_RSS_BYTES,
+  createLargeReviewGate,
+} from "../../src/admission/large-reviews";
 import { eventually } from "../support/eventually";
 import { freePort } from "../support/free-port";
 
@@ -37,6 +42,7 @@ describe("the large-review gate", () => {
       largeBytes: 100 * KIB,
       budgetBytes: 400 * KIB,
       residentBytes: () => resident,
+      heapBytes: () => COLLECT_ABOVE_HEAP_BYTES + 1,
       collect: () => collections++,
     });
     await large.run(200 * KIB, async () => "at the threshold");
@@ -58,6 +64,36 @@ describe("the large-review gate", () => {
     await Promise.all(answers);
     await handedOver();
     expect(collections).toBe(1);
+  });
+
+  test("past 160 MiB, collects only once the heap holds a decoded large review, past 192 MiB whatever it holds", async () => {
+    let resident = COLLECT_ABOVE_RSS_BYTES + 1;
+    let heap = 0;
+    let collections = 0;
+    const large = createLargeReviewGate({
+      largeBytes: 100 * KIB,
+      budgetBytes: 400 * KIB,
+      residentBytes: () => resident,
+      heapBytes: () => heap,
+      collect: () => collections++,
+    });
+    const review = async () => {
+      await large.run(200 * KIB, async () => "large");
+      await handedOver();
+      return collections;
+    };
+    expect(await review()).toBe(0);
+    heap = COLLECT_ABOVE_HEAP_BYTES;
+    expect(await review()).toBe(0);
+    heap = COLLECT_ABOVE_HEAP_BYTES + 1;
+    expect(await review()).toBe(1);
+    resident = COLLECT_ABOVE_RSS_BYTES;
+    expect(await review()).toBe(1);
+    heap = 0;
+    resident = COLLECT_ANYWAY_ABOVE_RSS_BYTES;
+    expect(await review()).toBe(1);
+    resident = COLLECT_ANYWAY_ABOVE_RSS_BYTES + 1;
+    expect(await review()).toBe(2);
   });
 
   test("small reviews run at once, whatever the large ones are doing", async () => {
