@@ -7,6 +7,7 @@ import {
   workloadFindings,
 } from "../../src/cli/audit/checks";
 import { renderAudit, summaryLine } from "../../src/cli/audit/output";
+import { POLICY_REPORT_SCOPE_ANNOTATION } from "../../src/cli/audit/policy-report";
 import { scanCluster } from "../../src/cli/audit/scan";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, parsePodCreators } from "../../src/cocoon/pod-creators";
@@ -314,5 +315,36 @@ describe("scanCluster", () => {
       timestamp: { seconds: 1_700_000_000, nanos: 0 },
       resources: [{ apiVersion: "v1", kind: "Pod", namespace: "dirty", name: "p", uid: "uid-p" }],
     });
+    expect(
+      items.map((item: { metadata: { annotations: object } }) => item.metadata.annotations),
+    ).toEqual([
+      { [POLICY_REPORT_SCOPE_ANNOTATION]: "all-namespaces" },
+      { [POLICY_REPORT_SCOPE_ANNOTATION]: "all-namespaces" },
+    ]);
+  });
+
+  test("no PolicyReport at all when no namespace had an object to check", async () => {
+    const report = await scanCluster({ lister: fakeLister({}), podCreators });
+    const { stdout } = renderAudit("policyreport", report);
+    expect(JSON.parse(stdout)).toEqual({ apiVersion: "v1", kind: "List", items: [] });
+  });
+
+  test("--namespace: that namespace's report, even with nothing left to check, scoped to it", async () => {
+    const report = await scanCluster({ lister: fakeLister({}), podCreators, namespace: "team-a" });
+    const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
+    expect(JSON.parse(stdout).items).toEqual([
+      {
+        apiVersion: "wgpolicyk8s.io/v1alpha2",
+        kind: "PolicyReport",
+        metadata: {
+          name: "cocoon-webhook-audit",
+          namespace: "team-a",
+          labels: { "app.kubernetes.io/managed-by": "cocoon-webhook" },
+          annotations: { [POLICY_REPORT_SCOPE_ANNOTATION]: "namespace" },
+        },
+        summary: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 },
+        results: [],
+      },
+    ]);
   });
 });
