@@ -7,7 +7,6 @@ import {
   workloadFindings,
 } from "../../src/cli/audit/checks";
 import { renderAudit, summaryLine } from "../../src/cli/audit/output";
-import { POLICY_REPORT_SCOPE_ANNOTATION } from "../../src/cli/audit/policy-report";
 import { scanCluster } from "../../src/cli/audit/scan";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { DEFAULT_POD_CREATORS, parsePodCreators } from "../../src/cocoon/pod-creators";
@@ -23,6 +22,8 @@ const TOLERATION = { key: COCOON_TOLERATION_KEY, operator: "Exists" };
 const COCOONSET_OWNER = { apiVersion: "cocoonset.cocoonstack.io/v1", kind: "CocoonSet", name: "s" };
 const SANDBOX_OWNER = { apiVersion: "agents.x-k8s.io/v1beta1", kind: "Sandbox", name: "s" };
 const REPLICASET_OWNER = { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-1" };
+/** Read by the CronJob's apply step (manifests/audit-cronjob): written out, not imported. */
+const SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 const object = (
   namespace: string,
@@ -317,10 +318,7 @@ describe("scanCluster", () => {
     });
     expect(
       items.map((item: { metadata: { annotations: object } }) => item.metadata.annotations),
-    ).toEqual([
-      { [POLICY_REPORT_SCOPE_ANNOTATION]: "all-namespaces" },
-      { [POLICY_REPORT_SCOPE_ANNOTATION]: "all-namespaces" },
-    ]);
+    ).toEqual([{ [SCOPE_ANNOTATION]: "all-namespaces" }, { [SCOPE_ANNOTATION]: "all-namespaces" }]);
   });
 
   test("no PolicyReport at all when no namespace had an object to check", async () => {
@@ -340,7 +338,7 @@ describe("scanCluster", () => {
           name: "cocoon-webhook-audit",
           namespace: "team-a",
           labels: { "app.kubernetes.io/managed-by": "cocoon-webhook" },
-          annotations: { [POLICY_REPORT_SCOPE_ANNOTATION]: "namespace" },
+          annotations: { [SCOPE_ANNOTATION]: "namespace" },
         },
         summary: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 },
         results: [],

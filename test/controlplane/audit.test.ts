@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import {
-  POLICY_REPORT_NAME,
-  POLICY_REPORT_SCOPE_ANNOTATION,
-} from "../../src/cli/audit/policy-report";
+import { POLICY_REPORT_NAME } from "../../src/cli/audit/policy-report";
 import { BINARY } from "../e2e/harness";
 import { findObject, render } from "../manifests/kustomize";
 import { eventually } from "../support/eventually";
@@ -105,6 +102,7 @@ function runApplyStep(reports: string) {
 }
 
 const MANAGED = { "app.kubernetes.io/managed-by": "cocoon-webhook" };
+const SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 function reportPath(reportNamespace: string, name = POLICY_REPORT_NAME) {
   return `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${reportNamespace}/policyreports/${name}`;
@@ -352,7 +350,7 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
     expect(cleared.status).toBe(200);
     expect(cleared.body.summary).toEqual({ pass: 0, fail: 0, warn: 0, error: 0, skip: 0 });
     expect(cleared.body.metadata.annotations).toEqual({
-      [POLICY_REPORT_SCOPE_ANNOTATION]: "namespace",
+      [SCOPE_ANNOTATION]: "namespace",
     });
     // Not written by this run, and still where the last all-namespaces run put it.
     expect((await cluster.request("GET", reportPath(namespace))).status).toBe(200);

@@ -101,8 +101,8 @@ describe("manifests/audit-cronjob", () => {
       expect.stringContaining("kubectl apply"),
       "apply-reports",
     ]);
-    expect(apply.command[2]).toContain("kubectl apply \"$@\" --server-side");
-    expect(apply.command[2]).toContain("kubectl delete \"$@\" policyreports.wgpolicyk8s.io");
+    expect(apply.command[2]).toContain('kubectl apply "$@" --server-side');
+    expect(apply.command[2]).toContain('kubectl delete "$@" policyreports.wgpolicyk8s.io');
     expect(apply.args).toEqual(["/reports/policyreports.json", "--cache-dir=/cache"]);
     expect(pod.restartPolicy).toBe("Never");
     for (const container of [auditStep, apply]) {

@@ -10,7 +10,7 @@ const POLICY = "cocoon-webhook";
  * reports an all-namespaces run no longer writes, and nothing after a
  * `--namespace` run, which knows nothing of the other namespaces.
  */
-export const POLICY_REPORT_SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
+const POLICY_REPORT_SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 /** How each severity reads in a PolicyReport result (wgpolicyk8s.io/v1alpha2). */
 const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string }> = {
