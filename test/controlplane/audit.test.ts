@@ -29,7 +29,9 @@ import { controlPlaneTier } from "./setup";
  * disable of the operations guide), then audit runs with the token of the
  * ServiceAccount of manifests/audit and its RBAC only, and its PolicyReports
  * are applied through the apiserver (a stub of the PolicyReport CRD, see
- * test/fixtures/policyreport) with the RBAC of manifests/audit-cronjob.
+ * test/fixtures/policyreport) with the RBAC of manifests/audit-cronjob, by
+ * the CronJob's apply step, which also deletes the reports of namespaces
+ * left with nothing to check.
  */
 
 const REPO_ROOT = join(import.meta.dir, "../..");
@@ -102,6 +104,7 @@ function runApplyStep(reports: string) {
 }
 
 const MANAGED = { "app.kubernetes.io/managed-by": "cocoon-webhook" };
+/** What the apply step reads to know whether the run audited every namespace. */
 const SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 function reportPath(reportNamespace: string, name = POLICY_REPORT_NAME) {
