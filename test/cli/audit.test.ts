@@ -22,6 +22,8 @@ const TOLERATION = { key: COCOON_TOLERATION_KEY, operator: "Exists" };
 const COCOONSET_OWNER = { apiVersion: "cocoonset.cocoonstack.io/v1", kind: "CocoonSet", name: "s" };
 const SANDBOX_OWNER = { apiVersion: "agents.x-k8s.io/v1beta1", kind: "Sandbox", name: "s" };
 const REPLICASET_OWNER = { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-1" };
+/** Read by the CronJob's apply step (manifests/audit-cronjob): written out, not imported. */
+const SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 const object = (
   namespace: string,
@@ -314,5 +316,33 @@ describe("scanCluster", () => {
       timestamp: { seconds: 1_700_000_000, nanos: 0 },
       resources: [{ apiVersion: "v1", kind: "Pod", namespace: "dirty", name: "p", uid: "uid-p" }],
     });
+    expect(
+      items.map((item: { metadata: { annotations: object } }) => item.metadata.annotations),
+    ).toEqual([{ [SCOPE_ANNOTATION]: "all-namespaces" }, { [SCOPE_ANNOTATION]: "all-namespaces" }]);
+  });
+
+  test("no PolicyReport at all when no namespace had an object to check", async () => {
+    const report = await scanCluster({ lister: fakeLister({}), podCreators });
+    const { stdout } = renderAudit("policyreport", report);
+    expect(JSON.parse(stdout)).toEqual({ apiVersion: "v1", kind: "List", items: [] });
+  });
+
+  test("--namespace: that namespace's report, even with nothing left to check, scoped to it", async () => {
+    const report = await scanCluster({ lister: fakeLister({}), podCreators, namespace: "team-a" });
+    const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
+    expect(JSON.parse(stdout).items).toEqual([
+      {
+        apiVersion: "wgpolicyk8s.io/v1alpha2",
+        kind: "PolicyReport",
+        metadata: {
+          name: "cocoon-webhook-audit",
+          namespace: "team-a",
+          labels: { "app.kubernetes.io/managed-by": "cocoon-webhook" },
+          annotations: { [SCOPE_ANNOTATION]: "namespace" },
+        },
+        summary: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 },
+        results: [],
+      },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { POLICY_REPORT_NAME } from "../../src/cli/audit/policy-report";
 import { BINARY } from "../e2e/harness";
 import { findObject, render } from "../manifests/kustomize";
 import { eventually } from "../support/eventually";
@@ -28,7 +29,9 @@ import { controlPlaneTier } from "./setup";
  * disable of the operations guide), then audit runs with the token of the
  * ServiceAccount of manifests/audit and its RBAC only, and its PolicyReports
  * are applied through the apiserver (a stub of the PolicyReport CRD, see
- * test/fixtures/policyreport) with the RBAC of manifests/audit-cronjob.
+ * test/fixtures/policyreport) with the RBAC of manifests/audit-cronjob, by
+ * the CronJob's apply step, which also deletes the reports of namespaces
+ * left with nothing to check.
  */
 
 const REPO_ROOT = join(import.meta.dir, "../..");
@@ -40,6 +43,8 @@ const LONG_SET = `agents-${"x".repeat(45)}`;
 
 let cluster: ControlPlane;
 let namespace: string;
+/** Holds one finding, deleted in the stale-report scenario. */
+let staleNamespace: string;
 let vmNodeName: string;
 let auditKubeconfig: string;
 
@@ -98,6 +103,52 @@ function runApplyStep(reports: string) {
   );
 }
 
+const MANAGED = { "app.kubernetes.io/managed-by": "cocoon-webhook" };
+/** What the apply step reads to know whether the run audited every namespace. */
+const SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
+
+function reportPath(reportNamespace: string, name = POLICY_REPORT_NAME) {
+  return `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${reportNamespace}/policyreports/${name}`;
+}
+
+/** `audit -o policyreport` into a file, as the CronJob's first step writes it; its path. */
+async function auditReports(args: readonly string[]): Promise<string> {
+  const file = join(cluster.dir, `reports-${crypto.randomUUID().slice(0, 8)}.json`);
+  const { exitCode, stderr } = await audit([
+    "-o",
+    "policyreport",
+    "--exit-zero",
+    `--output-file=${file}`,
+    ...args,
+  ]);
+  if (exitCode !== 0) throw new Error(`audit ${args.join(" ")} exited ${exitCode}: ${stderr}`);
+  return file;
+}
+
+/** A PolicyReport audit did not write (another name, or without its label); its path. */
+async function createForeignReport(
+  reportNamespace: string,
+  name: string,
+  labels: Record<string, string>,
+): Promise<string> {
+  await expectCreated(
+    cluster.request(
+      "POST",
+      `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${reportNamespace}/policyreports`,
+      {
+        body: {
+          apiVersion: "wgpolicyk8s.io/v1alpha2",
+          kind: "PolicyReport",
+          metadata: { name, labels },
+          summary: { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 },
+          results: [],
+        },
+      },
+    ),
+  );
+  return reportPath(reportNamespace, name);
+}
+
 /** Stored once the apiserver no longer calls the (deleted) webhook registrations. */
 function createWhileDown(path: string, body: KubeObject, as: Identity = ORDINARY_USER) {
   return eventually(
@@ -110,6 +161,7 @@ function createWhileDown(path: string, body: KubeObject, as: Identity = ORDINARY
 beforeAll(async () => {
   cluster = controlPlaneTier().cluster;
   namespace = await createNamespace(cluster, "audit");
+  staleNamespace = await createNamespace(cluster, "audit-stale");
   vmNodeName = uniqueName("vm-node");
   await expectCreated(cluster.request("POST", "/api/v1/nodes", { body: vmNode(vmNodeName) }));
   await kubectlOrThrow([
@@ -161,6 +213,7 @@ beforeAll(async () => {
       `/api/v1/namespaces/${namespace}/pods`,
       pod("squatter", { spec: { nodeName: vmNodeName } }),
     );
+    await createWhileDown(`/api/v1/namespaces/${staleNamespace}/pods`, gatedPod("by-hand"));
   } finally {
     await webhook.applyManifests();
   }
@@ -222,10 +275,7 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
       ["apply", "--server-side", "--field-manager=cocoon-webhook-audit", "-f", "-"],
       { as: AUDIT_IDENTITY, stdin: stdout },
     );
-    const stored = await cluster.request(
-      "GET",
-      `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${namespace}/policyreports/cocoon-webhook-audit`,
-    );
+    const stored = await cluster.request("GET", reportPath(namespace));
     expect(stored.status).toBe(200);
     // Checked here: 2 sets, 2 hibernations, 3 pods; 4 of them with (5) findings.
     expect(stored.body.summary).toEqual({ pass: 3, fail: 5, warn: 0, error: 0, skip: 0 });
@@ -246,49 +296,97 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
     expect(denied.status).toBe(403);
   });
 
-  test("the CronJob's apply step applies the reports, and succeeds applying nothing when there are none", async () => {
-    const reportPath = `/apis/wgpolicyk8s.io/v1alpha2/namespaces/${namespace}/policyreports/cocoon-webhook-audit`;
-    // Nothing to check in an empty namespace: an empty List, which kubectl apply refuses.
-    const empty = await createNamespace(cluster, "audit-empty");
-    const nothing = join(cluster.dir, `reports-${empty}.json`);
-    expect(
-      (await audit(["-n", empty, "-o", "policyreport", `--output-file=${nothing}`])).exitCode,
-    ).toBe(0);
-    expect(JSON.parse(readFileSync(nothing, "utf8"))).toEqual({
-      apiVersion: "v1",
-      kind: "List",
-      items: [],
+  test("the CronJob's apply step applies the reports, and fails on a file audit never wrote", async () => {
+    await cluster.request("DELETE", reportPath(namespace));
+    expect((await cluster.request("GET", reportPath(namespace))).status).toBe(404);
+    const applied = await runApplyStep(await auditReports(["-n", namespace]));
+    expect(applied.stderr).toBe("");
+    expect(applied.exitCode).toBe(0);
+    const stored = await cluster.request("GET", reportPath(namespace));
+    expect(stored.status).toBe(200);
+    expect(stored.body.summary).toEqual({ pass: 3, fail: 5, warn: 0, error: 0, skip: 0 });
+    // A file audit never wrote fails the job: it is not the same as no reports.
+    expect((await runApplyStep(join(cluster.dir, "never-written.json"))).exitCode).not.toBe(0);
+    expect((await cluster.request("GET", reportPath(namespace))).status).toBe(200);
+  });
+
+  test("a namespace left with nothing to check loses its report; no one else's report is touched", async () => {
+    const otherName = await createForeignReport(staleNamespace, "someone-elses-audit", MANAGED);
+    const emptyNamespace = await createNamespace(cluster, "audit-unlabelled");
+    const unlabelled = await createForeignReport(emptyNamespace, POLICY_REPORT_NAME, {});
+
+    const first = await runApplyStep(await auditReports([]));
+    expect(first.stderr).toBe("");
+    expect(first.exitCode).toBe(0);
+    const found = await cluster.request("GET", reportPath(staleNamespace));
+    expect(found.status).toBe(200);
+    expect(found.body.summary).toEqual({ pass: 0, fail: 1, warn: 0, error: 0, skip: 0 });
+
+    await cluster.request("DELETE", `/api/v1/namespaces/${staleNamespace}/pods/by-hand`);
+    await eventually(
+      () => cluster.request("GET", `/api/v1/namespaces/${staleNamespace}/pods/by-hand`),
+      (answer) => answer.status === 404,
+      30_000,
+    );
+    const reports = await auditReports([]);
+    expect(readFileSync(reports, "utf8")).not.toContain(`"namespace": "${staleNamespace}"`);
+    const next = await runApplyStep(reports);
+    expect(next.stderr).toBe("");
+    expect(next.exitCode).toBe(0);
+    expect(next.stdout).toContain(
+      `no object left to check in namespace ${staleNamespace}: deleting its report`,
+    );
+    expect((await cluster.request("GET", reportPath(staleNamespace))).status).toBe(404);
+    expect((await cluster.request("GET", reportPath(namespace))).status).toBe(200);
+    for (const report of [otherName, unlabelled]) {
+      expect((await cluster.request("GET", report)).status).toBe(200);
+    }
+  });
+
+  test("after a --namespace run only that namespace's report changes, even with nothing in it", async () => {
+    const reports = await auditReports(["-n", staleNamespace]);
+    const applied = await runApplyStep(reports);
+    expect(applied.stderr).toBe("");
+    expect(applied.exitCode).toBe(0);
+    expect(applied.stdout).toContain("reports in other namespaces left alone");
+    const cleared = await cluster.request("GET", reportPath(staleNamespace));
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.summary).toEqual({ pass: 0, fail: 0, warn: 0, error: 0, skip: 0 });
+    expect(cleared.body.metadata.annotations).toEqual({
+      [SCOPE_ANNOTATION]: "namespace",
     });
+    // Not written by this run, and still where the last all-namespaces run put it.
+    expect((await cluster.request("GET", reportPath(namespace))).status).toBe(200);
+  });
+
+  test("a run that writes no report applies nothing, succeeds, and deletes every earlier one", async () => {
+    // What audit writes when no namespace had an object to check (test/cli/audit.test.ts): no
+    // namespace here is empty of them, so the file is written as audit would write it.
+    const nothing = join(cluster.dir, "no-reports.json");
+    writeFileSync(nothing, `${JSON.stringify({ apiVersion: "v1", kind: "List", items: [] })}\n`);
     const refused = await cluster.kubectl(["apply", "--server-side", "-f", "-"], {
       as: AUDIT_IDENTITY,
       stdin: readFileSync(nothing, "utf8"),
     });
     expect(refused.stderr).toContain("no objects passed to apply");
+    const foreign = await createForeignReport(namespace, "someone-elses-audit", MANAGED);
     const skipped = await runApplyStep(nothing);
     expect(skipped.stderr).toBe("");
     expect(skipped.stdout).toContain("no PolicyReport to apply");
     expect(skipped.exitCode).toBe(0);
-    // A file audit never wrote fails the job: it is not the same as no reports.
-    expect((await runApplyStep(join(cluster.dir, "never-written.json"))).exitCode).not.toBe(0);
-
-    await cluster.request("DELETE", reportPath);
-    expect((await cluster.request("GET", reportPath)).status).toBe(404);
-    const found = join(cluster.dir, `reports-${namespace}.json`);
-    const written = await audit([
-      "-n",
-      namespace,
-      "-o",
-      "policyreport",
-      "--exit-zero",
-      `--output-file=${found}`,
+    for (const cleared of [namespace, staleNamespace]) {
+      expect((await cluster.request("GET", reportPath(cleared))).status).toBe(404);
+    }
+    expect((await cluster.request("GET", foreign)).status).toBe(200);
+    const left = await kubectlOrThrow([
+      "get",
+      "policyreports.wgpolicyk8s.io",
+      "--all-namespaces",
+      "--selector=app.kubernetes.io/managed-by=cocoon-webhook",
+      `--field-selector=metadata.name=${POLICY_REPORT_NAME}`,
+      "--output=name",
     ]);
-    expect(written.exitCode).toBe(0);
-    const applied = await runApplyStep(found);
-    expect(applied.stderr).toBe("");
-    expect(applied.exitCode).toBe(0);
-    const stored = await cluster.request("GET", reportPath);
-    expect(stored.status).toBe(200);
-    expect(stored.body.summary).toEqual({ pass: 3, fail: 5, warn: 0, error: 0, skip: 0 });
+    expect(left).toBe("");
   });
 
   test("without list on a kind: 'could not check' it and exit 2, never a clean result", async () => {

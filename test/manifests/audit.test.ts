@@ -74,7 +74,7 @@ describe("manifests/audit-cronjob", () => {
       {
         apiGroups: ["wgpolicyk8s.io"],
         resources: ["policyreports"],
-        verbs: ["get", "create", "patch"],
+        verbs: ["get", "list", "create", "patch", "delete"],
       },
     ]);
     expect(pod.serviceAccountName).toBe("cocoon-webhook-audit");
@@ -101,8 +101,9 @@ describe("manifests/audit-cronjob", () => {
       expect.stringContaining("kubectl apply"),
       "apply-reports",
     ]);
-    expect(apply.args[0]).toBe("/reports/policyreports.json");
-    expect(apply.args).toContain("--server-side");
+    expect(apply.command[2]).toContain('kubectl apply "$@" --server-side');
+    expect(apply.command[2]).toContain('kubectl delete "$@" policyreports.wgpolicyk8s.io');
+    expect(apply.args).toEqual(["/reports/policyreports.json", "--cache-dir=/cache"]);
     expect(pod.restartPolicy).toBe("Never");
     for (const container of [auditStep, apply]) {
       expect(container.securityContext).toMatchObject({

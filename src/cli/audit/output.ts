@@ -90,13 +90,17 @@ export function summaryLine(report: AuditReport): string {
   const perKind = AUDITED_KINDS.map((kind) => count(report.checked[kind], kind)).join(", ");
   const total = AUDITED_KINDS.reduce((sum, kind) => sum + report.checked[kind], 0);
   const found = `${count(bySeverity("error"), "error")}, ${count(bySeverity("warning"), "warning")}, ${count(bySeverity("notice"), "notice")} about ${count(objects, "object")}`;
-  const checked = `${count(total, "object")} checked in ${report.scope} (${perKind})`;
+  const checked = `${count(total, "object")} checked in ${scopeOf(report)} (${perKind})`;
   const skipped = report.skipped
     ? `; ${count(report.skipped, "object")} in namespaces the webhook leaves out not checked`
     : "";
   const failed = report.problems.map(({ kind }) => `${kind}s`);
   return `${found}; ${checked}${skipped}${failed.length ? `; could not check ${failed.join(", ")}` : ""}`;
 }
+
+/** Where it looked: `namespace "team-a"` or `all namespaces`. */
+const scopeOf = ({ namespace }: AuditReport) =>
+  namespace === undefined ? "all namespaces" : `namespace "${namespace}"`;
 
 function lines(texts: readonly string[]): string {
   return texts.map((text) => `${text}\n`).join("");

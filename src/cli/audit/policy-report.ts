@@ -4,6 +4,13 @@ import type { AuditReport } from "./scan";
 /** The name of the PolicyReport audit writes in each namespace: applying it again replaces the last one. */
 export const POLICY_REPORT_NAME = "cocoon-webhook-audit";
 const POLICY = "cocoon-webhook";
+/**
+ * On each report, what the run that wrote it audited: `all-namespaces`, or
+ * `namespace` for a `--namespace` run. The CronJob's apply step deletes the
+ * reports an all-namespaces run no longer writes, and nothing after a
+ * `--namespace` run, which knows nothing of the other namespaces.
+ */
+const POLICY_REPORT_SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
 /** How each severity reads in a PolicyReport result (wgpolicyk8s.io/v1alpha2). */
 const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string }> = {
@@ -15,16 +22,24 @@ const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string
 /**
  * A `v1` `List` of `wgpolicyk8s.io/v1alpha2` `PolicyReport`s, one per
  * namespace in which objects were checked (a namespace without findings
- * gets one too, so applying it clears an earlier report): a result per
- * finding naming the object, and in `summary` the objects checked without
- * findings as `pass`. Ready for `kubectl apply -f`.
+ * gets one too, so applying it clears an earlier report), and for the
+ * namespace of a `--namespace` run even when it held nothing to check: a
+ * result per finding naming the object, and in `summary` the objects checked
+ * without findings as `pass`. Ready for `kubectl apply -f`.
  */
 export function policyReports(report: AuditReport, now: Date): Record<string, unknown> {
   const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 };
   const byNamespace = Map.groupBy(report.findings, (finding) => finding.namespace);
-  const namespaces = [...new Set([...report.checkedByNamespace.keys(), ...byNamespace.keys()])]
+  const namespaces = [
+    ...new Set([
+      ...report.checkedByNamespace.keys(),
+      ...byNamespace.keys(),
+      ...(report.namespace === undefined ? [] : [report.namespace]),
+    ]),
+  ]
     .filter(Boolean)
     .sort();
+  const scope = report.namespace === undefined ? "all-namespaces" : "namespace";
   const items = namespaces.map((namespace) => {
     const findings = byNamespace.get(namespace) ?? [];
     const results = findings.map((finding) => result(finding, timestamp));
@@ -37,6 +52,7 @@ export function policyReports(report: AuditReport, now: Date): Record<string, un
         name: POLICY_REPORT_NAME,
         namespace,
         labels: { "app.kubernetes.io/managed-by": "cocoon-webhook" },
+        annotations: { [POLICY_REPORT_SCOPE_ANNOTATION]: scope },
       },
       summary: {
         pass: Math.max(0, checked - withFindings),

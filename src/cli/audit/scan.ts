@@ -49,8 +49,8 @@ export interface AuditReport {
   readonly problems: { readonly kind: AuditedKind; readonly message: string }[];
   /** Pods, Deployments and StatefulSets in namespaces the pod gate and scale guard leave out: not checked. */
   skipped: number;
-  /** Where it looked: `namespace "team-a"` or `all namespaces`. */
-  readonly scope: string;
+  /** The one namespace audited (`--namespace`), or undefined when every namespace was. */
+  readonly namespace: string | undefined;
 }
 
 export interface ScanOptions {
@@ -74,7 +74,7 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     checkedByNamespace: new Map(),
     problems: [],
     skipped: 0,
-    scope: options.namespace === undefined ? "all namespaces" : `namespace "${options.namespace}"`,
+    namespace: options.namespace,
   };
   const each = async (
     kind: AuditedKind,
