@@ -5,7 +5,7 @@
  * fresh, measured at ready and after a bounded common-case load, in rounds
  * that alternate the variants (A, B, A, B …; medians reported).
  *
- *   bun bench/memory.ts [--requests N] [--rounds R] [--scenario ID] [--probe] VARIANT…
+ *   bun bench/memory.ts [--requests N] [--rounds R] [--scenario ID] [--probe] [--paced S] VARIANT…
  *
  * VARIANT is `label=server[;build flag…][;!flag left out…][;ENV=value…]`, server one of cocoon
  * (src/main.ts serve), floor (bench/floor.ts), design (bench/design-floor.ts),
@@ -21,6 +21,12 @@
  * (libc), JIT code (anonymous executable mappings), the brk heap, and the
  * other anonymous memory (the JavaScript heap, mimalloc, stacks); start →
  * ready, and CPU per request and req/s of the load with the stolen share.
+ * With --paced S, each server then takes a paced turn of S seconds at the
+ * tail goal's 2 000 req/s: its p99.9, judged as `make bench` judges the tail
+ * (the median over turns quiet enough, lib/fixed-rate.ts), so that a runtime
+ * option (a `BUN_JSC_*` variable, which a compiled binary reads only from its
+ * environment) is A/B'd for the collector's pauses in the same alternating
+ * rounds as for memory.
  * Figures to read, never assertions.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -38,6 +44,7 @@ import {
   stolenShare,
 } from "../test/support/procfs";
 import { compileLikeTheWebhook } from "./lib/compile";
+import { delayFor, QUIET_TURN_STOLEN_SHARE, TAIL_GOAL_RATE } from "./lib/fixed-rate";
 import { answersOk } from "./lib/servers";
 import { median } from "./lib/statistics";
 import { ensureWrk, runWrk, writeLuaScript } from "./lib/wrk";
@@ -168,6 +175,8 @@ interface Sample {
   readonly requestsPerSecond: number;
   readonly cpuMsPerRequest: number;
   readonly stolenShare: number;
+  /** With --paced: the paced turn's tail, and whether the turn was quiet enough to judge it. */
+  readonly paced?: { readonly p99Us: number; readonly p999Us: number; readonly quiet: boolean };
 }
 
 function argument(name: string, fallback: number): number {
@@ -178,13 +187,14 @@ function argument(name: string, fallback: number): number {
 const requests = argument("--requests", 200_000);
 const rounds = argument("--rounds", 3);
 const probe = process.argv.includes("--probe");
+const pacedSeconds = argument("--paced", 0);
 const scenarioIndex = process.argv.indexOf("--scenario");
 const scenarioId = scenarioIndex === -1 ? "pod-common" : process.argv[scenarioIndex + 1];
 const variants = process.argv
   .slice(2)
   .filter(
     (each, index, all) =>
-      !each.startsWith("--") && !/^--(requests|rounds|scenario)$/.test(all[index - 1] ?? ""),
+      !each.startsWith("--") && !/^--(requests|rounds|scenario|paced)$/.test(all[index - 1] ?? ""),
   )
   .map(parseVariant);
 if (variants.length === 0) variants.push(parseVariant("cocoon"), parseVariant("floor"));
@@ -286,6 +296,7 @@ async function measure(variant: Variant, binary: string, round: number): Promise
   const cpuSeconds = processCpuSeconds(child.pid) - cpuBefore;
   if (requests > 0) await Bun.sleep(500);
   const afterLoad = composition(child.pid);
+  const paced = pacedSeconds > 0 ? await pacedTurn(url) : undefined;
   const peakRss = peakRssBytes(child.pid);
   const heapAfterLoad = probe ? await heapReport(child, reportFile, 2) : undefined;
   const afterCollection = probe ? composition(child.pid) : undefined;
@@ -307,7 +318,22 @@ async function measure(variant: Variant, binary: string, round: number): Promise
     requestsPerSecond: served / seconds,
     cpuMsPerRequest: (cpuSeconds * 1000) / served,
     stolenShare: stolenShare(machineBefore, machineAfter),
+    ...(paced ? { paced } : {}),
   };
+}
+
+/** One turn at the tail goal's rate, as `make bench`'s fixed-rate phase runs it. */
+async function pacedTurn(url: string): Promise<NonNullable<Sample["paced"]>> {
+  const before = machineCpu();
+  const run = await runWrk(script, {
+    url,
+    bodyFile,
+    connections: TAIL_GOAL_RATE.connections,
+    durationSeconds: pacedSeconds,
+    delayMs: delayFor(TAIL_GOAL_RATE),
+  });
+  const stolen = stolenShare(before, machineCpu());
+  return { p99Us: run.p99Us, p999Us: run.p999Us, quiet: stolen <= QUIET_TURN_STOLEN_SHARE };
 }
 
 const binaries = variants.map(build);
@@ -322,6 +348,9 @@ for (let round = 0; round < rounds; round++) {
       `${variant.label} round ${round + 1}: ready ${sample.readyMs.toFixed(0)} ms, RSS ${(sample.atReady.rss / MIB).toFixed(1)} → ${(sample.afterLoad.rss / MIB).toFixed(1)} MiB` +
         (requests > 0
           ? `, ${sample.requestsPerSecond.toFixed(0)} req/s, ${(sample.stolenShare * 100).toFixed(1)} % stolen`
+          : "") +
+        (sample.paced
+          ? `; paced p99.9 ${(sample.paced.p999Us / 1000).toFixed(2)} ms (${sample.paced.quiet ? "quiet" : "not quiet"})`
           : ""),
     );
     samples.push(sample);
@@ -359,6 +388,16 @@ const rows: [string, (sample: Sample) => number | undefined, (value: number) => 
   ["req/s of the load", (s) => s.requestsPerSecond, (v) => v.toFixed(0)],
   ["CPU ms per request", (s) => s.cpuMsPerRequest, (v) => v.toFixed(4)],
   ["stolen during the load, %", (s) => s.stolenShare * 100, (v) => v.toFixed(1)],
+  [
+    "paced 2 000 req/s: p99.9 of quiet turns, ms",
+    (s) => (s.paced?.quiet ? s.paced.p999Us / 1000 : undefined),
+    (v) => v.toFixed(2),
+  ],
+  [
+    "  p99 of quiet turns, ms",
+    (s) => (s.paced?.quiet ? s.paced.p99Us / 1000 : undefined),
+    (v) => v.toFixed(2),
+  ],
 ];
 const labels = variants.map((variant) => variant.label);
 const lines = [
