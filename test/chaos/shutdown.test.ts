@@ -42,6 +42,9 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: graceful shutdown under load", () => {
       env: {
         DRAIN_DELAY: `${DRAIN_DELAY_MS}ms`,
         SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`,
+        // The held requests stand for reviews still in flight at the signal; they hold their
+        // bodies back for longer than the default 2 s body-read deadline, which would answer 408.
+        BODY_READ_TIMEOUT: "30s",
         WEBHOOK_LOG_LEVEL: "info",
       },
     });

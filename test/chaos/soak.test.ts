@@ -87,6 +87,8 @@ function trickler(
     },
   );
   socket.on("error", () => {});
+  // Read (and drop) what the server answers: a paused socket never sees the server's close.
+  socket.resume();
   socket.on("close", () => {
     clearInterval(timer);
     state.closedAfterMs ??= Date.now() - state.openedAt;
@@ -241,9 +243,23 @@ describe.skipIf(!CHAOS_ENABLED)("chaos: soak", () => {
       expect(skipped).toBe(0);
       expect(samplesDelta).toBe(sent);
       expect(healthz).toBe(200);
-      // A connection that never sends a request is closed by the header timeout (about 10 s);
-      // a pooled one outlives the apiserver client's own 90 s idle timeout.
+      // A connection that never sends a request, or never finishes its headers, is closed by the
+      // header timeout (about 10 s); one that never finishes its body by the 408 at
+      // BODY_READ_TIMEOUT; a pooled one outlives the apiserver client's own 90 s idle timeout.
       expect(silent.closedAfterMs ?? Number.POSITIVE_INFINITY).toBeLessThan(30_000);
+      const closedWithin = (name: string, ms: number) => {
+        const slow = tricklers.filter((each) => each.name.startsWith(name));
+        expect(slow.length).toBeGreaterThan(0);
+        for (const each of slow) {
+          expect({ name: each.name, closed: (each.closedAfterMs ?? Infinity) < ms }).toEqual({
+            name: each.name,
+            closed: true,
+          });
+        }
+      };
+      closedWithin("headers:", 30_000);
+      // The default 2 s deadline, well before the header timeout would close them.
+      closedWithin("body:", 5_000);
       if (elapsedS > 95)
         expect(pooled.closedAfterMs ?? Number.POSITIVE_INFINITY).toBeGreaterThan(90_000);
       // Flat: after warm-up, growth stays under 64 MiB and under 50 % of the warm footprint.

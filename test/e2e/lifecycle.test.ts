@@ -54,7 +54,11 @@ describe("listen addresses", () => {
 
 describe("graceful shutdown", () => {
   test("SIGTERM: not ready at once, serves through DRAIN_DELAY, finishes in-flight requests, exits 0", async () => {
-    const webhook = await startWebhook({ env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s" } });
+    // The held request holds its body back past DRAIN_DELAY, so past the default 2 s body-read
+    // deadline on a slow machine; it stands for a review still in flight, not a slow sender.
+    const webhook = await startWebhook({
+      env: { DRAIN_DELAY: "1500ms", SHUTDOWN_TIMEOUT: "5s", BODY_READ_TIMEOUT: "30s" },
+    });
     const inFlight = holdRequest(webhook, JSON.stringify(plainPod));
     const inFlightGauge = () => webhook.metric("cocoon_webhook_http_requests_in_flight");
     expect(await eventually(inFlightGauge, (count) => count === 1)).toBe(1);
