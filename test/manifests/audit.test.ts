@@ -1,12 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  AUDITED_COCOONSETS,
-  AUDITED_DEPLOYMENTS,
-  AUDITED_HIBERNATIONS,
-  AUDITED_NODES,
-  AUDITED_PODS,
-  AUDITED_STATEFULSETS,
-} from "../../src/cli/audit/resources";
+import { AUDITED_RESOURCES } from "../../src/cli/audit/resources";
 import {
   findObject,
   KUBECTL,
@@ -48,14 +41,7 @@ describe("manifests/audit", () => {
           rule.resources.map((resource) => `${group}/${resource}: ${rule.verbs.join(",")}`),
         ),
     );
-    const read = [
-      AUDITED_COCOONSETS,
-      AUDITED_HIBERNATIONS,
-      AUDITED_PODS,
-      AUDITED_NODES,
-      AUDITED_DEPLOYMENTS,
-      AUDITED_STATEFULSETS,
-    ].map((resource) => `${resource.group}/${resource.plural}: list`);
+    const read = AUDITED_RESOURCES.map((resource) => `${resource.group}/${resource.plural}: list`);
     expect(granted.toSorted()).toEqual(read.toSorted());
     const binding = get(audit, "ClusterRoleBinding", "cocoon-webhook-audit");
     expect(binding.subjects).toEqual([

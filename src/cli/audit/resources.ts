@@ -96,3 +96,13 @@ const workloadItem: FieldsCheck = (object) =>
 
 export const AUDITED_DEPLOYMENTS = { ...DEPLOYMENTS, fields: workloadItem } as const;
 export const AUDITED_STATEFULSETS = { ...STATEFULSETS, fields: workloadItem } as const;
+
+/** What audit lists, in the order it lists them (nodes first: the pod check needs the VM nodes). */
+export const AUDITED_RESOURCES = [
+  AUDITED_NODES,
+  AUDITED_COCOONSETS,
+  AUDITED_HIBERNATIONS,
+  AUDITED_PODS,
+  AUDITED_DEPLOYMENTS,
+  AUDITED_STATEFULSETS,
+] as const;

@@ -2,7 +2,7 @@ import { ENDPOINTS } from "../../admission/endpoints";
 import type { PodCreators } from "../../cocoon/pod-creators";
 import { errorText } from "../../echo";
 import { type JsonObject, stringAt } from "../../json/read";
-import { type ApiResource, apiVersionOf } from "../../kube/api-resources";
+import { apiVersionOf } from "../../kube/api-resources";
 import { KubeApiError } from "../../kube/kube-api";
 import type { KubeLister } from "../../kube/list-stream";
 import {
@@ -19,19 +19,13 @@ import {
   AUDITED_HIBERNATIONS,
   AUDITED_NODES,
   AUDITED_PODS,
+  AUDITED_RESOURCES,
   AUDITED_STATEFULSETS,
 } from "./resources";
 
-/** The kinds audit checks, in the order it lists them (nodes first: the pod check needs the VM nodes). */
-export const AUDITED_KINDS = [
-  "Node",
-  "CocoonSet",
-  "CocoonHibernation",
-  "Pod",
-  "Deployment",
-  "StatefulSet",
-] as const;
-export type AuditedKind = (typeof AUDITED_KINDS)[number];
+/** The kinds audit checks, in the order it lists them. */
+export type AuditedKind = (typeof AUDITED_RESOURCES)[number]["kind"];
+export const AUDITED_KINDS: readonly AuditedKind[] = AUDITED_RESOURCES.map(({ kind }) => kind);
 
 /** The namespaces the pod gate's and the scale guard's registrations leave out: the webhook never sees them. */
 export const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
@@ -77,11 +71,11 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     namespace: options.namespace,
   };
   const each = async (
-    kind: AuditedKind,
-    resource: ApiResource,
+    resource: (typeof AUDITED_RESOURCES)[number],
     check: (item: JsonObject) => readonly AuditFinding[],
     excluded: ReadonlySet<string> = new Set(),
   ): Promise<boolean> => {
+    const { kind } = resource;
     const namespace = resource.namespaced ? options.namespace : undefined;
     try {
       for await (const page of options.lister.pages(resource, namespace)) {
@@ -106,29 +100,27 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   };
 
   const vmNodes = new Set<string>();
-  await each("Node", AUDITED_NODES, (node) => {
+  await each(AUDITED_NODES, (node) => {
     for (const name of vmNodeNames([node])) vmNodes.add(name);
     return [];
   });
   const cocoonSetVersion = apiVersionOf(AUDITED_COCOONSETS);
-  await each("CocoonSet", AUDITED_COCOONSETS, (set) => cocoonSetFindings(cocoonSetVersion, set));
+  await each(AUDITED_COCOONSETS, (set) => cocoonSetFindings(cocoonSetVersion, set));
   const hibernations = new HibernationAudit();
   const hibernationVersion = apiVersionOf(AUDITED_HIBERNATIONS);
-  const listedAll = await each("CocoonHibernation", AUDITED_HIBERNATIONS, (item) =>
+  const listedAll = await each(AUDITED_HIBERNATIONS, (item) =>
     hibernations.check(hibernationVersion, item),
   );
   // An incomplete list would make the first one seen look like the original.
   if (listedAll) report.findings.push(...hibernations.conflicts());
   const podContext = { podCreators: options.podCreators, vmNodes };
-  await each("Pod", AUDITED_PODS, (pod) => podFindings(pod, podContext), UNGATED_NAMESPACES);
+  await each(AUDITED_PODS, (pod) => podFindings(pod, podContext), UNGATED_NAMESPACES);
   await each(
-    "Deployment",
     AUDITED_DEPLOYMENTS,
     (workload) => workloadFindings("Deployment", workload),
     UNGATED_NAMESPACES,
   );
   await each(
-    "StatefulSet",
     AUDITED_STATEFULSETS,
     (workload) => workloadFindings("StatefulSet", workload),
     UNGATED_NAMESPACES,
