@@ -15,7 +15,13 @@ import { BINARY } from "./harness";
 
 const COCOON_API_VERSION = "cocoonset.cocoonstack.io/v1";
 const TOLERATION = { key: COCOON_TOLERATION_KEY, operator: "Exists" };
-const OWNER = { apiVersion: COCOON_API_VERSION, kind: "CocoonSet", name: "agents", uid: "u-1" };
+/** The stored CocoonSet team-a/agents, by name and uid. */
+const OWNER = {
+  apiVersion: COCOON_API_VERSION,
+  kind: "CocoonSet",
+  name: "agents",
+  uid: "uid-agents",
+};
 const LONG_SET = "a-cocoonset-whose-name-is-long-enough-to-break-the-budget";
 
 let apiserver: FakeApiserver;
@@ -151,9 +157,30 @@ describe("cocoon-webhook audit: what it finds", () => {
     expect(stdout).toContain("note: who created a pod is not stored in the cluster");
     expect(stdout.trimEnd().split("\n").at(-1)).toBe(
       "7 errors, 1 warning, 1 notice about 8 objects; 15 objects checked in all namespaces " +
-        "(2 Nodes, 3 CocoonSets, 3 CocoonHibernations, 5 Pods, 2 Deployments, 0 StatefulSets); " +
+        "(2 Nodes, 3 CocoonSets, 0 Sandboxes, 3 CocoonHibernations, 5 Pods, 2 Deployments, 0 StatefulSets); " +
         "1 object in namespaces the webhook leaves out not checked",
     );
+  });
+
+  test("a VM pod whose CocoonSet owner reference names no stored set (by uid) is a forged owner", async () => {
+    apiserver.setList("pods", [
+      {
+        ...meta("team-a", "agents-forged", { ownerReferences: [{ ...OWNER, uid: "uid-forged" }] }),
+        spec: { tolerations: [TOLERATION] },
+      },
+    ]);
+    try {
+      const { code, stdout } = await audit([]);
+      expect(code).toBe(1);
+      expect(located(stdout).filter((line) => line.includes(": Pod "))).toEqual([
+        "error: Pod team-a/agents-forged: metadata.ownerReferences[0] [pod.forged-owner]",
+      ]);
+      expect(stdout).toContain(
+        'names cocoonset.cocoonstack.io/CocoonSet "agents" (uid "uid-forged")',
+      );
+    } finally {
+      seedCluster();
+    }
   });
 
   test("pages of APISERVER_LIST_PAGE_SIZE are followed to the end with the same result", async () => {
@@ -349,7 +376,8 @@ describe("cocoon-webhook audit: memory", () => {
     apiserver.setList("pods", {
       count: 50_000,
       make: (index) => ({
-        ...meta(`team-${index % 50}`, `agents-${index}`, { ownerReferences: [OWNER] }),
+        // All owned by the stored CocoonSet of their namespace.
+        ...meta("team-a", `agents-${index}`, { ownerReferences: [OWNER] }),
         spec: {
           tolerations: [TOLERATION],
           nodeName: "vm-node",
@@ -375,7 +403,9 @@ describe("cocoon-webhook audit: memory", () => {
     const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     clearInterval(sampling);
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toHaveLength(EXPECTED.length - 3);
+    expect(JSON.parse(stdout)).toHaveLength(
+      EXPECTED.filter((finding) => !finding.includes(": Pod ")).length,
+    );
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(256 * MIB);
   }, 60_000);

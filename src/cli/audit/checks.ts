@@ -1,7 +1,15 @@
 import { collectViolations, type Violation } from "../../admission/violations";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import { describeTrustedOwners, type PodCreators, pairedOwners } from "../../cocoon/pod-creators";
+import {
+  describeTrustedOwners,
+  includesKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwners,
+} from "../../cocoon/pod-creators";
+import { cutShort } from "../../echo";
 import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
+import { apiGroupOf } from "../../kube/api-resources";
 import type { HibernationRuleId, RuleId } from "../../policies/catalogue";
 import { cocoonSetViolations } from "../../policies/cocoonset/cocoonset";
 import {
@@ -17,6 +25,7 @@ import {
   requestedNodeName,
 } from "../../policies/pod-gate";
 import { workloadIsCocoon } from "../../policies/scale-guard";
+import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
 /*
@@ -142,6 +151,8 @@ export function vmNodeNames(nodes: readonly JsonObject[]): string[] {
 export interface PodContext {
   readonly podCreators: PodCreators;
   readonly vmNodes: ReadonlySet<string>;
+  /** The stored owners of the kinds audit lists, to tell a forged owner reference. */
+  readonly owners: OwnerIndex;
 }
 
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
@@ -157,7 +168,7 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
   const owners = pairedOwners(podOwnerKinds(pod), context.podCreators);
   const creator = `it was created by field manager ${firstManager(pod)} (the requester itself is not stored, so who made it cannot be checked now)`;
   if (readPodMarkers(pod) === "gated") {
-    if (owners.length > 0) return [];
+    if (owners.length > 0) return forgedOwnerFindings(pod, identity, context);
     return [
       {
         ...identity,
@@ -193,6 +204,44 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
         `${creator}; move it off the VM node, or create it through a CocoonSet`,
     },
   ];
+}
+
+/**
+ * A marked pod's owner references of a paired kind that name no stored
+ * object of that kind, name and uid: written by a client that is not its
+ * operator (the reference is client-set), or left behind by an owner that is
+ * gone. Kinds audit did not list to the end are not judged.
+ */
+function forgedOwnerFindings(
+  pod: JsonObject,
+  identity: ObjectIdentity,
+  context: PodContext,
+): AuditFinding[] {
+  const references = valueAt(pod, ["metadata", "ownerReferences"]);
+  if (!Array.isArray(references)) return [];
+  const paired = pairedOwners(podOwnerKinds(pod), context.podCreators);
+  const findings: AuditFinding[] = [];
+  references.forEach((reference: unknown, index) => {
+    if (!isJsonObject(reference)) return;
+    const { apiVersion, kind, name, uid } = reference;
+    if (typeof apiVersion !== "string" || typeof kind !== "string") return;
+    const ownerKind = { group: apiGroupOf(apiVersion), kind };
+    if (!includesKind(paired, ownerKind)) return;
+    if (context.owners.resolves(ownerKind, identity.namespace, name, uid) !== false) return;
+    findings.push({
+      ...identity,
+      severity: "error",
+      rule: "pod.forged-owner",
+      path: `metadata.ownerReferences[${index}]`,
+      message:
+        `the pod carries a cocoon marker (${MARKERS}) and names ${ownerKindText(ownerKind)} ` +
+        `${JSON.stringify(cutShort(String(name)))} (uid ${JSON.stringify(cutShort(String(uid)))}) as its owner, ` +
+        `but no ${kind} of that name and uid is stored in namespace "${identity.namespace}": an owner ` +
+        "reference is written by the client, so this one was forged or outlived its owner; delete the " +
+        `pod and let the ${kind}'s operator create it`,
+    });
+  });
+  return findings;
 }
 
 function hasKeylessExistsToleration(pod: JsonObject): boolean {

@@ -1,5 +1,5 @@
 import { ENDPOINTS } from "../../admission/endpoints";
-import type { PodCreators } from "../../cocoon/pod-creators";
+import { COCOONSET_OWNER, type PodCreators, SANDBOX_OWNER } from "../../cocoon/pod-creators";
 import { errorText } from "../../echo";
 import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
@@ -13,6 +13,7 @@ import {
   vmNodeNames,
   workloadFindings,
 } from "./checks";
+import { OwnerIndex } from "./owners";
 import {
   AUDITED_COCOONSETS,
   AUDITED_DEPLOYMENTS,
@@ -20,6 +21,8 @@ import {
   AUDITED_NODES,
   AUDITED_PODS,
   AUDITED_RESOURCES,
+  AUDITED_SANDBOXES,
+  AUDITED_SANDBOXES_V1ALPHA1,
   AUDITED_STATEFULSETS,
 } from "./resources";
 
@@ -70,11 +73,20 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     skipped: 0,
     namespace: options.namespace,
   };
+  /**
+   * Checks every item of `resource`: "listed" when its LIST went to the end,
+   * "failed" when it could not (reported as a problem), "not_served" for a
+   * 404 of a kind that may not be installed (`optional`).
+   */
   const each = async (
-    resource: (typeof AUDITED_RESOURCES)[number],
+    resource: (typeof AUDITED_RESOURCES)[number] | typeof AUDITED_SANDBOXES_V1ALPHA1,
     check: (item: JsonObject) => readonly AuditFinding[],
-    excluded: ReadonlySet<string> = new Set(),
-  ): Promise<boolean> => {
+    {
+      excluded = new Set(),
+      optional = false,
+      judged = true,
+    }: { excluded?: ReadonlySet<string>; optional?: boolean; judged?: boolean } = {},
+  ): Promise<"listed" | "failed" | "not_served"> => {
     const { kind } = resource;
     const namespace = resource.namespaced ? options.namespace : undefined;
     try {
@@ -86,16 +98,17 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
           }
           report.findings.push(...check(item));
           report.checked[kind]++;
-          if (resource.namespaced) countIn(report.checkedByNamespace, item);
+          if (resource.namespaced && judged) countIn(report.checkedByNamespace, item);
         }
         options.progress?.(report);
         collectPastSoftLimit();
       }
-      return true;
+      return "listed";
     } catch (error) {
       if (!(error instanceof KubeApiError)) throw error;
+      if (optional && error.status === 404) return "not_served";
       report.problems.push({ kind, message: errorText(error) });
-      return false;
+      return "failed";
     }
   };
 
@@ -104,28 +117,58 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     for (const name of vmNodeNames([node])) vmNodes.add(name);
     return [];
   });
+  const owners = new OwnerIndex();
   const cocoonSetVersion = apiVersionOf(AUDITED_COCOONSETS);
-  await each(AUDITED_COCOONSETS, (set) => cocoonSetFindings(cocoonSetVersion, set));
+  const setsListed = await each(AUDITED_COCOONSETS, (set) => {
+    owners.add(COCOONSET_OWNER, set);
+    return cocoonSetFindings(cocoonSetVersion, set);
+  });
+  if (setsListed === "listed") owners.listedAll(COCOONSET_OWNER);
+  if (await listSandboxes(each, owners)) owners.listedAll(SANDBOX_OWNER);
   const hibernations = new HibernationAudit();
   const hibernationVersion = apiVersionOf(AUDITED_HIBERNATIONS);
   const listedAll = await each(AUDITED_HIBERNATIONS, (item) =>
     hibernations.check(hibernationVersion, item),
   );
   // An incomplete list would make the first one seen look like the original.
-  if (listedAll) report.findings.push(...hibernations.conflicts());
-  const podContext = { podCreators: options.podCreators, vmNodes };
-  await each(AUDITED_PODS, (pod) => podFindings(pod, podContext), UNGATED_NAMESPACES);
-  await each(
-    AUDITED_DEPLOYMENTS,
-    (workload) => workloadFindings("Deployment", workload),
-    UNGATED_NAMESPACES,
-  );
-  await each(
-    AUDITED_STATEFULSETS,
-    (workload) => workloadFindings("StatefulSet", workload),
-    UNGATED_NAMESPACES,
-  );
+  if (listedAll === "listed") report.findings.push(...hibernations.conflicts());
+  const podContext = { podCreators: options.podCreators, vmNodes, owners };
+  await each(AUDITED_PODS, (pod) => podFindings(pod, podContext), {
+    excluded: UNGATED_NAMESPACES,
+  });
+  await each(AUDITED_DEPLOYMENTS, (workload) => workloadFindings("Deployment", workload), {
+    excluded: UNGATED_NAMESPACES,
+  });
+  await each(AUDITED_STATEFULSETS, (workload) => workloadFindings("StatefulSet", workload), {
+    excluded: UNGATED_NAMESPACES,
+  });
   return report;
+}
+
+type Each = (
+  resource: typeof AUDITED_SANDBOXES | typeof AUDITED_SANDBOXES_V1ALPHA1,
+  check: (item: JsonObject) => readonly AuditFinding[],
+  options: { optional: boolean; judged: boolean },
+) => Promise<"listed" | "failed" | "not_served">;
+
+/**
+ * Sandboxes, to resolve their pods' owner references: v1beta1, else the
+ * older v1alpha1. Whether every Sandbox was seen: also when neither version
+ * is served, since then none exists.
+ */
+async function listSandboxes(each: Each, owners: OwnerIndex): Promise<boolean> {
+  for (const resource of [AUDITED_SANDBOXES, AUDITED_SANDBOXES_V1ALPHA1]) {
+    const listed = await each(
+      resource,
+      (sandbox) => {
+        owners.add(SANDBOX_OWNER, sandbox);
+        return [];
+      },
+      { optional: true, judged: false },
+    );
+    if (listed !== "not_served") return listed === "listed";
+  }
+  return true;
 }
 
 /**
