@@ -54,12 +54,24 @@ export interface ScanOptions {
   readonly namespace?: string;
   /** Called after each page with the report so far (the terminal's progress line). */
   readonly progress?: (report: AuditReport) => void;
+  /**
+   * The whole audit's time limit (`--timeout`), in milliseconds: checked
+   * before each page, so a run ends within it and one APISERVER_TIMEOUT.
+   */
+  readonly timeLimitMs: number;
+  /** Milliseconds since some fixed point; performance.now unless given. */
+  readonly now?: () => number;
 }
+
+/** Thrown between pages once the audit's time limit has passed. */
+class OutOfTime extends Error {}
 
 /**
  * Lists each kind page by page and checks every object as the webhook would
  * on CREATE, dropping each page once checked. A kind whose LIST fails is
- * reported as not checked; the others are still checked.
+ * reported as not checked; the others are still checked. Past the time
+ * limit, the kind being read and every kind after it are reported as not
+ * checked, so a run that could not finish never reads as clean.
  */
 export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   const report: AuditReport = {
@@ -70,6 +82,13 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     skipped: 0,
     namespace: options.namespace,
   };
+  const now = options.now ?? (() => performance.now());
+  const deadline = now() + options.timeLimitMs;
+  const outOfTime = (pages: number) =>
+    new OutOfTime(
+      `the audit did not finish within --timeout (${options.timeLimitMs} ms)${pages > 0 ? ` after ${pages} pages of this kind` : ""}; ` +
+        "give it more time, or audit one namespace at a time (--namespace)",
+    );
   const each = async (
     resource: (typeof AUDITED_RESOURCES)[number],
     check: (item: JsonObject) => readonly AuditFinding[],
@@ -77,8 +96,11 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   ): Promise<boolean> => {
     const { kind } = resource;
     const namespace = resource.namespaced ? options.namespace : undefined;
+    let pages = 0;
     try {
+      if (now() > deadline) throw outOfTime(pages);
       for await (const page of options.lister.pages(resource, namespace)) {
+        pages++;
         for (const item of page) {
           if (excluded.has(stringAt(item, ["metadata", "namespace"]) ?? "")) {
             report.skipped++;
@@ -90,10 +112,11 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
         }
         options.progress?.(report);
         collectPastSoftLimit();
+        if (now() > deadline) throw outOfTime(pages);
       }
       return true;
     } catch (error) {
-      if (!(error instanceof KubeApiError)) throw error;
+      if (!(error instanceof KubeApiError || error instanceof OutOfTime)) throw error;
       report.problems.push({ kind, message: errorText(error) });
       return false;
     }
