@@ -66,6 +66,32 @@ export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): 
 }
 
 /**
+ * A stream (stdin) read whole as text, refused once it passes `maxBytes`
+ * without reading the rest: `< /dev/zero` ends at the cap, not in an OOM.
+ * Throws an UnsafeFileError naming `name`.
+ */
+export async function readCappedStream(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  maxBytes: number,
+): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new UnsafeFileError(`${name} is larger than the ${maxBytes}-byte limit`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, length).toString("utf8");
+}
+
+/**
  * Identifies the file behind a path as it is now. `stat` follows symlinks, so
  * a Secret volume's `..data` swap changes the inode even when mtimes tie.
  * Throws when the path cannot be stat'ed.
