@@ -45,6 +45,12 @@ export interface CheckOptions {
   readonly namespace: string;
   /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
   readonly strict: boolean;
+  /**
+   * Every checked object is listed in the summary, not only the findings
+   * (JUnit's one test case per object); otherwise what is kept grows with
+   * the findings alone.
+   */
+  readonly listChecked?: boolean;
 }
 
 /** An object that was checked (or reported as an unknown cocoon object), with its findings. */
@@ -58,7 +64,7 @@ export interface CheckedObject {
 
 export interface CheckSummary {
   readonly findings: Finding[];
-  /** In input order. */
+  /** In input order; empty unless CheckOptions.listChecked. */
   readonly checked: CheckedObject[];
   readonly objects: number;
   /** Objects with at least one finding. */
@@ -150,13 +156,15 @@ export function createObjectChecker(options: CheckOptions): ObjectChecker {
     const located = problems
       .map((each) => locate(object, kindName, namespace, each))
       .sort((a, b) => a.line - b.line || a.column - b.column);
-    checked.push({
-      file: object.file,
-      kind: kindName,
-      namespace,
-      name: nameOf(object.value),
-      findings: located,
-    });
+    if (options.listChecked) {
+      checked.push({
+        file: object.file,
+        kind: kindName,
+        namespace,
+        name: nameOf(object.value),
+        findings: located,
+      });
+    }
     if (located.length > 0) objectsWithFindings++;
     findings.push(...located);
   };

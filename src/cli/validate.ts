@@ -6,6 +6,7 @@ import { createObjectChecker } from "./check";
 import {
   answerWithoutRunning,
   type CliIo,
+  collectorPastSoftLimit,
   EXIT_CLEAN,
   EXIT_FINDINGS,
   EXIT_UNUSABLE,
@@ -13,7 +14,7 @@ import {
   type ParsedOptions,
   processCliIo,
 } from "./cli-io";
-import { parseSource } from "./documents";
+import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
 import { OUTPUT_FORMATS, render } from "./output";
 import { errorCount } from "./report";
@@ -77,12 +78,20 @@ const processIo: ValidateIo = {
   readStdin: (maxBytes) => readCappedStream(Bun.stdin.stream(), STDIN_NAME, maxBytes),
 };
 
+/** Objects checked between two looks at the process's size. */
+const DOCUMENTS_BETWEEN_MEMORY_CHECKS = 1000;
+
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if (!isRunnable(options)) return answerWithoutRunning("validate", VALIDATE_USAGE, options, io);
   // One input at a time, one document at a time: only findings are kept.
-  const checker = createObjectChecker(options);
+  const checker = createObjectChecker({ ...options, listChecked: options.output === "junit" });
+  const collectPastSoftLimit = collectorPastSoftLimit(DOCUMENTS_BETWEEN_MEMORY_CHECKS);
+  const check = (object: SourceObject) => {
+    checker.check(object);
+    collectPastSoftLimit();
+  };
   const problems: InputProblem[] = [];
   let files = 0;
   for await (const input of readInputs(options.paths, io.readStdin)) {
@@ -91,7 +100,7 @@ export async function runValidate(args: readonly string[], io = processIo): Prom
       continue;
     }
     files++;
-    const unparsable = parseSource(input.source, checker.check);
+    const unparsable = parseSource(input.source, check);
     if (unparsable) problems.push(unparsable);
   }
   const summary = checker.summary();

@@ -40,7 +40,7 @@ function reportOf(strict = false): RunReport {
   return {
     summary: checkText(
       { file: "deploy/sets dir/m.yaml", text: MANIFESTS },
-      { namespace: "default", strict },
+      { namespace: "default", strict, listChecked: true },
     ),
     files: 2,
     problems: [{ file: "deploy/broken.yaml", line: 3, column: 7, message: 'bad "yaml" & <more>' }],
@@ -96,7 +96,7 @@ describe("--output junit, one object twice", () => {
       "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonHibernation\nmetadata: {name: p}\nspec: {podRef: {name: p}, desire: Wake}\n";
     const summary = checkText(
       { file: "h.yaml", text: `${hibernation}---\n${hibernation}` },
-      { namespace: "default", strict: false },
+      { namespace: "default", strict: false, listChecked: true },
     );
     const xml = render("junit", { summary, files: 1, problems: [] }).stdout;
     const cases = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml)

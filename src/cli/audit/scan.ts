@@ -5,6 +5,7 @@ import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
 import { KubeApiError } from "../../kube/kube-api";
 import type { KubeLister } from "../../kube/list-stream";
+import { collectorPastSoftLimit } from "../cli-io";
 import {
   type AuditFinding,
   cocoonSetFindings,
@@ -82,6 +83,7 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     skipped: 0,
     namespace: options.namespace,
   };
+  const collectPastSoftLimit = collectorPastSoftLimit();
   const now = options.now ?? (() => performance.now());
   const deadline = now() + options.timeLimitMs;
   const outOfTime = (pages: number) =>
@@ -149,17 +151,6 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     UNGATED_NAMESPACES,
   );
   return report;
-}
-
-/**
- * The runtime collects lazily, so a long audit grows by pages it no longer
- * holds: past this size a full collection after a page brings it back to what
- * one page needs. Below it a collection per page would cost more than it saves.
- */
-const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
-
-function collectPastSoftLimit(): void {
-  if (process.memoryUsage.rss() > SOFT_LIMIT_BYTES) Bun.gc(true);
 }
 
 function countIn(counts: Map<string, number>, item: JsonObject): void {
