@@ -17,7 +17,7 @@ export const MAX_READS_IN_FLIGHT = 8;
  * webhook reads (MAX_LIST_BYTES of CocoonHibernations) fits; two of the
  * largest a hostile apiserver could send do not, whatever their shape.
  */
-export const ANSWERS_BUDGET_BYTES = 96 * 1024 * 1024;
+export const ANSWERS_BUDGET_BYTES = 80 * 1024 * 1024;
 
 /**
  * What decoding an answer costs, charged before it is decoded: the text
@@ -45,9 +45,19 @@ export interface ReadBudget {
   readonly heldBytes: number;
 }
 
+/**
+ * A read whose answers held at least this much is followed by a full
+ * collection once its caller is done with them: the collector would leave
+ * tens of MiB of decoded answers for later, and the next large answers
+ * would be decoded on top of them.
+ */
+export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
+
 export interface ReadBudgetOptions {
   readonly maxReads?: number;
   readonly budgetBytes?: number;
+  /** A full collection of the heap; `Bun.gc(true)` unless given. */
+  readonly collect?: () => void;
 }
 
 /**
@@ -56,13 +66,25 @@ export interface ReadBudgetOptions {
  * answers and of the decoded values they become. A read past either bound
  * is refused, never queued: the review fails closed with a message naming
  * the read, and the apiserver's own retry of a refused review finds room.
+ * After a read whose answers were large, the heap is collected.
  */
 export function createReadBudget({
   maxReads = MAX_READS_IN_FLIGHT,
   budgetBytes = ANSWERS_BUDGET_BYTES,
+  collect = () => Bun.gc(true),
 }: ReadBudgetOptions = {}): ReadBudget {
   let reads = 0;
   let held = 0;
+  let collecting = false;
+  // On a later turn of the event loop: by then the review that read has its verdict.
+  const collectSoon = () => {
+    if (collecting) return;
+    collecting = true;
+    setImmediate(() => {
+      collecting = false;
+      collect();
+    });
+  };
   return {
     begin(operation) {
       if (reads >= maxReads) {
@@ -92,6 +114,7 @@ export function createReadBudget({
           ended = true;
           reads--;
           held -= mine;
+          if (mine >= COLLECT_AFTER_BYTES) collectSoon();
         },
       };
     },

@@ -5,6 +5,7 @@ import { NODES } from "../../src/kube/api-resources";
 import { createKubeApi, MAX_LIST_BYTES, MAX_OBJECT_ANSWER_BYTES } from "../../src/kube/client";
 import {
   ANSWERS_BUDGET_BYTES,
+  COLLECT_AFTER_BYTES,
   createReadBudget,
   decodedCost,
   MAX_READS_IN_FLIGHT,
@@ -116,8 +117,24 @@ describe("what the answers hold", () => {
     expect(decodedCost(MAX_LIST_BYTES, 4 * 50_000)).toBeLessThan(ANSWERS_BUDGET_BYTES);
   });
 
+  test("a read whose answers were large is followed by one collection, once its caller is done", async () => {
+    let collections = 0;
+    const budget = createReadBudget({ collect: () => collections++ });
+    const small = budget.begin("GET small");
+    small.charge(COLLECT_AFTER_BYTES - 1);
+    small.end();
+    const large = [budget.begin("LIST a"), budget.begin("LIST b")];
+    for (const hold of large) {
+      hold.charge(COLLECT_AFTER_BYTES);
+      hold.end();
+    }
+    expect(collections).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(collections).toBe(1);
+  });
+
   test("held bytes and reads come back to zero", () => {
-    const budget = createReadBudget({ maxReads: 2, budgetBytes: 100 });
+    const budget = createReadBudget({ maxReads: 2, budgetBytes: 100, collect: () => {} });
     const first = budget.begin("GET a");
     first.charge(60);
     const second = budget.begin("GET b");
