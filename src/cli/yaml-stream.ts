@@ -33,7 +33,9 @@ function* cutsOf(stream: string): Generator<number> {
   let last = 0;
   for (const marker of stream.matchAll(MARKER)) {
     const cut = marker[0].startsWith("-") ? marker.index : marker.index + marker[0].length;
-    if (cut > last) yield (last = cut);
+    if (cut <= last) continue;
+    last = cut;
+    yield cut;
   }
   if (stream.length > last) yield stream.length;
 }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { LARGE_REVIEW_BYTES, SMALL_BODIES_BUDGET_BYTES } from "../../src/admission/large-reviews";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
 import { NODES } from "../../src/kube/api-resources";
@@ -145,5 +146,13 @@ describe("what the answers hold", () => {
     first.end();
     second.end();
     expect({ reads: budget.readsInFlight, held: budget.heldBytes }).toEqual({ reads: 0, held: 0 });
+  });
+});
+
+describe("reads in flight and the small reviews' room", () => {
+  test("the reviews waiting on reads hold at most half the room small bodies share", () => {
+    expect(MAX_READS_IN_FLIGHT * LARGE_REVIEW_BYTES).toBeLessThanOrEqual(
+      SMALL_BODIES_BUDGET_BYTES / 2,
+    );
   });
 });
