@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
 import { LISTED_PROBLEMS_LIMIT } from "../src/echo";
+import { configErrorOf } from "./support/config-error";
 
 describe("parseDurationMs", () => {
   test.each([
@@ -177,13 +178,3 @@ describe("loadConfig", () => {
     );
   });
 });
-
-function configErrorOf(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}

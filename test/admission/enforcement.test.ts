@@ -9,16 +9,7 @@ import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
 import { collectViolations, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
 import { LISTED_PROBLEMS_LIMIT } from "../../src/echo";
-
-function configErrorOf(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
+import { configErrorOf } from "../support/config-error";
 
 describe("ENFORCEMENT", () => {
   test("unset or empty denies everywhere", () => {
