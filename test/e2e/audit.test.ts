@@ -499,6 +499,7 @@ describe("cocoon-webhook audit: usage", () => {
       "--strict",
       "--exit-zero",
       "--output-file",
+      "--timeout",
       "--kubeconfig",
       "--context",
     ]) {
