@@ -48,16 +48,26 @@ export function readRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string
 export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
-    checkRegular(path, fstatSync(fd), maxBytes);
-    const buffer = Buffer.alloc(maxBytes + 1);
+    const stats = fstatSync(fd);
+    checkRegular(path, stats, maxBytes);
+    // Sized by the file, one byte over so growth shows; grown, up to the cap, if it grows.
+    let buffer = Buffer.allocUnsafe(stats.size + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) {
+          throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
+        }
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
       const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
-      if (length > maxBytes) {
-        throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
-      }
+    }
+    if (length > maxBytes) {
+      throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
     }
     return buffer.toString("utf8", 0, length);
   } finally {
