@@ -50,14 +50,14 @@ export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): 
   try {
     const stats = fstatSync(fd);
     checkRegular(path, stats, maxBytes);
+    const grewPast = () =>
+      new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
     // Sized by the file, one byte over so growth shows; grown, up to the cap, if it grows.
     let buffer = Buffer.allocUnsafe(stats.size + 1);
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > maxBytes) {
-          throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
-        }
+        if (length > maxBytes) throw grewPast();
         const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
@@ -66,9 +66,7 @@ export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): 
       if (read === 0) break;
       length += read;
     }
-    if (length > maxBytes) {
-      throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
-    }
+    if (length > maxBytes) throw grewPast();
     return buffer.toString("utf8", 0, length);
   } finally {
     closeSync(fd);
