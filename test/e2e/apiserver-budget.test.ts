@@ -14,7 +14,7 @@ import {
   memoryCgroupUnavailable,
   uncachedCopy,
 } from "../support/memory-cgroup";
-import { MIB, peakRssBytes } from "../support/procfs";
+import { MIB, peakRssBytes, resetPeakRss } from "../support/procfs";
 import { BINARY, readReview, startWebhook, type WebhookProcess } from "./harness";
 
 /*
@@ -66,6 +66,12 @@ afterAll(async () => {
   if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
 });
 
+/** Each scenario's peak is its own. */
+function startScenario(): void {
+  resetPeakRss(webhook.process.pid);
+  cgroup?.resetPeak();
+}
+
 /** The process is alive and, in the cgroup, was never OOM-killed; without one, its peak stayed inside the limit. */
 function expectWithinMemoryLimit(): void {
   expect(webhook.process.exitCode).toBeNull();
@@ -94,6 +100,7 @@ async function verdictOf(body: unknown, path = "/validate-cocoonhibernation") {
 
 describe("dense and large apiserver answers, several at once", () => {
   test("an 8 MiB LIST page of 2.79 million {}, 3 CREATEs at once: each refused before decoding, none OOM", async () => {
+    startScenario();
     const items = "{},".repeat(2_790_000);
     apiserver.failAlways({
       kind: "answer",
@@ -130,6 +137,7 @@ describe("dense and large apiserver answers, several at once", () => {
       spec: { podRef: { name: `other-${index}` }, desire: "Hibernate" },
     }));
     expect(JSON.stringify(fat[0]).length).toBeGreaterThan(1_300_000);
+    startScenario();
     apiserver.setHibernations(NAMESPACE, fat);
     // Pages of five: each within the webhook's page cap, the list within its total.
     apiserver.setListPageSize(5);
@@ -185,6 +193,7 @@ describe("reads never starve the rest", () => {
     test(`${clients} reviews just under ${LARGE_REVIEW_BYTES} bytes wait on a slow node GET; a pod review that needs no read is answered before any of them`, async () => {
       // Slower than any review may wait, so each read lasts until APISERVER_TIMEOUT (3 s).
       apiserver.failPath(`/nodes/${VM_NODE}`, { kind: "slow", delayMs: 2900 });
+      startScenario();
       const answeredAfterRead: number[] = [];
       const refusedAtOnce: number[] = [];
       const sent = apiserver.requests.length;
