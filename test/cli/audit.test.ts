@@ -40,6 +40,8 @@ const object = (
   ...rest,
 });
 
+const HOUR = 3_600_000;
+
 const rulesOf = (findings: readonly { severity: string; rule: string; path: string }[]) =>
   findings.map(({ severity, rule, path }) => `${severity} ${rule} ${path}`);
 
@@ -124,6 +126,29 @@ describe("CocoonHibernations: their own rules, then one per pod in the order the
     expect(rulesOf(audit.conflicts())).toEqual([
       "error hibernation.wait-for-terminating spec.podRef.name",
     ]);
+  });
+  test("N for one pod give N - 1 findings, each naming the first the webhook would name", () => {
+    const audit = new HibernationAudit();
+    const count = 2000;
+    const created = (index: number) => new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString();
+    audit.check(
+      "v",
+      hibernation("vm-0-old", "vm-0", created(0), { deletionTimestamp: created(9999) }),
+    );
+    for (let index = 1; index < count; index++) {
+      audit.check("v", hibernation(`vm-0-${index}`, "vm-0", created(index)));
+    }
+    const conflicts = audit.conflicts();
+    expect(conflicts).toHaveLength(count - 1);
+    // The first live one waits for the terminating one; every later one duplicates the first live one.
+    expect(rulesOf(conflicts.slice(0, 2))).toEqual([
+      "error hibernation.wait-for-terminating spec.podRef.name",
+      "error hibernation.one-per-pod spec.podRef.name",
+    ]);
+    expect(new Set(conflicts.map(({ name }) => name)).size).toBe(count - 1);
+    expect(
+      conflicts.slice(1).every(({ message }) => message.includes('CocoonHibernation "vm-0-1"')),
+    ).toBe(true);
   });
 });
 
@@ -322,6 +347,7 @@ describe("scanCluster", () => {
         new Set(["pods"]),
       ),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(report.problems).toEqual([
       { kind: "Pod", message: "LIST pods: apiserver answered 403 Forbidden" },
@@ -335,10 +361,38 @@ describe("scanCluster", () => {
     expect(summaryLine(report)).toEndWith("; could not check Pods");
   });
 
+  test("past the time limit, the kind being read and every later one are not checked", async () => {
+    let clock = 0;
+    const pod = (name: string) => object("a", name, { spec: {} });
+    const pods = fakeLister({ pods: [[pod("p-0")], [pod("p-1")], [pod("p-2")]] });
+    const report = await scanCluster({
+      lister: {
+        // Each page of pods takes a second: the second one ends past the limit.
+        async *pages(resource, namespace) {
+          for await (const page of pods.pages(resource, namespace)) {
+            clock += 1000;
+            yield page;
+          }
+        },
+      },
+      podCreators,
+      timeLimitMs: 1500,
+      now: () => clock,
+    });
+    expect(report.problems.map(({ kind }) => kind)).toEqual(["Pod", "Deployment", "StatefulSet"]);
+    expect(report.problems[0]?.message).toBe(
+      "the audit did not finish within --timeout (1500 ms) after 2 pages of this kind; give it " +
+        "more time, or audit one namespace at a time (--namespace)",
+    );
+    expect(report.checked.Pod).toBe(2);
+    expect(summaryLine(report)).toEndWith("; could not check Pods, Deployments, StatefulSets");
+  });
+
   test("no one-per-pod check on an incomplete hibernation list", async () => {
     const report = await scanCluster({
       lister: fakeLister({ cocoonhibernations: [dupes, []] }, new Set(["cocoonhibernations"])),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(rulesOf(report.findings)).toEqual(["error hibernation.name-matches-pod metadata.name"]);
   });
@@ -408,6 +462,7 @@ describe("scanCluster", () => {
         pods: [[pod("kube-system"), pod("cert-manager"), pod("sandbox-system"), pod("team-a")]],
       }),
       podCreators,
+      timeLimitMs: HOUR,
     });
     // sandbox-system is gated like any other namespace.
     expect(report.findings.map((finding) => finding.namespace)).toEqual([
@@ -434,6 +489,7 @@ describe("scanCluster", () => {
         ],
       }),
       podCreators,
+      timeLimitMs: HOUR,
     });
     const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
     const { items } = JSON.parse(stdout);
@@ -453,13 +509,18 @@ describe("scanCluster", () => {
   });
 
   test("no PolicyReport at all when no namespace had an object to check", async () => {
-    const report = await scanCluster({ lister: fakeLister({}), podCreators });
+    const report = await scanCluster({ lister: fakeLister({}), podCreators, timeLimitMs: HOUR });
     const { stdout } = renderAudit("policyreport", report);
     expect(JSON.parse(stdout)).toEqual({ apiVersion: "v1", kind: "List", items: [] });
   });
 
   test("--namespace: that namespace's report, even with nothing left to check, scoped to it", async () => {
-    const report = await scanCluster({ lister: fakeLister({}), podCreators, namespace: "team-a" });
+    const report = await scanCluster({
+      lister: fakeLister({}),
+      podCreators,
+      namespace: "team-a",
+      timeLimitMs: HOUR,
+    });
     const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
     expect(JSON.parse(stdout).items).toEqual([
       {

@@ -85,6 +85,7 @@ interface KeptHibernation {
   readonly identity: ObjectIdentity;
   readonly createdAt: string;
   readonly podName: string;
+  readonly terminating: boolean;
   readonly value: JsonObject;
 }
 
@@ -109,6 +110,7 @@ export class HibernationAudit {
       kept.push({
         identity,
         podName,
+        terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
         createdAt: stringAt(item, ["metadata", "creationTimestamp"]) ?? "",
         value: {
           metadata: { name: identity.name, deletionTimestamp },
@@ -120,7 +122,13 @@ export class HibernationAudit {
     return violations.map((violation) => fromViolation(identity, violation));
   }
 
-  /** Each hibernation created after another for the same pod, as the webhook's LIST check would have seen it. */
+  /**
+   * Each hibernation created after another for the same pod, as the webhook's
+   * LIST check would have refused it: one finding per such object, naming
+   * the first that the webhook names (the earliest live one, else the
+   * earliest still terminating), so the findings grow with the objects, not
+   * with their pairs.
+   */
   conflicts(): AuditFinding[] {
     const findings: AuditFinding[] = [];
     for (const kept of this.#byPod.values()) {
@@ -129,13 +137,19 @@ export class HibernationAudit {
         (a, b) =>
           a.createdAt.localeCompare(b.createdAt) || a.identity.name.localeCompare(b.identity.name),
       );
-      ordered.forEach((later, index) => {
-        const earlier = ordered.slice(0, index).map((each) => each.value);
-        const { listed } = collectViolations<HibernationRuleId>((report) =>
-          checkNoOtherHibernation(later.podName, earlier, report),
-        );
-        for (const violation of listed) findings.push(fromViolation(later.identity, violation));
-      });
+      let firstLive: KeptHibernation | undefined;
+      let firstTerminating: KeptHibernation | undefined;
+      for (const later of ordered) {
+        const earlier = firstLive ?? firstTerminating;
+        if (earlier) {
+          const { listed } = collectViolations<HibernationRuleId>((report) =>
+            checkNoOtherHibernation(later.podName, [earlier.value], report),
+          );
+          for (const violation of listed) findings.push(fromViolation(later.identity, violation));
+        }
+        if (later.terminating) firstTerminating ??= later;
+        else firstLive ??= later;
+      }
     }
     return findings;
   }

@@ -143,7 +143,11 @@ function junitReport(report: AuditReport, summary: string): string {
       );
     }
     const counts = `tests="${cases.length}" failures="${failures}" errors="${problem ? 1 : 0}" skipped="0"`;
-    return [`  <testsuite name="${TOOL}: ${pluralOf(kind)}" ${counts}>`, ...cases, "  </testsuite>"];
+    return [
+      `  <testsuite name="${TOOL}: ${pluralOf(kind)}" ${counts}>`,
+      ...cases,
+      "  </testsuite>",
+    ];
   });
   const properties = [["summary", summary], ...AUDIT_NOTES.map((note) => ["note", note])].map(
     ([name, value]) => `    <property name="${name}" value="${escapeXml(value ?? "")}"/>`,

@@ -5,6 +5,7 @@ import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
 import { KubeApiError } from "../../kube/kube-api";
 import type { KubeLister } from "../../kube/list-stream";
+import { collectorPastSoftLimit } from "../cli-io";
 import {
   type AuditFinding,
   cocoonSetFindings,
@@ -57,12 +58,24 @@ export interface ScanOptions {
   readonly namespace?: string;
   /** Called after each page with the report so far (the terminal's progress line). */
   readonly progress?: (report: AuditReport) => void;
+  /**
+   * The whole audit's time limit (`--timeout`), in milliseconds: checked
+   * before each page, so a run ends within it and one APISERVER_TIMEOUT.
+   */
+  readonly timeLimitMs: number;
+  /** Milliseconds since some fixed point; performance.now unless given. */
+  readonly now?: () => number;
 }
+
+/** Thrown between pages once the audit's time limit has passed. */
+class OutOfTime extends Error {}
 
 /**
  * Lists each kind page by page and checks every object as the webhook would
  * on CREATE, dropping each page once checked. A kind whose LIST fails is
- * reported as not checked; the others are still checked.
+ * reported as not checked; the others are still checked. Past the time
+ * limit, the kind being read and every kind after it are reported as not
+ * checked, so a run that could not finish never reads as clean.
  */
 export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   const report: AuditReport = {
@@ -73,6 +86,14 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     skipped: 0,
     namespace: options.namespace,
   };
+  const collectPastSoftLimit = collectorPastSoftLimit();
+  const now = options.now ?? (() => performance.now());
+  const deadline = now() + options.timeLimitMs;
+  const outOfTime = (pages: number) =>
+    new OutOfTime(
+      `the audit did not finish within --timeout (${options.timeLimitMs} ms)${pages > 0 ? ` after ${pages} pages of this kind` : ""}; ` +
+        "give it more time, or audit one namespace at a time (--namespace)",
+    );
   /**
    * Checks every item of `resource`: "listed" when its LIST went to the end,
    * "failed" when it could not (reported as a problem), "not_served" for a
@@ -89,8 +110,11 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   ): Promise<"listed" | "failed" | "not_served"> => {
     const { kind } = resource;
     const namespace = resource.namespaced ? options.namespace : undefined;
+    let pages = 0;
     try {
+      if (now() > deadline) throw outOfTime(pages);
       for await (const page of options.lister.pages(resource, namespace)) {
+        pages++;
         for (const item of page) {
           if (excluded.has(stringAt(item, ["metadata", "namespace"]) ?? "")) {
             report.skipped++;
@@ -102,11 +126,12 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
         }
         options.progress?.(report);
         collectPastSoftLimit();
+        if (now() > deadline) throw outOfTime(pages);
       }
       return "listed";
     } catch (error) {
-      if (!(error instanceof KubeApiError)) throw error;
-      if (optional && error.status === 404) return "not_served";
+      if (!(error instanceof KubeApiError || error instanceof OutOfTime)) throw error;
+      if (optional && error instanceof KubeApiError && error.status === 404) return "not_served";
       report.problems.push({ kind, message: errorText(error) });
       return "failed";
     }
@@ -169,17 +194,6 @@ async function listSandboxes(each: Each, owners: OwnerIndex): Promise<boolean> {
     if (listed !== "not_served") return listed === "listed";
   }
   return true;
-}
-
-/**
- * The runtime collects lazily, so a long audit grows by pages it no longer
- * holds: past this size a full collection after a page brings it back to what
- * one page needs. Below it a collection per page would cost more than it saves.
- */
-const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
-
-function collectPastSoftLimit(): void {
-  if (process.memoryUsage.rss() > SOFT_LIMIT_BYTES) Bun.gc(true);
 }
 
 function countIn(counts: Map<string, number>, item: JsonObject): void {
