@@ -230,7 +230,7 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
     expect(stderr).toContain("5 errors, 0 warnings, 0 notices about 4 objects; ");
     expect(stderr).toContain(`checked in namespace "${namespace}" (`);
     expect(stderr).toContain(
-      " 2 CocoonSets, 2 CocoonHibernations, 3 Pods, 0 Deployments, 0 StatefulSets)\n",
+      " 2 CocoonSets, 0 Sandboxes, 2 CocoonHibernations, 3 Pods, 0 Deployments, 0 StatefulSets)\n",
     );
     expect(exitCode).toBe(1);
     const findings = JSON.parse(stdout) as Record<string, string>[];
@@ -399,5 +399,27 @@ describe("cocoon-webhook audit on a real control plane, with its documented RBAC
     expect(stderr).toContain("cocoon-webhook audit: could not check Pods: LIST pods in ");
     expect(stderr).toContain("apiserver answered 403 Forbidden");
     expect(stderr).toContain("could not check CocoonSets");
+  });
+});
+
+describe("cocoon-webhook audit tells forged owners on a real control plane", () => {
+  test("a VM pod whose CocoonSet owner reference carries another uid is a forged owner; its operator's pod is not", async () => {
+    const forgedNamespace = await createNamespace(cluster, "audit-forged");
+    const owner = await createOwnerCocoonSet(cluster, forgedNamespace);
+    const pods = `/api/v1/namespaces/${forgedNamespace}/pods`;
+    await expectCreated(
+      cluster.request("POST", pods, { as: OPERATOR, body: gatedPod("real-0", owner) }),
+    );
+    // The operator's identity passes the gate whatever uid it writes: only audit can tell.
+    const forged = gatedPod("forged-0", owner);
+    forged.metadata.ownerReferences[0].uid = crypto.randomUUID();
+    await expectCreated(cluster.request("POST", pods, { as: OPERATOR, body: forged }));
+
+    const { exitCode, stdout } = await audit(["-n", forgedNamespace, "-o", "json"]);
+    expect(exitCode).toBe(1);
+    const findings = JSON.parse(stdout) as { name: string; rule: string; path: string }[];
+    expect(findings.map(({ name, rule, path }) => `${name} ${rule} ${path}`)).toEqual([
+      "forged-0 pod.forged-owner metadata.ownerReferences[0]",
+    ]);
   });
 });

@@ -29,6 +29,7 @@ describe("manifests/default, validated by a real apiserver", () => {
       "Certificate",
       "ClusterRole",
       "ClusterRoleBinding",
+      "ConfigMap",
       "Deployment",
       "Issuer",
       "Issuer",
