@@ -1,7 +1,13 @@
-import { CHART_DIR } from "../../scripts/chart/generate";
+import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
 
 /* `helm template` of charts/cocoon-webhook and what the chart tests read from it. */
+
+/**
+ * What `helm template` is told the cluster serves: cert-manager, as on a cluster the default
+ * certificate source installs on (without it the chart refuses to render, naming the choices).
+ */
+export const CLUSTER_APIS = ["--api-versions", "cert-manager.io/v1"];
 
 export type Json = Record<string, unknown>;
 
@@ -11,7 +17,14 @@ export function helmTemplate(namespace: string, ...sets: string[]): Json[] {
 }
 
 export function helmTemplateWith(args: readonly string[]): Json[] {
-  const command = ["template", "cocoon-webhook", CHART_DIR, "--skip-tests", ...args];
+  const command = [
+    "template",
+    "cocoon-webhook",
+    CHART_DIR,
+    "--skip-tests",
+    ...CLUSTER_APIS,
+    ...args,
+  ];
   return yamlObjects(runTool("helm", command));
 }
 

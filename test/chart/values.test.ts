@@ -11,14 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv";
 import { parse, stringify } from "yaml";
-import { changesOf } from "../../scripts/chart/changes";
-import { CHART_DIR } from "../../scripts/chart/generate";
+import { changesOf } from "../../scripts/chart-changes";
+import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
 import { ENDPOINT_KEYS, type EndpointKey } from "../../src/admission/endpoints";
 import { enforcementName } from "../../src/admission/enforcement";
 import { admissionReviewSchema } from "../../src/admission/review";
 import { ConfigError, loadConfig } from "../../src/config";
 import {
+  CLUSTER_APIS,
   containerOf,
   environmentOf,
   helmError,
@@ -54,10 +55,16 @@ function withValuesFile<T>(values: unknown, run: (args: string[]) => T): T {
   }
 }
 
-/** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved). */
+/**
+ * NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved, so no
+ * cert-manager either; the chart's own certificate unless `sets` choose another).
+ */
 function notes(...sets: string[]): string {
   const args = ["install", "cocoon-webhook", CHART_DIR, "--dry-run=client", "-n", "cocoon-system"];
-  const output = runTool("helm", [...args, ...sets.flatMap((set) => ["--set", set])]);
+  const output = runTool("helm", [
+    ...args,
+    ...["certificate.source=generate", ...sets].flatMap((set) => ["--set", set]),
+  ]);
   return output.slice(output.indexOf("NOTES:"));
 }
 
@@ -309,7 +316,10 @@ describe("links to the docs", () => {
         chartYaml,
         readFileSync(chartYaml, "utf8").replace(/^appVersion: .*$/m, "appVersion: 1.2.3"),
       );
-      const output = runTool("helm", ["install", "x", directory, "--dry-run=client"]);
+      const output = runTool("helm", [
+        ...["install", "x", directory, "--dry-run=client"],
+        ...["--set", "certificate.source=generate"],
+      ]);
       expect(output).toContain(`${TROUBLESHOOTING}v1.2.3/docs/troubleshooting.md`);
     } finally {
       rmSync(directory, { recursive: true, force: true });
@@ -377,8 +387,9 @@ describe("opt-in objects", () => {
           CHART_DIR,
           "-n",
           "platform",
+          ...CLUSTER_APIS,
           "--show-only",
-          "templates/tests/pod-cocoon-webhook-test.yaml",
+          "templates/tests/test-pod.yaml",
         ]),
       ),
       "Pod",
