@@ -75,6 +75,7 @@ describe("values the webhook, the apiserver or a drain would refuse are refused 
     // A misspelt resources key: the apiserver refused the Deployment after the webhooks were in.
     [["resources.limtis.memory=1Gi"], "additional properties 'limtis' not allowed"],
     [["resources.limits.memory=lots"], "/resources/limits/memory"],
+    [["resources.limits.memroy=1Gi"], "at '/resources/limits': additional properties 'memroy'"],
     // Values the binary exits 2 on.
     [["env.ENFORCEMENT=mutate=block"], "additional properties 'ENFORCEMENT' not allowed"],
     [["enforcement.mutate=block"], "/enforcement/mutate"],
@@ -264,6 +265,67 @@ describe("URL mode", () => {
     expect(text).not.toContain("rollout");
     expect(text).toContain("REFUSED");
     expect(text).not.toContain("WARNING");
+  });
+});
+
+describe("URL mode: no value silently ignored", () => {
+  test("NOTES gives the external process the environment enforcement, podCreators and env make", () => {
+    const text = notes(
+      ...URL_MODE,
+      "enforcement.mutate=warn",
+      "env.WEBHOOK_LOG_LEVEL=debug",
+      "podCreators[0].identity=alice",
+      "extraEnv[0].name=EXTRA,extraEnv[0].value=on",
+    );
+    const exported = Object.fromEntries(
+      [...text.matchAll(/^ {2}([A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1], match[2]]),
+    );
+    expect(exported.ENFORCEMENT).toBe(
+      ENDPOINT_KEYS.map(
+        (endpoint) => `${enforcementName(endpoint)}=${endpoint === "podGate" ? "warn" : "deny"}`,
+      ).join(","),
+    );
+    expect(exported).toMatchObject({
+      WEBHOOK_LOG_LEVEL: "debug",
+      POD_CREATORS: "alice",
+      APISERVER_TIMEOUT: "3s",
+      EXTRA: "on",
+    });
+    // What it prints is what the binary starts with.
+    const { EXTRA: _extra, ...environment } = exported;
+    expect(loadConfig(environment as Record<string, string>).enforcement.podGate).toBe("warn");
+    expect(text).toContain("have no object to apply to");
+  });
+
+  test("NOTES says the availability alerts are left out when the PrometheusRule is on", () => {
+    expect(notes(...URL_MODE, "monitoring.prometheusRule.enabled=true")).toContain(
+      "leaves out CocoonWebhookDown and CocoonWebhookReplicaDown",
+    );
+  });
+});
+
+describe("small traps", () => {
+  test("webhook.excludedNamespaces null: only the release's namespace is excluded", () => {
+    const rendered = helmTemplate("platform", "webhook.excludedNamespaces=null");
+    for (const webhook of webhooksOf(rendered).filter((each) => each.namespaceSelector)) {
+      const [excluded] = (webhook.namespaceSelector as { matchExpressions: Json[] })
+        .matchExpressions;
+      expect(excluded?.values).toEqual(["platform"]);
+    }
+  });
+
+  test("the audit CronJob's kubectl is within one minor of the tested Kubernetes, pinned by digest", () => {
+    const goMod = readFileSync(join(import.meta.dir, "../controlplane/go.mod"), "utf8");
+    const tested = /k8s\.io\/kubernetes v1\.(\d+)\./.exec(goMod)?.[1];
+    const values = parse(readFileSync(join(CHART, "values.yaml"), "utf8")) as {
+      audit: { cronJob: { kubectl: { image: string } } };
+    };
+    const { image } = values.audit.cronJob.kubectl;
+    const [, minor, digest] = /:v1\.(\d+)\.\d+@(sha256:[0-9a-f]{64})$/.exec(image) ?? [];
+    expect(digest, image).toBeDefined();
+    expect(Math.abs(Number(minor) - Number(tested))).toBeLessThanOrEqual(1);
+    const cronJob = only(helmTemplate("cocoon-system", "audit.cronJob.enabled=true"), "CronJob");
+    expect(JSON.stringify(cronJob)).toContain(image);
   });
 });
 
