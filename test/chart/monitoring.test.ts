@@ -90,6 +90,23 @@ describe("alerts", () => {
     );
   });
 
+  test("a group whose alerts are all off is left out (no group without rules)", () => {
+    const off = (alert: string) => `monitoring.prometheusRule.alerts.${alert}.enabled=false`;
+    const rendered = helmTemplate(
+      "cocoon-system",
+      ...MONITORING,
+      off("CocoonWebhookWarningsPersist"),
+      off("CocoonWebhookInWarnMode"),
+    );
+    const groups = (only(rendered, "PrometheusRule").spec as { groups: Json[] }).groups;
+    expect(groups.map((group) => group.name)).toEqual([
+      "cocoon-webhook.availability",
+      "cocoon-webhook.admission",
+      "cocoon-webhook.tls",
+    ]);
+    for (const group of groups) expect((group.rules as Json[]).length).toBeGreaterThan(0);
+  });
+
   test("the availability alerts select the release's Service as the job", () => {
     const rendered = helmTemplate("platform", ...MONITORING, "fullnameOverride=gate");
     expect(rule(rendered, "CocoonWebhookDown").expr).toBe(
