@@ -43,7 +43,11 @@ async function floorAnswer(request: Request): Promise<Response> {
 
 function cocoonApp(): (request: Request) => Response | Promise<Response> {
   const app = createAdmissionApp(
-    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
+    buildHandlers({
+      podCreators: new Map(),
+      runtimeIdentities: { usernames: new Set(), boundNodes: false },
+      kube: new FakeKube(),
+    }),
     { ready: true },
     createLogger("info"),
     { maxRequestBytes: 3 * 1024 * 1024, bodyReadTimeoutMs: 2000, enforcement: DENY_EVERYWHERE },

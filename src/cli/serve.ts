@@ -39,7 +39,11 @@ export async function runServe(): Promise<number> {
     });
     server = startServer(
       config,
-      buildHandlers({ podCreators: config.podCreators, kube: kube.api }),
+      buildHandlers({
+        podCreators: config.podCreators,
+        runtimeIdentities: config.runtimeIdentities,
+        kube: kube.api,
+      }),
       log,
     );
   } catch (error) {
