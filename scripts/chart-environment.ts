@@ -4,9 +4,10 @@ import { ENVIRONMENT_VARIABLES, environmentJsonSchema } from "../src/config";
  * How the chart sets the webhook's environment. Most variables are strings in
  * `.Values.env`, described in values.schema.json by the JSON Schema that
  * src/config.ts writes from the zod schema start-up parses with (`make chart`
- * writes that part of the schema). ENFORCEMENT and POD_CREATORS are
- * structured values (`enforcement`, `podCreators`) the templates join into the
- * variables' syntax, so `--set` never has to carry a comma.
+ * writes that part of the schema). ENFORCEMENT, POD_CREATORS and
+ * RUNTIME_IDENTITIES are structured values (`enforcement`, `podCreators`,
+ * `runtimeIdentities`) the templates join into the variables' syntax, so
+ * `--set` never has to carry a comma.
  */
 
 type Json = Record<string, unknown>;
@@ -19,8 +20,8 @@ export const FIXED_ENVIRONMENT = [
   "LISTEN_ADDR",
   "METRICS_ADDR",
 ];
-/** Written from structured values, never from `env`. */
-const STRUCTURED_ENVIRONMENT = ["POD_CREATORS", "ENFORCEMENT"];
+/** Written from structured values (`podCreators`, `runtimeIdentities`, `enforcement`), never from `env`. */
+const STRUCTURED_ENVIRONMENT = ["POD_CREATORS", "RUNTIME_IDENTITIES", "ENFORCEMENT"];
 
 /** The variables an operator sets through `.Values.env`. */
 export const PLAIN_ENVIRONMENT = ENVIRONMENT_VARIABLES.filter(

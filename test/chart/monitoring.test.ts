@@ -162,7 +162,12 @@ describe("ServiceMonitor and dashboard", () => {
       "monitoring.dashboard.labels.dashboards=cocoon",
       "monitoring.dashboard.annotations.grafana_folder=Platform",
     );
-    const metadata = only(rendered, "ConfigMap").metadata as {
+    const dashboard = rendered.find(
+      (object) =>
+        object.kind === "ConfigMap" &&
+        String((object.metadata as Json).name).endsWith("-dashboard"),
+    ) as Json;
+    const metadata = dashboard.metadata as {
       namespace: string;
       labels: Json;
       annotations: Json;

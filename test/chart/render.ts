@@ -90,8 +90,32 @@ export function containerOf(objects: Json[] | Json | undefined): Json {
   return container;
 }
 
-/** The container's environment as a name → value map. */
+type EnvEntry = {
+  name: string;
+  value?: string;
+  valueFrom?: { configMapKeyRef?: { name: string; key: string } };
+};
+
+/**
+ * The container's environment as a name → value map, a value from a ConfigMap read from the
+ * rendered ConfigMap of that name (as the kubelet would).
+ */
 export function environmentOf(objects: Json[]): Record<string, string> {
-  const entries = (containerOf(objects).env ?? []) as { name: string; value: string }[];
-  return Object.fromEntries(entries.map(({ name, value }) => [name, value]));
+  const entries = (containerOf(objects).env ?? []) as EnvEntry[];
+  return Object.fromEntries(
+    entries.map(({ name, value, valueFrom }) => {
+      const reference = valueFrom?.configMapKeyRef;
+      if (reference === undefined) return [name, value ?? ""];
+      return [name, configMapValue(objects, reference.name, reference.key)];
+    }),
+  );
+}
+
+function configMapValue(objects: Json[], name: string, key: string): string {
+  const configMap = objects.find(
+    (object) => object.kind === "ConfigMap" && (object.metadata as Json).name === name,
+  );
+  const value = (configMap?.data as Record<string, string> | undefined)?.[key];
+  if (value === undefined) throw new Error(`no ConfigMap ${name} with ${key} is rendered`);
+  return value;
 }

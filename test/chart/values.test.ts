@@ -237,9 +237,41 @@ describe("structured values, rendered into the environment", () => {
     expect(environmentOf(set).POD_CREATORS).toBe("alice=cocoonset.cocoonstack.io/CocoonSet");
   });
 
-  test("an empty podCreators list leaves POD_CREATORS unset: the binary's default", () => {
+  test("an empty podCreators list leaves POD_CREATORS empty: the binary's default", () => {
     const rendered = withValuesFile({ podCreators: [] }, helmTemplateWith);
-    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
+    const env = environmentOf(rendered);
+    expect(env.POD_CREATORS).toBe("");
+    expect(loadConfig(env).podCreators).toEqual(loadConfig({}).podCreators);
+  });
+
+  test("runtimeIdentities becomes RUNTIME_IDENTITIES, and with podCreators the pod gate's CEL", () => {
+    const rendered = withValuesFile(
+      {
+        podCreators: [{ identity: "system:serviceaccount:platform:vm-operator" }],
+        runtimeIdentities: ["system:serviceaccount:platform:vk", "system:node:*"],
+      },
+      helmTemplateWith,
+    );
+    const env = environmentOf(rendered);
+    expect(env.RUNTIME_IDENTITIES).toBe("system:serviceaccount:platform:vk,system:node:*");
+    expect(() => loadConfig(env)).not.toThrow();
+    const [pods] = webhooksOf(rendered) as {
+      matchConditions: { name: string; expression: string }[];
+    }[];
+    const expression = (name: string) =>
+      pods?.matchConditions.find((condition) => condition.name === name)?.expression ?? "";
+    // One value each: the CEL holds the very text the Deployment reads.
+    expect(expression("vm-pod-not-by-pod-creator")).toStartWith(
+      `!('${env.POD_CREATORS}'.split(',')`,
+    );
+    expect(expression("vm-pod-not-by-runtime-identity")).toStartWith(
+      `!('${env.RUNTIME_IDENTITIES}'.split(',')`,
+    );
+  });
+
+  test("an identity that would break the CEL string is refused", () => {
+    expect(helmError("runtimeIdentities[0]=o'brien")).toContain("/runtimeIdentities/0");
+    expect(helmError('podCreators[0].identity=a"b')).toContain("/podCreators/0/identity");
   });
 });
 
@@ -518,9 +550,12 @@ describe("audit in the cluster", () => {
     const [apply = {}] = pod.containers as Json[];
     expect(audit.image).toBe(containerOf(rendered).image);
     expect(audit.image).toBe(`ghcr.io/cocoonstack/cocoon-webhook@${digest}`);
-    // It judges pods with the creators the webhook admits.
+    // It judges pods with the creators the webhook admits: the same ConfigMap.
     expect(audit.env).toEqual([
-      { name: "POD_CREATORS", value: environmentOf(rendered).POD_CREATORS },
+      {
+        name: "POD_CREATORS",
+        valueFrom: { configMapKeyRef: { name: "cocoon-webhook-identities", key: "POD_CREATORS" } },
+      },
     ]);
     expect(environmentOf(rendered).POD_CREATORS).toBe(
       "system:serviceaccount:platform:vm-operator=example.com/Vm",
@@ -538,14 +573,16 @@ describe("audit in the cluster", () => {
     expect(pod.imagePullSecrets).toEqual([{ name: "registry" }]);
   });
 
-  test("an empty podCreators leaves the audit step's POD_CREATORS unset, as the webhook's", () => {
-    const rendered = withValuesFile(
-      { podCreators: [], audit: { cronJob: { enabled: true } } },
-      helmTemplateWith,
+  test("in URL mode the CronJob still has the identities' ConfigMap to read", () => {
+    const rendered = helmTemplate("dev", ...URL_MODE, "audit.cronJob.enabled=true");
+    const identities = rendered.find(
+      (object) =>
+        object.kind === "ConfigMap" &&
+        (object.metadata as Json).name === "cocoon-webhook-identities",
     );
-    const [audit = {}] = jobPodOf(rendered).initContainers as Json[];
-    expect(audit).not.toHaveProperty("env");
-    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
+    expect(String((identities?.data as Json | undefined)?.POD_CREATORS)).toContain(
+      "cocoon-operator",
+    );
   });
 
   test("in another namespace, the account, its bindings and the CronJob are the release's", () => {

@@ -163,6 +163,11 @@ template and helm lint know no cluster: pass --api-versions cert-manager.io/v1 t
 {{- join "," $entries -}}
 {{- end }}
 
+{{/* RUNTIME_IDENTITIES from runtimeIdentities: usernames and system:node:*, joined with commas. */}}
+{{- define "cocoon-webhook.runtimeIdentities" -}}
+{{- join "," (.Values.runtimeIdentities | default list) -}}
+{{- end }}
+
 {{/* ENFORCEMENT from enforcement, in the endpoint table's order (test/chart checks the list). */}}
 {{- define "cocoon-webhook.enforcement" -}}
 {{- $pairs := list -}}
@@ -196,6 +201,7 @@ it with, whatever its YAML type: the schema's patterns check strings only, so an
 {{- end -}}
 {{- end -}}
 {{- with include "cocoon-webhook.podCreators" . }}{{ $_ := set $environment "POD_CREATORS" . }}{{ end -}}
+{{- with include "cocoon-webhook.runtimeIdentities" . }}{{ $_ := set $environment "RUNTIME_IDENTITIES" . }}{{ end -}}
 {{- with include "cocoon-webhook.enforcement" . }}{{ $_ := set $environment "ENFORCEMENT" . }}{{ end -}}
 {{- $timeout := include "cocoon-webhook.milliseconds" (get $environment "APISERVER_TIMEOUT" | default "3s") | int -}}
 {{- if ge $timeout (mul (int .Values.webhook.timeoutSeconds) 1000 | int) -}}
