@@ -29,3 +29,16 @@ export const GARBAGE_COLLECTOR_USERNAMES = [
 
 /** Every node credential's username starts so; the rest is the node's name. */
 export const NODE_USERNAME_PREFIX = "system:node:";
+
+/**
+ * What an identity may not contain: the lists are embedded in the
+ * matchConditions as CEL string literals and split on "," and "=".
+ */
+const UNSAFE_IDENTITY = /[\s,='"\\*\p{Cc}]/u;
+
+/** Why `identity` cannot be a username in these lists, if it cannot. */
+export function identityProblem(identity: string): string | undefined {
+  return UNSAFE_IDENTITY.test(identity)
+    ? "has a character no username here may hold (whitespace, a quote, a backslash, '*', ',', '=' or a control character)"
+    : undefined;
+}

@@ -1,5 +1,6 @@
 import {
   GARBAGE_COLLECTOR_USERNAMES,
+  identityProblem,
   NODE_USERNAME_PREFIX,
   VK_COCOON_USERNAME,
   VK_SANDBOX_USERNAME,
@@ -31,19 +32,6 @@ export const DEFAULT_RUNTIME_IDENTITIES = [
   BOUND_NODES_ENTRY,
   ...GARBAGE_COLLECTOR_USERNAMES,
 ].join(",");
-
-/**
- * What an identity may not contain: the lists are embedded in the
- * matchConditions as CEL string literals and split on "," and "=".
- */
-const UNSAFE_IDENTITY = /[\s,='"\\*\p{Cc}]/u;
-
-/** Why `identity` cannot be a username in these lists, if it cannot. */
-export function identityProblem(identity: string): string | undefined {
-  return UNSAFE_IDENTITY.test(identity)
-    ? "has a character no username here may hold (whitespace, a quote, a backslash, '*', ',', '=' or a control character)"
-    : undefined;
-}
 
 /**
  * RUNTIME_IDENTITIES' value: comma-separated usernames, trimmed, empty ones

@@ -1,6 +1,5 @@
 import { COCOON_GROUP, COCOONSET_KIND } from "./crd-resources";
-import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "./identities";
-import { identityProblem } from "./platform-identities";
+import { identityProblem, OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "./identities";
 
 /*
  * POD_CREATORS: who may create gated pods, and owned by which kinds. An

@@ -262,6 +262,11 @@ const gateTable: Record<string, Record<string, AdmissionRequest>> = {
     ),
     "UPDATE newly adds the annotation": update(plainPod, annotationOnly),
     "pods/status adds the VM name to a plain pod": statusUpdate(plainPod, annotationOnly, ALICE),
+    "pods/status over an unreadable old object is judged as created": statusUpdate(
+      "garbage",
+      annotationOnly,
+      ALICE,
+    ),
     "pods/status with a forged owner, which the apiserver drops": statusUpdate(
       plainPod,
       pod({ annotations: { [VM_NAME_ANNOTATION]: "vk" }, ownerReferences: owned }),
