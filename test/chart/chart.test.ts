@@ -99,6 +99,7 @@ describe("charts/cocoon-webhook", () => {
       "--set",
       "audit.rbac.enabled=true,audit.cronJob.enabled=true",
     ]);
+    runTool("helm", ["lint", "--strict", CHART_DIR, "--set", "certificate.source=generate"]);
     runTool("helm", [
       "lint",
       "--strict",

@@ -160,7 +160,7 @@ describe("the Helm chart installed into a real apiserver", () => {
 });
 
 describe("certificate.source generate on a real apiserver", () => {
-  test("install makes the CA and serving pair; an upgrade keeps both and caBundle", async () => {
+  test("install makes the CA and serving pair; an upgrade keeps both and caBundle; rotation", async () => {
     // A second release of its own name and namespace, calling a closed port with failurePolicy
     // Ignore: its registrations exist without ever deciding a request of the other tests.
     const release = "generated";
@@ -194,6 +194,13 @@ describe("certificate.source generate on a real apiserver", () => {
       await helm(["upgrade", release, CHART, ...values, "--set=commonLabels.revision=two"]);
       const upgraded = await stored();
       expect(upgraded).toEqual(installed);
+      // Rotation as the chart's README gives it: delete the Secret, upgrade.
+      const secret = `/api/v1/namespaces/${target}/secrets/${release}-cocoon-webhook-tls`;
+      expect((await cluster.request("DELETE", secret)).status).toBe(200);
+      await helm(["upgrade", release, CHART, ...values, "--reuse-values"]);
+      const rotated = await stored();
+      expect(rotated.data["ca.crt"]).not.toBe(installed.data["ca.crt"]);
+      expect([...new Set(rotated.bundles)]).toEqual([String(rotated.data["ca.crt"])]);
     } finally {
       await helm(["uninstall", release, `--namespace=${target}`, "--wait"]);
     }
