@@ -148,7 +148,7 @@ template and helm lint know no cluster: pass --api-versions cert-manager.io/v1 t
 */}}
 {{- define "cocoon-webhook.requireCertManager" -}}
 {{- if and (eq .Values.certificate.source "cert-manager") (not (.Capabilities.APIVersions.Has "cert-manager.io/v1")) (or .Release.IsInstall .Release.IsUpgrade) -}}
-{{- fail "certificate.source is cert-manager, but this cluster serves no cert-manager.io/v1 API (the Certificate and Issuer kinds): install cert-manager first (https://cert-manager.io/docs/installation/), or set certificate.source=generate to let the chart make its own CA and serving certificate. (helm template: add --api-versions cert-manager.io/v1.)" -}}
+{{- fail "certificate.source is cert-manager, but this cluster serves no cert-manager.io/v1 API (the Certificate and Issuer kinds): install cert-manager first (https://cert-manager.io/docs/installation/), or set certificate.source=generate to let the chart make its own CA and serving certificate. (helm template and helm install --dry-run=client know no cluster: give helm template --api-versions cert-manager.io/v1, or dry-run with --dry-run=server.)" -}}
 {{- end -}}
 {{- end }}
 
