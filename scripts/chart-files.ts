@@ -37,10 +37,7 @@ export function chartFiles(read: ReadFile): ReadonlyMap<string, string> {
       readme,
       withValuesTable(
         read(readme),
-        valuesTable(
-          read(`${CHART_DIR}/values.yaml`),
-          JSON.parse(read(`${CHART_DIR}/values.schema.json`)),
-        ),
+        valuesTable(read(`${CHART_DIR}/values.yaml`), JSON.parse(schema)),
       ),
     ],
   ]);
