@@ -45,7 +45,7 @@ describe("alerts", () => {
       const latency = rule(rendered, "CocoonWebhookLatencyNearTimeout");
       expect(latency.expr.trim()).toEndWith(`) > ${threshold}`);
       expect(latency.annotations.summary).toContain(`near the ${timeout}s timeout`);
-      expect(latency.annotations.description).toContain(`${timeout}s webhook timeout`);
+      expect(latency.annotations.description).toContain("over half the webhook timeout");
     }
   });
 
@@ -76,6 +76,16 @@ describe("alerts", () => {
     const names = rulesOf(rendered).map((each) => each.alert);
     expect(names).not.toContain("CocoonWebhookDenialSpike");
     expect(names.length).toBe(10);
+    const latency = rule(
+      helmTemplate(
+        "cocoon-system",
+        ...MONITORING,
+        "monitoring.prometheusRule.alerts.CocoonWebhookLatencyNearTimeout.threshold=0.8",
+      ),
+      "CocoonWebhookLatencyNearTimeout",
+    );
+    expect(latency.expr.trim()).toEndWith(") > 4");
+    expect(latency.annotations.description).toContain("over 80% of the webhook timeout");
     const failing = rule(rendered, "CocoonWebhookFailingClosed");
     expect(failing.expr.trim()).toEndWith("> 0.2");
     expect(failing.for).toBe("30m");
@@ -87,6 +97,30 @@ describe("alerts", () => {
     );
     expect(helmError("monitoring.prometheusRule.alerts.CocoonWebhookDown.for=5 minutes")).toContain(
       "/monitoring/prometheusRule/alerts/CocoonWebhookDown/for",
+    );
+  });
+
+  test("the texts say the configured durations and factors as the defaults do", () => {
+    const alert = (name: string) => `monitoring.prometheusRule.alerts.${name}`;
+    const rendered = helmTemplate(
+      "cocoon-system",
+      ...MONITORING,
+      `${alert("CocoonWebhookDown")}.for=15m`,
+      `${alert("CocoonWebhookWarningsPersist")}.for=48h`,
+      `${alert("CocoonWebhookInWarnMode")}.for=14d`,
+      `${alert("CocoonWebhookDenialSpike")}.threshold=10`,
+    );
+    expect(rule(rendered, "CocoonWebhookDown").annotations.description).toContain(
+      "replica for 15 minutes.",
+    );
+    expect(rule(rendered, "CocoonWebhookWarningsPersist").annotations.description).toStartWith(
+      "For 48 hours,",
+    );
+    expect(rule(rendered, "CocoonWebhookInWarnMode").annotations.summary).toEndWith(
+      "in warn mode for 14 days.",
+    );
+    expect(rule(rendered, "CocoonWebhookDenialSpike").annotations.description).toContain(
+      "more than 10 times the",
     );
   });
 

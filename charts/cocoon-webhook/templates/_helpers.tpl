@@ -245,3 +245,30 @@ annotations:
   cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/{{ include "cocoon-webhook.fullname" . }}-tls
 {{- end }}
 {{- end }}
+
+{{/* A Prometheus duration as an alert's text says it: 5m → 5 minutes, 24h → a day, 7d → a week. */}}
+{{- define "cocoon-webhook.spokenDuration" -}}
+{{- $spoken := dict "1m" "a minute" "1h" "an hour" "60m" "an hour" "1d" "a day" "24h" "a day" "7d" "a week" "1w" "a week" -}}
+{{- if hasKey $spoken . -}}
+{{- get $spoken . -}}
+{{- else if regexMatch "^[0-9]+m$" . -}}
+{{- trimSuffix "m" . }} minutes
+{{- else if regexMatch "^[0-9]+h$" . -}}
+{{- trimSuffix "h" . }} hours
+{{- else if regexMatch "^[0-9]+d$" . -}}
+{{- trimSuffix "d" . }} days
+{{- else -}}
+{{- . -}}
+{{- end -}}
+{{- end }}
+
+{{/* A factor as an alert's text says it: 2 → twice, 3 → three times, 10 → 10 times. */}}
+{{- define "cocoon-webhook.spokenFactor" -}}
+{{- $spoken := dict "2" "twice" "3" "three times" "4" "four times" "5" "five times" -}}
+{{- $factor := toString . -}}
+{{- if hasKey $spoken $factor -}}
+{{- get $spoken $factor -}}
+{{- else -}}
+{{- $factor }} times
+{{- end -}}
+{{- end }}
