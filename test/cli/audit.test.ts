@@ -417,6 +417,7 @@ describe("scanCluster", () => {
         new Set(["sandboxes/v1beta1"]),
       ),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(report.problems).toEqual([]);
     expect(report.findings.map(({ name, rule }) => `${name} ${rule}`)).toEqual([
@@ -441,6 +442,7 @@ describe("scanCluster", () => {
         new Set(["sandboxes/v1beta1", "sandboxes/v1alpha1"]),
       ),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(unserved.problems).toEqual([]);
     expect(rulesOf(unserved.findings)).toEqual([
@@ -449,6 +451,7 @@ describe("scanCluster", () => {
     const failed = await scanCluster({
       lister: fakeLister({ pods: [[boxed]] }, new Set(["sandboxes"])),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(failed.problems.map(({ kind }) => kind)).toEqual(["Sandbox"]);
     expect(failed.findings).toEqual([]);

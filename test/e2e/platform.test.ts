@@ -90,12 +90,17 @@ describe("the platform's pods through the binary", () => {
   );
 
   test.each(Object.entries(RUNTIME_ANNOTATION_PATCHES))(
-    "runtime patch %s passes untouched",
+    "runtime patch %s passes untouched from the platform, not from a user",
     async (_name, annotations) => {
+      // A live pod: the scheduler has bound it to vk-cocoon's node.
+      const live = { ...pods.main, spec: { ...pods.main.spec, nodeName: "vk-cocoon-node-1" } };
+      const patched = withAnnotations(live, annotations);
       for (const username of [IDENTITIES.operator, VK_COCOON]) {
-        const review = podReview(withAnnotations(pods.main, annotations), username, pods.main);
-        expect((await decide("/mutate", review)).allowed).toBe(true);
+        expect((await decide("/mutate", podReview(patched, username, live))).allowed).toBe(true);
       }
+      const byUser = await decide("/mutate", podReview(patched, "alice", live));
+      const changesVm = Object.keys(annotations).some((key) => key.startsWith("vm."));
+      expect(byUser.allowed).toBe(!changesVm);
     },
   );
 });
