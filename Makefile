@@ -108,11 +108,13 @@ lint-workflows:
 	scripts/debian-packages.sh $(SHELLCHECK_PACKAGE)
 	tools="$$($(GO_TOOLS))"; "$$tools/actionlint" -shellcheck "$$(command -v shellcheck)"
 
-## regenerate charts/cocoon-webhook from manifests/ (commit the result)
+# The templates, values.yaml and values.schema.json are kept by hand; test/chart holds them to
+# manifests/ and the endpoint table.
+## write Chart.yaml's version fields (package.json, CHANGELOG) and the chart README's values table
 chart: deps
-	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) scripts/generate-chart.ts
+	$(BUN) scripts/chart.ts
 
-## helm lint, and the chart against the manifests it is generated from
+## helm lint, and the chart against manifests/ and the endpoint table
 lint-chart: deps
 	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) test --timeout 60000 test/chart
 
@@ -212,11 +214,11 @@ kind-e2e:
 # The webhook configurations, the RBAC role, the no-match-conditions component and the
 # Deployment's ENFORCEMENT value in manifests/, and the endpoint lists the docs mark with
 # <!-- generated: NAME -->, follow from the endpoint table (src/admission/endpoints.ts);
-# `make unit` fails while a committed file differs from what this writes.
-## write what follows from the endpoint table (webhooks, RBAC role, ENFORCEMENT, doc lists), then the chart
+# `make unit` fails while a committed file differs from what this writes. The chart's templates
+# are kept by hand: `make lint-chart` checks them against the same table.
+## write what follows from the endpoint table (webhooks, RBAC role, ENFORCEMENT, doc lists)
 generate: deps
 	$(BUN) scripts/generate.ts
-	$(MAKE) --no-print-directory chart
 
 ## remove build output, dev certificates and the install stamp
 clean:

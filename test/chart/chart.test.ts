@@ -1,14 +1,17 @@
 /*
- * charts/cocoon-webhook against the manifests it is generated from: the
- * committed chart is the generator's output, `helm lint` passes, and with its
- * default values `helm template` renders exactly what kustomize renders,
- * object by object. Run by `make lint-chart` (helm and kustomize come from
- * test/tools, built on first use).
+ * charts/cocoon-webhook, hand-kept, against what it must agree with: with its
+ * default values `helm template` renders exactly what kustomize renders of
+ * manifests/, object by object; its webhook registrations and RBAC role are
+ * what the endpoint table (src/admission/endpoints.ts) gives; `helm lint`
+ * passes. Run by `make lint-chart` (helm and kustomize come from test/tools,
+ * built on first use).
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { CHART_DIR, generateChart } from "../../scripts/chart/generate";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { CHART_DIR } from "../../scripts/chart-files";
+import { generatedFiles } from "../../scripts/generated-files";
 import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
 import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
 import { loadConfig } from "../../src/config";
@@ -38,20 +41,47 @@ function byIdentity(objects: Json[]): Record<string, Json> {
   );
 }
 
-function filesUnder(directory: string): string[] {
-  return readdirSync(directory, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(directory, join(entry.parentPath, entry.name)))
-    .sort();
+/** What the endpoint table gives for a file of manifests/base (scripts/generated-files.ts). */
+function fromEndpointTable(path: string): Json {
+  const read = (file: string) => readFileSync(join(REPO, file), "utf8");
+  const text = generatedFiles(read).get(path);
+  if (text === undefined) throw new Error(`${path} is not written from the endpoint table`);
+  return parse(text) as Json;
 }
 
 describe("charts/cocoon-webhook", () => {
-  test("is what the generator makes of manifests/ (make chart)", () => {
-    const generated = generateChart(kustomize, REPO);
-    expect(filesUnder(CHART)).toEqual([...generated.keys()].sort());
-    for (const [path, text] of generated) {
-      expect(readFileSync(join(CHART, path), "utf8"), path).toBe(text);
+  test("registers each endpoint as the endpoint table does: paths, rules, selectors, matchConditions", () => {
+    const rendered = helmTemplate("cocoon-system");
+    for (const [kind, path] of [
+      ["MutatingWebhookConfiguration", "manifests/base/mutating-webhook.yaml"],
+      ["ValidatingWebhookConfiguration", "manifests/base/validating-webhook.yaml"],
+    ] as const) {
+      const expected = fromEndpointTable(path);
+      const configuration = withoutReleaseLabels(
+        rendered.find((object) => object.kind === kind) as Json,
+      );
+      expect(configuration.webhooks, kind).toEqual(expected.webhooks);
+      expect(configuration.metadata, kind).toEqual(expected.metadata);
     }
+  });
+
+  test("grants the webhook's account what the endpoint table says the policies read", () => {
+    const role = withoutReleaseLabels(
+      helmTemplate("cocoon-system").find((object) => object.kind === "ClusterRole") as Json,
+    );
+    expect(role).toEqual(fromEndpointTable("manifests/base/cluster-role.yaml"));
+  });
+
+  test("in every variant, the registrations name the endpoints the table has, and no other", () => {
+    const rendered = helmTemplate(
+      "platform",
+      "webhook.matchConditions=false",
+      "fullnameOverride=gate",
+    );
+    const paths = webhooksOf(rendered).map(
+      (webhook) => ((webhook.clientConfig as Json).service as Json).path,
+    );
+    expect(paths.sort()).toEqual(ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path).sort());
   });
 
   test("passes helm lint --strict, with defaults and with every switch flipped", () => {
@@ -69,6 +99,7 @@ describe("charts/cocoon-webhook", () => {
       "--set",
       "audit.rbac.enabled=true,audit.cronJob.enabled=true",
     ]);
+    runTool("helm", ["lint", "--strict", CHART_DIR, "--set", "certificate.source=generate"]);
     runTool("helm", [
       "lint",
       "--strict",

@@ -1,7 +1,13 @@
-import { CHART_DIR } from "../../scripts/chart/generate";
+import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
 
 /* `helm template` of charts/cocoon-webhook and what the chart tests read from it. */
+
+/**
+ * What `helm template` is told the cluster serves: cert-manager, as on a cluster the default
+ * certificate source installs on (without it the chart refuses to render, naming the choices).
+ */
+export const CLUSTER_APIS = ["--api-versions", "cert-manager.io/v1"];
 
 export type Json = Record<string, unknown>;
 
@@ -11,7 +17,14 @@ export function helmTemplate(namespace: string, ...sets: string[]): Json[] {
 }
 
 export function helmTemplateWith(args: readonly string[]): Json[] {
-  const command = ["template", "cocoon-webhook", CHART_DIR, "--skip-tests", ...args];
+  const command = [
+    "template",
+    "cocoon-webhook",
+    CHART_DIR,
+    "--skip-tests",
+    ...CLUSTER_APIS,
+    ...args,
+  ];
   return yamlObjects(runTool("helm", command));
 }
 
@@ -77,8 +90,32 @@ export function containerOf(objects: Json[] | Json | undefined): Json {
   return container;
 }
 
-/** The container's environment as a name → value map. */
+type EnvEntry = {
+  name: string;
+  value?: string;
+  valueFrom?: { configMapKeyRef?: { name: string; key: string } };
+};
+
+/**
+ * The container's environment as a name → value map, a value from a ConfigMap read from the
+ * rendered ConfigMap of that name (as the kubelet would).
+ */
 export function environmentOf(objects: Json[]): Record<string, string> {
-  const entries = (containerOf(objects).env ?? []) as { name: string; value: string }[];
-  return Object.fromEntries(entries.map(({ name, value }) => [name, value]));
+  const entries = (containerOf(objects).env ?? []) as EnvEntry[];
+  return Object.fromEntries(
+    entries.map(({ name, value, valueFrom }) => {
+      const reference = valueFrom?.configMapKeyRef;
+      if (reference === undefined) return [name, value ?? ""];
+      return [name, configMapValue(objects, reference.name, reference.key)];
+    }),
+  );
+}
+
+function configMapValue(objects: Json[], name: string, key: string): string {
+  const configMap = objects.find(
+    (object) => object.kind === "ConfigMap" && (object.metadata as Json).name === name,
+  );
+  const value = (configMap?.data as Record<string, string> | undefined)?.[key];
+  if (value === undefined) throw new Error(`no ConfigMap ${name} with ${key} is rendered`);
+  return value;
 }

@@ -11,14 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv";
 import { parse, stringify } from "yaml";
-import { changesOf } from "../../scripts/chart/changes";
-import { CHART_DIR } from "../../scripts/chart/generate";
+import { changesOf } from "../../scripts/chart-changes";
+import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
 import { ENDPOINT_KEYS, type EndpointKey } from "../../src/admission/endpoints";
 import { enforcementName } from "../../src/admission/enforcement";
 import { admissionReviewSchema } from "../../src/admission/review";
 import { ConfigError, loadConfig } from "../../src/config";
 import {
+  CLUSTER_APIS,
   containerOf,
   environmentOf,
   helmError,
@@ -54,10 +55,16 @@ function withValuesFile<T>(values: unknown, run: (args: string[]) => T): T {
   }
 }
 
-/** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved). */
+/**
+ * NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved, so no
+ * cert-manager either; the chart's own certificate unless `sets` choose another).
+ */
 function notes(...sets: string[]): string {
   const args = ["install", "cocoon-webhook", CHART_DIR, "--dry-run=client", "-n", "cocoon-system"];
-  const output = runTool("helm", [...args, ...sets.flatMap((set) => ["--set", set])]);
+  const output = runTool("helm", [
+    ...args,
+    ...["certificate.source=generate", ...sets].flatMap((set) => ["--set", set]),
+  ]);
   return output.slice(output.indexOf("NOTES:"));
 }
 
@@ -68,6 +75,7 @@ describe("values the webhook, the apiserver or a drain would refuse are refused 
     // A misspelt resources key: the apiserver refused the Deployment after the webhooks were in.
     [["resources.limtis.memory=1Gi"], "additional properties 'limtis' not allowed"],
     [["resources.limits.memory=lots"], "/resources/limits/memory"],
+    [["resources.limits.memroy=1Gi"], "at '/resources/limits': additional properties 'memroy'"],
     // Values the binary exits 2 on.
     [["env.ENFORCEMENT=mutate=block"], "additional properties 'ENFORCEMENT' not allowed"],
     [["enforcement.mutate=block"], "/enforcement/mutate"],
@@ -229,9 +237,41 @@ describe("structured values, rendered into the environment", () => {
     expect(environmentOf(set).POD_CREATORS).toBe("alice=cocoonset.cocoonstack.io/CocoonSet");
   });
 
-  test("an empty podCreators list leaves POD_CREATORS unset: the binary's default", () => {
+  test("an empty podCreators list leaves POD_CREATORS empty: the binary's default", () => {
     const rendered = withValuesFile({ podCreators: [] }, helmTemplateWith);
-    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
+    const env = environmentOf(rendered);
+    expect(env.POD_CREATORS).toBe("");
+    expect(loadConfig(env).podCreators).toEqual(loadConfig({}).podCreators);
+  });
+
+  test("runtimeIdentities becomes RUNTIME_IDENTITIES, and with podCreators the pod gate's CEL", () => {
+    const rendered = withValuesFile(
+      {
+        podCreators: [{ identity: "system:serviceaccount:platform:vm-operator" }],
+        runtimeIdentities: ["system:serviceaccount:platform:vk", "system:node:*"],
+      },
+      helmTemplateWith,
+    );
+    const env = environmentOf(rendered);
+    expect(env.RUNTIME_IDENTITIES).toBe("system:serviceaccount:platform:vk,system:node:*");
+    expect(() => loadConfig(env)).not.toThrow();
+    const [pods] = webhooksOf(rendered) as {
+      matchConditions: { name: string; expression: string }[];
+    }[];
+    const expression = (name: string) =>
+      pods?.matchConditions.find((condition) => condition.name === name)?.expression ?? "";
+    // One value each: the CEL holds the very text the Deployment reads.
+    expect(expression("vm-pod-not-by-pod-creator")).toStartWith(
+      `!('${env.POD_CREATORS}'.split(',')`,
+    );
+    expect(expression("vm-pod-not-by-runtime-identity")).toStartWith(
+      `!('${env.RUNTIME_IDENTITIES}'.split(',')`,
+    );
+  });
+
+  test("an identity that would break the CEL string is refused", () => {
+    expect(helmError("runtimeIdentities[0]=o'brien")).toContain("/runtimeIdentities/0");
+    expect(helmError('podCreators[0].identity=a"b')).toContain("/podCreators/0/identity");
   });
 });
 
@@ -257,6 +297,67 @@ describe("URL mode", () => {
     expect(text).not.toContain("rollout");
     expect(text).toContain("REFUSED");
     expect(text).not.toContain("WARNING");
+  });
+});
+
+describe("URL mode: no value silently ignored", () => {
+  test("NOTES gives the external process the environment enforcement, podCreators and env make", () => {
+    const text = notes(
+      ...URL_MODE,
+      "enforcement.mutate=warn",
+      "env.WEBHOOK_LOG_LEVEL=debug",
+      "podCreators[0].identity=alice",
+      "extraEnv[0].name=EXTRA,extraEnv[0].value=on",
+    );
+    const exported = Object.fromEntries(
+      [...text.matchAll(/^ {2}([A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1], match[2]]),
+    );
+    expect(exported.ENFORCEMENT).toBe(
+      ENDPOINT_KEYS.map(
+        (endpoint) => `${enforcementName(endpoint)}=${endpoint === "podGate" ? "warn" : "deny"}`,
+      ).join(","),
+    );
+    expect(exported).toMatchObject({
+      WEBHOOK_LOG_LEVEL: "debug",
+      POD_CREATORS: "alice",
+      APISERVER_TIMEOUT: "3s",
+      EXTRA: "on",
+    });
+    // What it prints is what the binary starts with.
+    const { EXTRA: _extra, ...environment } = exported;
+    expect(loadConfig(environment as Record<string, string>).enforcement.podGate).toBe("warn");
+    expect(text).toContain("have no object to apply to");
+  });
+
+  test("NOTES says the availability alerts are left out when the PrometheusRule is on", () => {
+    expect(notes(...URL_MODE, "monitoring.prometheusRule.enabled=true")).toContain(
+      "leaves out CocoonWebhookDown and CocoonWebhookReplicaDown",
+    );
+  });
+});
+
+describe("small traps", () => {
+  test("webhook.excludedNamespaces null: only the release's namespace is excluded", () => {
+    const rendered = helmTemplate("platform", "webhook.excludedNamespaces=null");
+    for (const webhook of webhooksOf(rendered).filter((each) => each.namespaceSelector)) {
+      const [excluded] = (webhook.namespaceSelector as { matchExpressions: Json[] })
+        .matchExpressions;
+      expect(excluded?.values).toEqual(["platform"]);
+    }
+  });
+
+  test("the audit CronJob's kubectl is within one minor of the tested Kubernetes, pinned by digest", () => {
+    const goMod = readFileSync(join(import.meta.dir, "../controlplane/go.mod"), "utf8");
+    const tested = /k8s\.io\/kubernetes v1\.(\d+)\./.exec(goMod)?.[1];
+    const values = parse(readFileSync(join(CHART, "values.yaml"), "utf8")) as {
+      audit: { cronJob: { kubectl: { image: string } } };
+    };
+    const { image } = values.audit.cronJob.kubectl;
+    const [, minor, digest] = /:v1\.(\d+)\.\d+@(sha256:[0-9a-f]{64})$/.exec(image) ?? [];
+    expect(digest, image).toBeDefined();
+    expect(Math.abs(Number(minor) - Number(tested))).toBeLessThanOrEqual(1);
+    const cronJob = only(helmTemplate("cocoon-system", "audit.cronJob.enabled=true"), "CronJob");
+    expect(JSON.stringify(cronJob)).toContain(image);
   });
 });
 
@@ -309,7 +410,10 @@ describe("links to the docs", () => {
         chartYaml,
         readFileSync(chartYaml, "utf8").replace(/^appVersion: .*$/m, "appVersion: 1.2.3"),
       );
-      const output = runTool("helm", ["install", "x", directory, "--dry-run=client"]);
+      const output = runTool("helm", [
+        ...["install", "x", directory, "--dry-run=client"],
+        ...["--set", "certificate.source=generate"],
+      ]);
       expect(output).toContain(`${TROUBLESHOOTING}v1.2.3/docs/troubleshooting.md`);
     } finally {
       rmSync(directory, { recursive: true, force: true });
@@ -377,8 +481,9 @@ describe("opt-in objects", () => {
           CHART_DIR,
           "-n",
           "platform",
+          ...CLUSTER_APIS,
           "--show-only",
-          "templates/tests/pod-cocoon-webhook-test.yaml",
+          "templates/tests/test-pod.yaml",
         ]),
       ),
       "Pod",
@@ -445,9 +550,12 @@ describe("audit in the cluster", () => {
     const [apply = {}] = pod.containers as Json[];
     expect(audit.image).toBe(containerOf(rendered).image);
     expect(audit.image).toBe(`ghcr.io/cocoonstack/cocoon-webhook@${digest}`);
-    // It judges pods with the creators the webhook admits.
+    // It judges pods with the creators the webhook admits: the same ConfigMap.
     expect(audit.env).toEqual([
-      { name: "POD_CREATORS", value: environmentOf(rendered).POD_CREATORS },
+      {
+        name: "POD_CREATORS",
+        valueFrom: { configMapKeyRef: { name: "cocoon-webhook-identities", key: "POD_CREATORS" } },
+      },
     ]);
     expect(environmentOf(rendered).POD_CREATORS).toBe(
       "system:serviceaccount:platform:vm-operator=example.com/Vm",
@@ -465,14 +573,16 @@ describe("audit in the cluster", () => {
     expect(pod.imagePullSecrets).toEqual([{ name: "registry" }]);
   });
 
-  test("an empty podCreators leaves the audit step's POD_CREATORS unset, as the webhook's", () => {
-    const rendered = withValuesFile(
-      { podCreators: [], audit: { cronJob: { enabled: true } } },
-      helmTemplateWith,
+  test("in URL mode the CronJob still has the identities' ConfigMap to read", () => {
+    const rendered = helmTemplate("dev", ...URL_MODE, "audit.cronJob.enabled=true");
+    const identities = rendered.find(
+      (object) =>
+        object.kind === "ConfigMap" &&
+        (object.metadata as Json).name === "cocoon-webhook-identities",
     );
-    const [audit = {}] = jobPodOf(rendered).initContainers as Json[];
-    expect(audit).not.toHaveProperty("env");
-    expect(environmentOf(rendered).POD_CREATORS).toBeUndefined();
+    expect(String((identities?.data as Json | undefined)?.POD_CREATORS)).toContain(
+      "cocoon-operator",
+    );
   });
 
   test("in another namespace, the account, its bindings and the CronJob are the release's", () => {

@@ -74,6 +74,8 @@ test("every object the chart can render passes a strict server-side dry-run, eve
     RELEASE,
     CHART,
     `--namespace=${WEBHOOK_NAMESPACE}`,
+    // helm template knows no cluster: this one serves cert-manager's kinds (registered above).
+    "--api-versions=cert-manager.io/v1",
     "--set=autoscaling.enabled=true,networkPolicy.enabled=true,monitoring.dashboard.enabled=true",
     "--set=networkPolicy.egress[0].ports[0].port=6443",
     "--set=affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=kubernetes.io/os",

@@ -118,7 +118,7 @@ describe("the Helm chart installed into a real apiserver", () => {
           RELEASE,
           CHART,
           `--namespace=${WEBHOOK_NAMESPACE}`,
-          "--show-only=templates/tests/pod-cocoon-webhook-test.yaml",
+          "--show-only=templates/tests/test-pod.yaml",
           "--set=certificate.source=secret",
           `--set=webhook.caBundle=${base64(ca.cert)}`,
         ]),
@@ -157,4 +157,52 @@ describe("the Helm chart installed into a real apiserver", () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   });
+});
+
+describe("certificate.source generate on a real apiserver", () => {
+  test("install makes the CA and serving pair; an upgrade keeps both and caBundle; rotation", async () => {
+    // A second release of its own name and namespace, calling a closed port with failurePolicy
+    // Ignore: its registrations exist without ever deciding a request of the other tests.
+    const release = "generated";
+    const target = await createNamespace(cluster, "generated");
+    const values = [
+      `--namespace=${target}`,
+      "--set=certificate.source=generate",
+      "--set=webhook.url=https://127.0.0.1:1",
+      "--set=webhook.failurePolicy=Ignore",
+    ];
+    const stored = async () => {
+      const secret = await cluster.request(
+        "GET",
+        `/api/v1/namespaces/${target}/secrets/${release}-cocoon-webhook-tls`,
+      );
+      expect(secret.status).toBe(200);
+      const configuration = await cluster.request(
+        "GET",
+        `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${release}-cocoon-webhook`,
+      );
+      expect(configuration.status).toBe(200);
+      const bundles = (configuration.body.webhooks as { clientConfig: { caBundle: string } }[]).map(
+        (webhook) => webhook.clientConfig.caBundle,
+      );
+      return { data: secret.body.data as Record<string, string>, bundles };
+    };
+    try {
+      await helm(["install", release, CHART, ...values]);
+      const installed = await stored();
+      expect([...new Set(installed.bundles)]).toEqual([String(installed.data["ca.crt"])]);
+      await helm(["upgrade", release, CHART, ...values, "--set=commonLabels.revision=two"]);
+      const upgraded = await stored();
+      expect(upgraded).toEqual(installed);
+      // Rotation as the chart's README gives it: delete the Secret, upgrade.
+      const secret = `/api/v1/namespaces/${target}/secrets/${release}-cocoon-webhook-tls`;
+      expect((await cluster.request("DELETE", secret)).status).toBe(200);
+      await helm(["upgrade", release, CHART, ...values, "--reuse-values"]);
+      const rotated = await stored();
+      expect(rotated.data["ca.crt"]).not.toBe(installed.data["ca.crt"]);
+      expect([...new Set(rotated.bundles)]).toEqual([String(rotated.data["ca.crt"])]);
+    } finally {
+      await helm(["uninstall", release, `--namespace=${target}`, "--wait"]);
+    }
+  }, 120_000);
 });

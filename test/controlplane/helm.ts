@@ -68,7 +68,12 @@ export async function runHelm(helm: HelmVersion, args: readonly string[]): Promi
   const environment = helmEnvironment(cluster, helm);
   const [command, ...rest] = args;
   if (command === "install" || command === "upgrade") {
-    const rendered = await runCommand([helm.binary(), "template", ...rest], environment);
+    // helm template knows no cluster: with cert-manager's API given, the chart's check that the
+    // cluster serves it (made again by the install itself) cannot hide the clientConfig check.
+    const rendered = await runCommand(
+      [helm.binary(), "template", "--api-versions=cert-manager.io/v1", ...rest],
+      environment,
+    );
     // A render that fails (a value the schema refuses) installs nothing either.
     if (rendered.exitCode === 0) {
       refuseServiceClientConfigText(rendered.stdout, `helm ${args.join(" ")}`);
