@@ -19,7 +19,7 @@ export const RULE_CATALOGUE = [
   {
     id: "cocoonset.field-types",
     reason: "invalid_spec",
-    text: "CocoonSet: every field these rules read has the type the CRD declares (object, list, string, whole number); a mistyped field is reported at its path.",
+    text: "CocoonSet: every field these rules read has the type the CRD declares (object, list, string, whole number); a mistyped field is reported at its path, and every other field of its object is still checked.",
     remedy: "give the field the type the CRD declares",
   },
   {
