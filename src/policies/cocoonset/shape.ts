@@ -213,11 +213,10 @@ const typed = <T>(read: Read<T>): T | undefined => (read === MISTYPED ? undefine
 
 /** `{ mistyped }` naming the fields read as MISTYPED; nothing at all when none was. */
 function mistypedOf(reads: Partial<Record<TypedField, unknown>>): MistypedFields {
-  let mistyped: Set<TypedField> | undefined;
-  for (const [field, read] of Object.entries(reads) as [TypedField, unknown][]) {
-    if (read === MISTYPED) (mistyped ??= new Set()).add(field);
-  }
-  return mistyped ? { mistyped } : {};
+  const mistyped = (Object.keys(reads) as TypedField[]).filter(
+    (field) => reads[field] === MISTYPED,
+  );
+  return mistyped.length > 0 ? { mistyped: new Set(mistyped) } : {};
 }
 
 function readToolboxes(value: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
