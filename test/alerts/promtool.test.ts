@@ -14,6 +14,7 @@ import { ConfigMap } from "kubernetes-models/v1";
 import { parse, stringify } from "yaml";
 import { promtool } from "../../scripts/tools";
 import { findObject, render } from "../manifests/kustomize";
+import { exprsIn } from "../support/promql";
 import { expressionProblems } from "../support/registered-series";
 
 /*
@@ -81,18 +82,6 @@ function withoutGrafanaVariables(expr: string): string {
     .replace(/\$\{[a-zA-Z0-9_:.]+\}|\$[a-zA-Z0-9_]+/g, "x");
 }
 
-function panelQueries(value: unknown, into: string[] = []): string[] {
-  if (Array.isArray(value)) {
-    for (const item of value) panelQueries(item, into);
-  } else if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key === "expr" && typeof item === "string") into.push(item);
-      else panelQueries(item, into);
-    }
-  }
-  return into;
-}
-
 describe("promtool check rules", () => {
   test("accepts the PrometheusRule's groups, lint findings included", () => {
     expect(alertNames.length).toBeGreaterThan(0);
@@ -104,9 +93,7 @@ describe("promtool check rules", () => {
   test("parses every dashboard query", () => {
     const dashboard = findObject(objects, "ConfigMap", "cocoon-webhook-dashboard");
     if (!ConfigMap.is(dashboard)) throw new Error("not a ConfigMap");
-    const queries = Object.values(dashboard.data ?? {}).flatMap((json) =>
-      panelQueries(JSON.parse(json)),
-    );
+    const queries = exprsIn(dashboard.data);
     expect(queries.length).toBeGreaterThan(5);
     const rules = queries.map((expr, index) => ({
       record: `dashboard:query_${index}`,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { render } from "../manifests/kustomize";
 import {
   exposedSeriesNames,
+  exprsIn,
   type LabelMatcher,
   type MetricFamily,
   promqlMetricNames,
@@ -9,27 +10,6 @@ import {
   SCRAPE_SERIES,
 } from "../support/promql";
 import { startWebhook, type WebhookProcess } from "./harness";
-
-/** Every `expr` string anywhere in the rendered monitoring objects (alerts and dashboard panels). */
-function expressions(value: unknown, into: string[] = []): string[] {
-  if (typeof value === "string") {
-    if (value.trimStart().startsWith("{")) {
-      try {
-        expressions(JSON.parse(value), into); // the dashboard JSON inside its ConfigMap
-      } catch {
-        // plain string that happens to start with a brace
-      }
-    }
-  } else if (Array.isArray(value)) {
-    for (const item of value) expressions(item, into);
-  } else if (typeof value === "object" && value !== null) {
-    for (const [key, child] of Object.entries(value)) {
-      if (key === "expr" && typeof child === "string") into.push(child);
-      else expressions(child, into);
-    }
-  }
-  return into;
-}
 
 /** Metric families as the running binary's /metrics page declares them (`# TYPE name type`). */
 function familiesOf(metricsText: string): MetricFamily[] {
@@ -81,7 +61,7 @@ afterAll(async () => {
 
 describe("monitoring manifests against the running binary", () => {
   test("every metric an alert or dashboard panel queries is on the binary's /metrics page", async () => {
-    const exprs = expressions(render("manifests/monitoring"));
+    const exprs = exprsIn(render("manifests/monitoring"));
     expect(exprs.length).toBeGreaterThan(10);
     const exposed = exposedSeriesNames(familiesOf(await webhook.metrics()));
     const missing = exprs.flatMap((expr) =>
@@ -96,7 +76,7 @@ describe("monitoring manifests against the running binary", () => {
   // event would hide that event from every alert (a reload failure, say).
   test("every counter series an alert reads exists at 0 on a fresh binary", async () => {
     const rule = render("manifests/monitoring").find((object) => object.kind === "PrometheusRule");
-    const counterSelectors = expressions(rule).flatMap((expr) =>
+    const counterSelectors = exprsIn(rule).flatMap((expr) =>
       promqlSelectors(expr).filter((selector) => selector.metric.endsWith("_total")),
     );
     expect(counterSelectors.length).toBeGreaterThan(3);

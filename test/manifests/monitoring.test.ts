@@ -5,7 +5,7 @@ import {
   ServiceMonitor,
 } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { ConfigMap } from "kubernetes-models/v1";
-import { promqlMetricNames } from "../support/promql";
+import { exprsIn, promqlMetricNames } from "../support/promql";
 import { expressionProblems, registeredSeries } from "../support/registered-series";
 import {
   findObject,
@@ -134,18 +134,7 @@ describe("Grafana dashboard", () => {
   const [file, ...others] = Object.entries(configMap.data ?? {});
   const dashboard: unknown = JSON.parse(file?.[1] ?? "null");
 
-  function collectExprs(value: unknown, into: string[] = []): string[] {
-    if (Array.isArray(value)) {
-      for (const item of value) collectExprs(item, into);
-    } else if (typeof value === "object" && value !== null) {
-      for (const [key, item] of Object.entries(value)) {
-        if (key === "expr" && typeof item === "string") into.push(item);
-        else collectExprs(item, into);
-      }
-    }
-    return into;
-  }
-  const exprs = collectExprs(dashboard);
+  const exprs = exprsIn(dashboard);
   const allMetrics = new Set(exprs.flatMap((expr) => promqlMetricNames(expr)));
 
   test("one dashboard JSON file, picked up by the Grafana sidecar", () => {

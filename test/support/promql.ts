@@ -181,6 +181,30 @@ export function promqlMetricNames(expr: string): string[] {
   return [...new Set(promqlSelectors(expr).map((selector) => selector.metric))].sort();
 }
 
+/**
+ * Every `expr` string anywhere in `value`: the alerts of a PrometheusRule, the panels and
+ * variables of a dashboard, also where a dashboard is a JSON text inside a ConfigMap.
+ */
+export function exprsIn(value: unknown, into: string[] = []): string[] {
+  if (typeof value === "string") {
+    if (value.trimStart().startsWith("{")) {
+      try {
+        exprsIn(JSON.parse(value), into);
+      } catch {
+        // a plain string that happens to start with a brace
+      }
+    }
+  } else if (Array.isArray(value)) {
+    for (const item of value) exprsIn(item, into);
+  } else if (typeof value === "object" && value !== null) {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "expr" && typeof child === "string") into.push(child);
+      else exprsIn(child, into);
+    }
+  }
+  return into;
+}
+
 /** Series Prometheus writes itself for every scrape target; no exporter registers them. */
 export const SCRAPE_SERIES: ReadonlySet<string> = new Set([
   "up",
