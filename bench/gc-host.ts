@@ -44,7 +44,11 @@ async function floorAnswer(request: Request): Promise<Response> {
 
 function cocoonApp(): (request: Request) => Response | Promise<Response> {
   const app = createAdmissionApp(
-    buildHandlers({ podCreators: new Map(), kube: new FakeKube() }),
+    buildHandlers({
+      podCreators: new Map(),
+      runtimeIdentities: { usernames: new Set(), boundNodes: false },
+      kube: new FakeKube(),
+    }),
     { ready: true },
     createLogger("info"),
     {

@@ -97,12 +97,21 @@ function admissionApp(measures: RequestMeasures): App {
   app.notFound(refuseUnknownPath);
   app.use(measureRequests(measures, warnOnRejection(log)));
   app.use(refuseOtherMethods(app));
-  mountReviewRoutes(app, buildHandlers({ podCreators: new Map(), kube: new FakeKube() }), log, {
-    maxRequestBytes: 5 * 1024 * 1024,
-    bodyReadTimeoutMs: 2000,
-    enforcement: DENY_EVERYWHERE,
-    remedies: REFUSAL_REMEDIES,
-  });
+  mountReviewRoutes(
+    app,
+    buildHandlers({
+      podCreators: new Map(),
+      runtimeIdentities: { usernames: new Set(), boundNodes: false },
+      kube: new FakeKube(),
+    }),
+    log,
+    {
+      maxRequestBytes: 5 * 1024 * 1024,
+      bodyReadTimeoutMs: 2000,
+      enforcement: DENY_EVERYWHERE,
+      remedies: REFUSAL_REMEDIES,
+    },
+  );
   mountProbes(app, { ready: true });
   return app;
 }

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { type Enforcement, parseEnforcement } from "./admission/enforcement";
+import {
+  DEFAULT_RUNTIME_IDENTITIES,
+  parseRuntimeIdentities,
+  type RuntimeIdentities,
+} from "./cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS, type PodCreators, parsePodCreators } from "./cocoon/pod-creators";
 import { LOG_LEVELS } from "./observability/logger";
 
@@ -73,6 +78,14 @@ const podCreators = z.string().transform((text, ctx): PodCreators => {
   return z.NEVER;
 });
 
+/** RUNTIME_IDENTITIES: usernames and `system:node:*`; each malformed entry is named. */
+const runtimeIdentities = z.string().transform((text, ctx): RuntimeIdentities => {
+  const parsed = parseRuntimeIdentities(text);
+  if ("runtimeIdentities" in parsed) return parsed.runtimeIdentities;
+  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
+  return z.NEVER;
+});
+
 const positiveInteger = z
   .string()
   .regex(/^0*[1-9]\d*$/, "must be a whole number of bytes, greater than zero")
@@ -101,6 +114,7 @@ const environmentSchema = z.object({
   LISTEN_ADDR: listenAddress.prefault(":8443"),
   METRICS_ADDR: listenAddress.prefault(":9090"),
   POD_CREATORS: podCreators.prefault(DEFAULT_POD_CREATORS),
+  RUNTIME_IDENTITIES: runtimeIdentities.prefault(DEFAULT_RUNTIME_IDENTITIES),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
   APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
@@ -131,6 +145,7 @@ const configSchema = environmentSchema.transform((env) => ({
   listenAddress: env.LISTEN_ADDR,
   metricsAddress: env.METRICS_ADDR,
   podCreators: env.POD_CREATORS,
+  runtimeIdentities: env.RUNTIME_IDENTITIES,
   apiserverTimeoutMs: env.APISERVER_TIMEOUT,
   apiserverListPageSize: env.APISERVER_LIST_PAGE_SIZE,
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,

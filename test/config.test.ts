@@ -39,6 +39,15 @@ describe("loadConfig", () => {
           [{ group: "agents.x-k8s.io", kind: "Sandbox" }],
         ],
       ]),
+      runtimeIdentities: {
+        usernames: new Set([
+          "system:serviceaccount:cocoon-system:vk-cocoon",
+          "system:serviceaccount:sandbox-system:vk-sandbox",
+          "system:serviceaccount:kube-system:generic-garbage-collector",
+          "system:kube-controller-manager",
+        ]),
+        boundNodes: true,
+      },
       apiserverTimeoutMs: 3000,
       apiserverListPageSize: 500,
       shutdownTimeoutMs: 15_000,
@@ -109,6 +118,39 @@ describe("loadConfig", () => {
       const problems = error.problems.join("\n");
       expect(problems).toContain("POD_CREATORS: ");
       expect(problems).toContain(named);
+    }
+  });
+
+  test("POD_CREATORS refuses an identity the matchConditions could not hold", () => {
+    expect(() => loadConfig({ POD_CREATORS: "it's-me" })).toThrow(`entry "it's-me" identity has`);
+  });
+
+  test("RUNTIME_IDENTITIES: usernames and system:node:*, trimmed, empty entries dropped", () => {
+    expect(
+      loadConfig({ RUNTIME_IDENTITIES: " system:serviceaccount:a:b , ,system:node:* " })
+        .runtimeIdentities,
+    ).toEqual({ usernames: new Set(["system:serviceaccount:a:b"]), boundNodes: true });
+    expect(loadConfig({ RUNTIME_IDENTITIES: "bob" }).runtimeIdentities).toEqual({
+      usernames: new Set(["bob"]),
+      boundNodes: false,
+    });
+  });
+
+  test.each([
+    ["a wildcard other than system:node:*", "system:serviceaccount:*", '"system:serviceaccount:*"'],
+    ["a quote", "o'brien", `"o'brien"`],
+    ["inner whitespace", "vk cocoon", '"vk cocoon"'],
+    ["an = sign", "vk=cocoonset.cocoonstack.io/CocoonSet", '"vk=cocoonset'],
+  ])("RUNTIME_IDENTITIES with %s is refused, naming the entry", (_case, value, named) => {
+    try {
+      loadConfig({ RUNTIME_IDENTITIES: `system:serviceaccount:x:y,${value}` });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      const problems = error.problems.join("\n");
+      expect(problems).toContain("RUNTIME_IDENTITIES: entry ");
+      expect(problems).toContain(named);
+      expect(problems).not.toContain("system:serviceaccount:x:y");
     }
   });
 

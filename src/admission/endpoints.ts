@@ -1,5 +1,6 @@
 import { COCOON_GROUP, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import {
+  COCOONSET_CONDITIONS,
   type MatchConditions,
   POD_GATE_CONDITIONS,
   SCALE_GUARD_CONDITIONS,
@@ -92,16 +93,9 @@ const FAIL_CLOSED = { failurePolicy: "Fail", sideEffects: "None", timeoutSeconds
 const RECOVERY_NAMESPACES: NamespaceSelector = {
   comment:
     "An outage under failurePolicy Fail must not block the pods these namespaces need to " +
-    "recover the cluster (and the webhook itself). sandbox-system: vk-sandbox taints its node " +
-    "with the same key and sandbox-operator's pods have no CocoonSet owner.",
-  excluded: [
-    "kube-system",
-    "kube-node-lease",
-    "kube-public",
-    "cocoon-system",
-    "cert-manager",
-    "sandbox-system",
-  ],
+    "recover the cluster (and the webhook itself). sandbox-system is gated: sandbox-operator's " +
+    "pods pass through its own POD_CREATORS pairing with the Sandbox kind.",
+  excluded: ["kube-system", "kube-node-lease", "kube-public", "cocoon-system", "cert-manager"],
 };
 
 /** A rule for v1 resources of `group` in namespaces. */
@@ -130,9 +124,13 @@ export const ENDPOINTS = {
         "gate has looked: reinvocationPolicy IfNeeded calls the gate again whenever a later " +
         "mutation changed the pod. A pod bound to a node by name skips the scheduler and with " +
         "it the taint of VM nodes, so pods/binding (and the older bindings resource) are gated " +
-        "too; Bindings are create-only in the Kubernetes API.",
+        "too; Bindings are create-only in the Kubernetes API, and the apiserver copies a " +
+        "Binding's annotations onto its pod. A pods/status write can change a pod's labels, " +
+        "annotations and finalizers, so it is gated as an UPDATE; pods/ephemeralcontainers and " +
+        "pods/resize cannot change annotations, tolerations or owner references.",
       rules: [
         namespaced("", ["CREATE", "UPDATE"], [PODS.plural]),
+        namespaced("", ["UPDATE"], [`${PODS.plural}/status`]),
         namespaced("", ["CREATE"], [`${PODS.plural}/binding`, "bindings"]),
       ],
       ...FAIL_CLOSED,
@@ -146,7 +144,7 @@ export const ENDPOINTS = {
     ],
     reasons: {
       skipped: ["kind", "decode", "not_cocoon", "no_change", "scheduler"],
-      deny: ["not_owned", "creator", "invalid_name", "unmarked_binding"],
+      deny: ["not_owned", "creator", "gate_field", "invalid_name", "unmarked_binding"],
       error: ["node_fetch", "pod_fetch"],
     },
   },
@@ -189,6 +187,7 @@ export const ENDPOINTS = {
         "wherever those live.",
       rules: [namespaced(COCOON_GROUP, ["CREATE", "UPDATE"], ["cocoonsets"])],
       ...FAIL_CLOSED,
+      matchConditions: COCOONSET_CONDITIONS,
     },
     reads: [],
     reasons: {

@@ -73,7 +73,11 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
     });
     server = startServer(
       config,
-      buildHandlers({ podCreators: config.podCreators, kube: kube.api }),
+      buildHandlers({
+        podCreators: config.podCreators,
+        runtimeIdentities: config.runtimeIdentities,
+        kube: kube.api,
+      }),
       log,
     );
   } catch (error) {

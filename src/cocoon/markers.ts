@@ -8,3 +8,6 @@ export const COCOON_TOLERATION_KEY = "virtual-kubelet.io/provider";
 
 /** Annotation the operator puts on every VM-backed pod. */
 export const VM_NAME_ANNOTATION = "vm.cocoonstack.io/name";
+
+/** The prefix of every annotation the platform keeps on a VM-backed pod (name, id, IP, hibernate, …). */
+export const VM_ANNOTATION_PREFIX = "vm.cocoonstack.io/";

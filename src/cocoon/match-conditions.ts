@@ -1,5 +1,7 @@
-import { SCHEDULER_USERNAME } from "./identities";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "./markers";
+import { NODE_USERNAME_PREFIX, SCHEDULER_USERNAME } from "./identities";
+import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "./markers";
+import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "./platform-identities";
+import { DEFAULT_POD_CREATORS } from "./pod-creators";
 
 /*
  * The CEL pre-filters of the webhook registrations (Kubernetes >= 1.30, beta
@@ -66,43 +68,157 @@ const IS_BINDING: Cel = [
   "|| request.resource.resource == 'bindings'",
 ];
 
-export const POD_GATE_CONDITIONS: MatchConditions = {
+/** The old object is a VM-backed pod: podEntersCocoonGate(oldObject). */
+const WAS_GATED: Cel = cel(
+  "oldObject != null",
+  around("&& (", tolerates("oldObject")),
+  around("|| ", annotated("oldObject"), ")"),
+);
+
+/** `path` of `object`, or `empty` where it or a parent on the way is absent or null. */
+function fieldOr(object: string, path: readonly string[], empty: string): string {
+  const guards = path.map((_, index) => {
+    const field = [object, ...path.slice(0, index + 1)].join(".");
+    return `has(${field}) && ${field} != null`;
+  });
+  return `(${guards.join(" && ")} ? ${[object, ...path].join(".")} : ${empty})`;
+}
+
+const annotationsOf = (object: string) => fieldOr(object, ["metadata", "annotations"], "{}");
+
+const cocoonTolerationsOf = (object: string) =>
+  `${fieldOr(object, ["spec", "tolerations"], "[]")}` +
+  `.filter(t, t != null && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}')`;
+
+/** The gate fields the update changes (changedGateFields in src/policies/pod-gate-changes.ts). */
+const GATE_FIELD_CHANGED: Cel = [
+  `${annotationsOf("object")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
+  `&& (!(k in ${annotationsOf("oldObject")})`,
+  `|| ${annotationsOf("oldObject")}[k] != ${annotationsOf("object")}[k]))`,
+  `|| ${annotationsOf("oldObject")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
+  `&& !(k in ${annotationsOf("object")}))`,
+  `|| ${cocoonTolerationsOf("object")}`,
+  `!= ${cocoonTolerationsOf("oldObject")}`,
+  `|| ${fieldOr("object", ["metadata", "ownerReferences"], "[]")}`,
+  `!= ${fieldOr("oldObject", ["metadata", "ownerReferences"], "[]")}`,
+  `|| ${fieldOr("object", ["spec", "nodeName"], "''")}`,
+  `!= ${fieldOr("oldObject", ["spec", "nodeName"], "''")}`,
+  `|| ${fieldOr("object", ["spec", "nodeSelector"], "{}")}`,
+  `!= ${fieldOr("oldObject", ["spec", "nodeSelector"], "{}")}`,
+];
+
+/**
+ * An identity list as a CEL string literal, split where the webhook splits
+ * it. It opens the expression, so that kustomize (a replacement with the
+ * delimiter "'", index 1) and the chart write the configured value into it.
+ */
+const identityList = (text: string, entryIdentity: string): Cel => [
+  `!('${text}'.split(',').exists(e, ${entryIdentity} != ''`,
+];
+
+/** POD_CREATORS' identities: each entry's text before its first "=". */
+export const podCreatorsCondition = (podCreators: string): Cel =>
+  cel(
+    around("", identityList(podCreators, "e.split('=')[0].trim()")),
+    "&& has(request.userInfo.username)",
+    "&& e.split('=')[0].trim() == request.userInfo.username))",
+    around("|| !(", WAS_GATED, ")"),
+  );
+
+/** RUNTIME_IDENTITIES' usernames, and `system:node:*` for a node on the pods bound to it. */
+export const runtimeIdentitiesCondition = (runtimeIdentities: string): Cel =>
+  cel(
+    identityList(runtimeIdentities, "e.trim()"),
+    "&& has(request.userInfo.username)",
+    "&& (e.trim() == request.userInfo.username",
+    `|| e.trim() == '${BOUND_NODES_ENTRY}'`,
+    "&& oldObject != null && has(oldObject.spec) && oldObject.spec != null",
+    "&& has(oldObject.spec.nodeName) && oldObject.spec.nodeName != null",
+    "&& type(oldObject.spec.nodeName) == string && oldObject.spec.nodeName != ''",
+    `&& request.userInfo.username == '${NODE_USERNAME_PREFIX}' + oldObject.spec.nodeName)))`,
+    around("|| !(", WAS_GATED, ")"),
+  );
+
+/** The pod gate's conditions for the given POD_CREATORS and RUNTIME_IDENTITIES values. */
+export function podGateConditions(podCreators: string, runtimeIdentities: string): MatchConditions {
+  return {
+    comment:
+      "The apiserver calls the webhook only for pods that enter the cocoon gate, pods created " +
+      "with spec.nodeName set, Bindings made by anyone but the scheduler (which honours taints), " +
+      "and changes to the gate fields of a VM-backed pod by anyone but the platform's " +
+      "identities, so a webhook outage cannot block ordinary pods, scheduling, or the " +
+      "platform's runtime patches and status writes. The expressions mirror the pod gate " +
+      "(src/policies/pod-gate.ts). The identity lists are POD_CREATORS and RUNTIME_IDENTITIES " +
+      "as the Deployment's ConfigMap holds them (kustomize writes them in). For older " +
+      "clusters, see manifests/components/no-match-conditions.",
+    conditions: [
+      condition(
+        "binding-not-by-scheduler",
+        cel(
+          around("!(", IS_BINDING, ")"),
+          "|| !has(request.userInfo.username)",
+          `|| request.userInfo.username != '${SCHEDULER_USERNAME}'`,
+        ),
+      ),
+      condition(
+        "binding-or-gated-or-names-node",
+        cel(
+          IS_BINDING,
+          around("|| ", tolerates("object")),
+          around("|| ", annotated("object")),
+          "|| (request.operation == 'CREATE'",
+          "&& has(object.spec) && object.spec != null",
+          "&& has(object.spec.nodeName) && object.spec.nodeName != null",
+          "&& object.spec.nodeName != '')",
+          around("|| (", WAS_GATED, ")"),
+        ),
+        "A pod that carries a marker, or did: removing one is a change of its gate fields.",
+      ),
+      condition(
+        "vm-pod-gate-field-changed",
+        cel(around("!(", WAS_GATED, ")"), around("|| ", GATE_FIELD_CHANGED)),
+        "On a VM-backed pod only a change of a gate field is judged: a vm.cocoonstack.io/ " +
+          "annotation, the cocoon toleration, ownerReferences, spec.nodeName or spec.nodeSelector.",
+      ),
+      condition(
+        "vm-pod-not-by-pod-creator",
+        podCreatorsCondition(podCreators),
+        "POD_CREATORS' creators change their VM-backed pods untouched.",
+      ),
+      condition(
+        "vm-pod-not-by-runtime-identity",
+        runtimeIdentitiesCondition(runtimeIdentities),
+        "RUNTIME_IDENTITIES (vk-cocoon, vk-sandbox, a node on its own pods, the garbage " +
+          "collector) change VM-backed pods untouched.",
+      ),
+    ],
+  };
+}
+
+export const POD_GATE_CONDITIONS: MatchConditions = podGateConditions(
+  DEFAULT_POD_CREATORS,
+  DEFAULT_RUNTIME_IDENTITIES,
+);
+
+/** The CocoonSet's spec, when the object has one. */
+const specOf = (object: string): Cel => [`has(${object}.spec) && ${object}.spec != null`];
+
+export const COCOONSET_CONDITIONS: MatchConditions = {
   comment:
-    "The apiserver calls the webhook only for pods that enter the cocoon gate, pods created " +
-    "with spec.nodeName set, and Bindings made by anyone but the scheduler (which honours " +
-    "taints), so a webhook outage cannot block ordinary pods or scheduling. The expressions " +
-    "mirror podEntersCocoonGate and requestedNodeName (src/policies/pod-gate.ts) and the pod gate's " +
-    "binding check. For older clusters, see manifests/components/no-match-conditions.",
+    "A CocoonSet UPDATE whose spec is unchanged (the operator's finalizer and annotation " +
+    "writes) never reaches the webhook, which would pass it anyway, so those writes survive " +
+    "a webhook outage.",
   conditions: [
     condition(
-      "binding-not-by-scheduler",
+      "spec-changed",
       cel(
-        around("!(", IS_BINDING, ")"),
-        "|| !has(request.userInfo.username)",
-        `|| request.userInfo.username != '${SCHEDULER_USERNAME}'`,
+        "request.operation != 'UPDATE' || oldObject == null || object == null",
+        around("|| !(", specOf("object")),
+        around("&& ", specOf("oldObject")),
+        "&& object.spec == oldObject.spec)",
       ),
-    ),
-    condition(
-      "binding-or-gated-or-names-node",
-      cel(
-        IS_BINDING,
-        around("|| ", tolerates("object")),
-        around("|| ", annotated("object")),
-        "|| (request.operation == 'CREATE'",
-        "&& has(object.spec) && object.spec != null",
-        "&& has(object.spec.nodeName) && object.spec.nodeName != null",
-        "&& object.spec.nodeName != '')",
-      ),
-    ),
-    condition(
-      "old-object-not-gated",
-      cel(
-        "oldObject == null",
-        around("|| !(", tolerates("oldObject")),
-        around("|| ", annotated("oldObject"), ")"),
-      ),
-      "CREATE has no oldObject. On UPDATE only a pod newly entering the gate is checked; " +
-        "runtime patches to already-gated pods pass untouched.",
+      "A spec equal to the old one is semantically equal too (specsSemanticallyEqual in " +
+        "src/cocoon/spec-equality.ts), so the webhook would skip it as no_change.",
     ),
   ],
 };

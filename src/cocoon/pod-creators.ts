@@ -1,5 +1,5 @@
 import { COCOON_GROUP, COCOONSET_KIND } from "./crd-resources";
-import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "./identities";
+import { identityProblem, OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "./identities";
 
 /*
  * POD_CREATORS: who may create gated pods, and owned by which kinds. An
@@ -78,6 +78,8 @@ function parseEntry(entry: string): ParsedEntry {
   const separator = entry.indexOf("=");
   const identity = (separator < 0 ? entry : entry.slice(0, separator)).trim();
   if (identity === "") return { problem: "names no identity before '='" };
+  const problem = identityProblem(identity);
+  if (problem !== undefined) return { problem: `identity ${problem}` };
   if (separator < 0) {
     if (parseOwnerKind(identity) === undefined) return { identity, kinds: [COCOONSET_OWNER] };
     return { problem: "is a kind, not an identity; join one creator's kinds with '|', not ','" };

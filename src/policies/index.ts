@@ -1,5 +1,6 @@
 import type { EndpointKey } from "../admission/endpoints";
 import type { Handler, Handlers } from "../admission/verdict";
+import type { RuntimeIdentities } from "../cocoon/platform-identities";
 import type { PodCreators } from "../cocoon/pod-creators";
 import type { KubeApi } from "../kube/kube-api";
 import type { RuleOf } from "./catalogue";
@@ -12,6 +13,8 @@ import { scaleGuard } from "./scale-guard";
 export interface HandlerDeps {
   /** Who may create gated pods, and owned by which kinds (POD_CREATORS). */
   readonly podCreators: PodCreators;
+  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
+  readonly runtimeIdentities: RuntimeIdentities;
   /** The apiserver, as the handlers that read it see it. */
   readonly kube: KubeApi;
 }
@@ -20,8 +23,8 @@ export interface HandlerDeps {
  * Each endpoint's handler, bound to the dependencies it needs; the apiserver
  * only as far as the endpoint's entry in the table says it reads it.
  */
-export function buildHandlers({ podCreators, kube }: HandlerDeps): Handlers {
-  const podGateDeps = { podCreators, kube: readsOf("podGate", kube) };
+export function buildHandlers({ podCreators, runtimeIdentities, kube }: HandlerDeps): Handlers {
+  const podGateDeps = { podCreators, runtimeIdentities, kube: readsOf("podGate", kube) };
   const scaleGuardDeps = { kube: readsOf("scaleGuard", kube) };
   const hibernationDeps = { kube: readsOf("cocoonHibernation", kube) };
   return {

@@ -3,6 +3,11 @@ import { allowed, denied, errored, skipped, type Verdict } from "../admission/ve
 import { SCHEDULER_USERNAME } from "../cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
 import {
+  describePlatformIdentities,
+  isPlatformIdentity,
+  type RuntimeIdentities,
+} from "../cocoon/platform-identities";
+import {
   creatorsOf,
   describeTrustedOwners,
   includesKind,
@@ -20,12 +25,21 @@ import type { KubeApi } from "../kube/kube-api";
 import { isDnsLabel, isDnsSubdomain } from "../kube/name-grammar";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
 import type { RuleOf } from "./catalogue";
+import {
+  afterBinding,
+  afterStatusWrite,
+  bindingSetsVmAnnotations,
+  changedGateFields,
+  describeChangedFields,
+} from "./pod-gate-changes";
 
 type PodGateVerdict = Verdict<"podGate", RuleOf<"podGate">>;
 
 export interface PodGateDeps {
   /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */
   readonly podCreators: PodCreators;
+  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
+  readonly runtimeIdentities: RuntimeIdentities;
   /** Reads the node a pod is bound to by name, and the pod a Binding places. */
   readonly kube: KubeApi;
 }
@@ -48,20 +62,57 @@ export async function podGate(
   if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
 
-  const markers = readPodMarkers(request.object);
+  // What the write leaves stored: a status write changes only metadata and status.
+  const pod =
+    request.subResource === "status"
+      ? afterStatusWrite(request.oldObject, request.object)
+      : request.object;
+  // An old object whose markers cannot be read is no VM pod: the new one is judged as created.
+  if (request.operation === "UPDATE" && podEntersCocoonGate(request.oldObject)) {
+    return vmPodUpdateGate(request, request.oldObject, pod, deps);
+  }
+  const markers = readPodMarkers(pod);
   if (markers !== "gated") {
-    const nodeName = request.operation === "CREATE" ? requestedNodeName(request.object) : undefined;
+    const nodeName = request.operation === "CREATE" ? requestedNodeName(pod) : undefined;
     if (nodeName !== undefined) return podBoundByNameGate(request, nodeName, deps);
     return skipped(markers === "undecodable" ? "decode" : "not_cocoon");
   }
-  // Runtime patches by the operator and vk-cocoon on already-gated pods pass untouched.
-  if (request.operation === "UPDATE" && podEntersCocoonGate(request.oldObject)) {
-    return skipped("no_change");
-  }
-  return markedPodChecks(request, request.object, deps, {
+  return markedPodChecks(request, pod, deps, {
     notOwned: (owners) => notOwnedMessage(request, owners),
     creator: (username, pairing) => creatorMessage(request, username, pairing),
   });
+}
+
+/**
+ * A write to a pod that is already VM-backed: the platform's runtime
+ * patches pass untouched, and anyone else may change anything but the gate
+ * fields (pod-gate-changes.ts).
+ */
+function vmPodUpdateGate(
+  request: AdmissionRequest,
+  stored: unknown,
+  updated: unknown,
+  deps: PodGateDeps,
+): PodGateVerdict {
+  const username = request.userInfo?.username ?? "";
+  if (isPlatformIdentity(username, valueAt(stored, NODE_NAME), deps)) return skipped("no_change");
+  const changed = changedGateFields(stored, updated);
+  if (changed.length === 0) return skipped("no_change");
+  return denied("gate_field", gateFieldMessage(describePod(request), username, changed, deps));
+}
+
+function gateFieldMessage(
+  pod: string,
+  username: string,
+  changed: readonly string[],
+  deps: PodGateDeps,
+): string {
+  return (
+    `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ${pod}, ` +
+    `a VM-backed pod (${MARKERS}): only ${describePlatformIdentities(deps)} may change its ` +
+    `vm.cocoonstack.io/ annotations, cocoon toleration, owner references or node; to hibernate ` +
+    `or wake the VM create a CocoonHibernation, to change or remove the VM change its CocoonSet`
+  );
 }
 
 /** `pods/binding`, or the older `bindings` resource: both place a pod on `target.name`. */
@@ -175,6 +226,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     );
   }
 
+  const setsVmAnnotations = bindingSetsVmAnnotations(request.object);
   const node = await readNode(deps.kube, nodeName);
   if (!node.ok) {
     return errored(
@@ -182,17 +234,26 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
       nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
     );
   }
-  if (node.answer === "not_vm") return skipped("not_cocoon");
+  if (node.answer === "not_vm" && !setsVmAnnotations) return skipped("not_cocoon");
 
   const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
   if (!bound.ok) {
+    const why = setsVmAnnotations
+      ? `whose Binding copies vm.cocoonstack.io/ annotations onto it`
+      : `which a Binding places on "${nodeName}", ${VM_NODE}`;
     return errored(
       "pod_fetch",
-      `cannot verify ${pod}, which a Binding places on "${nodeName}", ${VM_NODE}, so the Binding is ` +
-        `refused (fail-closed): ${bound.failure}; ${retryOnceReachable("get", PODS.plural)}`,
+      `cannot verify ${pod}, ${why}, so the Binding is refused (fail-closed): ${bound.failure}; ` +
+        retryOnceReachable("get", PODS.plural),
     );
   }
-  const boundPod = bound.answer;
+  if (setsVmAnnotations && bound.answer !== undefined) {
+    const annotated = bindingAnnotationsGate(request, pod, bound.answer, deps);
+    if (!annotated.allowed) return annotated;
+  }
+  if (node.answer === "not_vm") return skipped("not_cocoon");
+  const boundPod =
+    bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
   const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
@@ -210,6 +271,31 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     creator: (_username, pairing) =>
       `${binding}: ${pairing}, or bind them, and the scheduler (${SCHEDULER_USERNAME}) may place ` +
       `them; let the scheduler bind the pod`,
+  });
+}
+
+/**
+ * The apiserver copies a Binding's annotations onto its pod, so a Binding
+ * that sets `vm.cocoonstack.io/` annotations is judged as that write to the
+ * pod would be: a change of a VM-backed pod's gate fields, or a marker
+ * given to a pod that had none.
+ */
+function bindingAnnotationsGate(
+  request: AdmissionRequest,
+  pod: string,
+  stored: unknown,
+  deps: PodGateDeps,
+): PodGateVerdict {
+  const bound = afterBinding(stored, request.object);
+  if (podEntersCocoonGate(stored)) return vmPodUpdateGate(request, stored, bound, deps);
+  if (!podEntersCocoonGate(bound)) return skipped("not_cocoon");
+  const binding = `user "${cutShort(request.userInfo?.username ?? "")}" may not bind ${pod} with the annotation "${VM_NAME_ANNOTATION}" in the Binding's metadata.annotations, which the apiserver copies onto the pod and which makes it VM-backed`;
+  return markedPodChecks(request, bound, deps, {
+    notOwned: (owners) =>
+      `${binding}: its metadata.ownerReferences has no ${owners}; remove the annotation from the ` +
+      `Binding, and let the owner's operator create VM-backed pods`,
+    creator: (_username, pairing) =>
+      `${binding}: ${pairing}; remove the annotation from the Binding, and let that operator create the pod`,
   });
 }
 

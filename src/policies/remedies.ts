@@ -21,6 +21,7 @@ export const REFUSAL_REMEDIES: RefusalRemedies = {
       creator: "let the operator of the pod's owner create it (POD_CREATORS names who may)",
       invalid_name: "name a valid, existing node (and, in a Binding, pod)",
       unmarked_binding: "bind the pod to another node, or let the scheduler place it",
+      gate_field: `leave the VM pod's gate fields alone: hibernate or wake it through a ${COCOONHIBERNATION_KIND}, change it through its ${COCOONSET_KIND}`,
       node_fetch: retryOnceReachable("get", NODES.plural),
       pod_fetch: retryOnceReachable("get", PODS.plural),
     },

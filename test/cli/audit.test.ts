@@ -288,12 +288,23 @@ describe("scanCluster", () => {
     const pod = (namespace: string) =>
       object(namespace, "p", { spec: { tolerations: [TOLERATION] } });
     const report = await scanCluster({
-      lister: fakeLister({ pods: [[pod("kube-system"), pod("sandbox-system"), pod("team-a")]] }),
+      lister: fakeLister({
+        pods: [[pod("kube-system"), pod("cert-manager"), pod("sandbox-system"), pod("team-a")]],
+      }),
       podCreators,
     });
-    expect(report.findings.map((finding) => finding.namespace)).toEqual(["team-a"]);
+    // sandbox-system is gated like any other namespace.
+    expect(report.findings.map((finding) => finding.namespace)).toEqual([
+      "sandbox-system",
+      "team-a",
+    ]);
     expect(report.skipped).toBe(2);
-    expect(report.checkedByNamespace).toEqual(new Map([["team-a", 1]]));
+    expect(report.checkedByNamespace).toEqual(
+      new Map([
+        ["sandbox-system", 1],
+        ["team-a", 1],
+      ]),
+    );
   });
 
   test("a PolicyReport for each namespace checked, a clean one included", async () => {

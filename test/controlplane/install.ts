@@ -214,8 +214,16 @@ function deploymentEnv(manifests: readonly KubeObject[]): Record<string, string>
   const deployment = manifests.find((object) => object.kind === "Deployment");
   const container = deployment?.spec.template.spec.containers[0];
   const env: Record<string, string> = {};
+  const configMaps = new Map(
+    manifests
+      .filter((object) => object.kind === "ConfigMap")
+      .map((object) => [object.metadata.name, object.data ?? {}]),
+  );
   for (const variable of container?.env ?? []) {
     if (typeof variable.value === "string") env[variable.name] = variable.value;
+    const reference = variable.valueFrom?.configMapKeyRef;
+    const value = reference && configMaps.get(reference.name)?.[reference.key];
+    if (typeof value === "string") env[variable.name] = value;
   }
   // Where a local run must differ: the files, the ports and the wait before
   // stopping (a pod waits for its endpoints to update; nothing does here).
@@ -259,7 +267,14 @@ function testUserRbac(): KubeObject[] {
       rules: [
         {
           apiGroups: [""],
-          resources: ["pods", "pods/binding", "bindings"],
+          resources: [
+            "pods",
+            "pods/binding",
+            "bindings",
+            "pods/status",
+            "pods/ephemeralcontainers",
+            "pods/resize",
+          ],
           verbs: ["create", "get", "list", "update", "patch", "delete"],
         },
         {

@@ -71,6 +71,45 @@ describe("blast radius: the webhook is down", () => {
   });
 });
 
+describe("the operator's metadata writes survive an outage", () => {
+  test("with the webhook stopped, a spec-unchanged CocoonSet patch and a finalizer removal succeed; a spec change fails", async () => {
+    const name = uniqueName("set");
+    const path = `${COCOON_API}/namespaces/${namespace}/cocoonsets/${name}`;
+    await expectCreated(
+      cluster.request("POST", `${COCOON_API}/namespaces/${namespace}/cocoonsets`, {
+        as: OPERATOR,
+        body: {
+          ...cocoonSet(name, { agent: { image: "agent:1" } }),
+          metadata: { name, finalizers: ["cocoonset.cocoonstack.io/finalizer"] },
+        },
+      }),
+    );
+    const mergePatch = (body: unknown) =>
+      cluster.request("PATCH", path, {
+        as: OPERATOR,
+        contentType: "application/merge-patch+json",
+        body,
+      });
+    const { webhook } = controlPlaneTier();
+    await webhook.stop();
+    try {
+      await expectCreated(
+        mergePatch({
+          metadata: { annotations: { "cocoonset.cocoonstack.io/delete-vm-names": "a" } },
+        }),
+      );
+      await expectCreated(mergePatch({ metadata: { finalizers: null } }));
+      const specChange = await mergePatch({ spec: { agent: { replicas: 2 } } });
+      expect(specChange.status).toBe(500);
+      expect(messageOf(specChange)).toContain(
+        'failed calling webhook "cocoonsets.cocoon-webhook.cocoonstack.io"',
+      );
+    } finally {
+      await webhook.restart();
+    }
+  });
+});
+
 describe("certificate rotation under admission traffic from the apiserver", () => {
   const ROTATIONS = 5;
   const ROTATION_SPACING_MS = 800;

@@ -129,6 +129,31 @@ describe("sandbox-operator's pods through a real apiserver", () => {
     },
   );
 
+  test("sandbox-system is gated: a hand-made VM pod there is refused, sandbox-operator's passes", async () => {
+    const system = "sandbox-system";
+    const existing = await cluster.request("GET", `/api/v1/namespaces/${system}`);
+    if (existing.status === 404) {
+      await expectCreated(
+        cluster.request("POST", "/api/v1/namespaces", {
+          body: { apiVersion: "v1", kind: "Namespace", metadata: { name: system } },
+        }),
+      );
+    }
+    const inSystem = (name: string) => {
+      const pod = sandboxVkCocoonPod({ namespace: system, name, uid: sandbox.metadata.uid });
+      pod.metadata.ownerReferences = [sandboxOwner(SANDBOX_NAME, sandbox.metadata.uid)];
+      return pod;
+    };
+    const create = (body: KubeJson, as: Identity) =>
+      cluster.request("POST", `/api/v1/namespaces/${system}/pods`, { as, body });
+    const counted = await admissionsDuring("mutate", async () => {
+      const handMade = await create(inSystem(uniqueName("handmade")), ORDINARY_USER);
+      expect(handMade.status).toBe(403);
+      await expectCreated(create(inSystem(uniqueName("sandbox")), SANDBOX_OPERATOR));
+    });
+    expect(counted).toEqual({ "deny/creator": 1, "allow/": 1 });
+  });
+
   test("an ordinary user's pod with a Sandbox owner is refused, naming the user", async () => {
     const counted = await admissionsDuring("mutate", async () => {
       const answer = await createPod(

@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { GARBAGE_COLLECTOR_USERNAMES, VK_COCOON_USERNAME } from "../../src/cocoon/identities";
 import { VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { RUNTIME_ANNOTATION_PATCHES } from "../platform/shapes";
 import type { CommandResult, ControlPlane } from "./cluster";
-import { OPERATOR, ORDINARY_USER, SCHEDULER } from "./install";
+import { OPERATOR, ORDINARY_USER, SCHEDULER, USER_GROUP } from "./install";
 import {
   admissionsDuring,
   bindingTo,
+  COCOON_TOLERATION,
   createNamespace,
   createOwnerCocoonSet,
   expectCreated,
@@ -163,5 +166,169 @@ describe("the pod gate through a real apiserver", () => {
       const bound = await cluster.request("GET", `/api/v1/namespaces/${namespace}/pods/${name}`);
       expect(bound.body.spec.nodeName).toBe(vmNodeName);
     });
+  });
+});
+
+describe("who changes a VM pod, through a real apiserver", () => {
+  const VK_COCOON = { user: VK_COCOON_USERNAME, groups: [USER_GROUP] };
+  const GARBAGE_COLLECTOR = { user: GARBAGE_COLLECTOR_USERNAMES[0], groups: [USER_GROUP] };
+  const podPath = (name: string, subresource = "") =>
+    `/api/v1/namespaces/${namespace}/pods/${name}${subresource}`;
+  const patch = (
+    name: string,
+    body: unknown,
+    as: typeof ORDINARY_USER,
+    subresource = "",
+    contentType = "application/merge-patch+json",
+  ) => cluster.request("PATCH", podPath(name, subresource), { as, contentType, body });
+  const stored = async (name: string) => (await cluster.request("GET", podPath(name))).body;
+
+  /** A pod the operator made, bound to `nodeName`. */
+  async function operatorPod(nodeName?: string): Promise<string> {
+    const name = uniqueName("vm");
+    const body = gatedPod(name, owner);
+    if (nodeName !== undefined) body.spec.nodeName = nodeName;
+    await expectCreated(createPod(body, OPERATOR));
+    return name;
+  }
+
+  test("the five-step chain is refused where the pod would become a VM pod (pods/status)", async () => {
+    const name = uniqueName("chain");
+    await expectCreated(
+      createPod(pod(name, { spec: { schedulingGates: [{ name: "example.com/hold" }] } })),
+    );
+    const counted = await admissionsDuring("mutate", async () => {
+      const viaStatus = await patch(
+        name,
+        { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-stolen" } } },
+        ORDINARY_USER,
+        "/status",
+      );
+      expect(viaStatus.status).toBe(403);
+      expect(messageOf(viaStatus)).toContain("has no CocoonSet or Sandbox owner");
+      // Step 3 of the chain, the toleration: the pod is still no VM pod, so it is checked as new.
+      const toleration = await patch(
+        name,
+        [{ op: "add", path: "/spec/tolerations/-", value: COCOON_TOLERATION }],
+        ORDINARY_USER,
+        "",
+        "application/json-patch+json",
+      );
+      expect(toleration.status).toBe(403);
+    });
+    expect(counted).toEqual({ "deny/not_owned": 2 });
+    expect((await stored(name)).metadata.annotations?.[VM_NAME_ANNOTATION]).toBeUndefined();
+  });
+
+  test("a Binding whose annotations would make a pod a VM pod is refused", async () => {
+    const name = uniqueName("bound");
+    await expectCreated(createPod(pod(name)));
+    const binding = bindingTo(name, plainNodeName);
+    binding.metadata.annotations = { [VM_NAME_ANNOTATION]: "vk-by-binding" };
+    const counted = await admissionsDuring("mutate", async () => {
+      const answer = await cluster.request("POST", podPath(name, "/binding"), {
+        as: ORDINARY_USER,
+        body: binding,
+      });
+      expect(answer.status).toBe(403);
+      expect(messageOf(answer)).toContain("which the apiserver copies onto the pod");
+    });
+    expect(counted).toEqual({ "deny/not_owned": 1 });
+    expect((await stored(name)).spec.nodeName).toBeUndefined();
+  });
+
+  test.each<[string, unknown, string]>([
+    [
+      "retargets the VM name",
+      { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-someone-else" } } },
+      `metadata.annotations["${VM_NAME_ANNOTATION}"]`,
+    ],
+    [
+      "sets the hibernate annotation",
+      { metadata: { annotations: { "vm.cocoonstack.io/hibernate": "true" } } },
+      'metadata.annotations["vm.cocoonstack.io/hibernate"]',
+    ],
+    ["drops the owner", { metadata: { ownerReferences: null } }, "metadata.ownerReferences"],
+  ])(
+    "an ordinary user who %s is refused, told who may and what to use instead",
+    async (_case, body, field) => {
+      const name = await operatorPod();
+      const counted = await admissionsDuring("mutate", async () => {
+        const answer = await patch(name, body, ORDINARY_USER);
+        expect(answer.status).toBe(403);
+        const message = messageOf(answer);
+        expect(message).toContain(`user "${ORDINARY_USER.user}" may not change ${field}`);
+        expect(message).toContain(OPERATOR.user);
+        expect(message).toContain("create a CocoonHibernation");
+        expect(message).toContain("change its CocoonSet");
+      });
+      expect(counted).toEqual({ "deny/gate_field": 1 });
+    },
+  );
+
+  test("a status write by an ordinary user cannot change a VM pod's annotations either", async () => {
+    const name = await operatorPod();
+    const answer = await patch(
+      name,
+      { metadata: { annotations: { "vm.cocoonstack.io/ip": "10.0.0.66" } } },
+      ORDINARY_USER,
+      "/status",
+    );
+    expect(answer.status).toBe(403);
+    expect(messageOf(answer)).toContain('metadata.annotations["vm.cocoonstack.io/ip"]');
+  });
+
+  test("the platform's own patches and status writes never reach the webhook; an unrelated label passes", async () => {
+    const boundNode = uniqueName("cocoon-pool");
+    const name = await operatorPod(boundNode);
+    const node = { user: `system:node:${boundNode}`, groups: [USER_GROUP] };
+    const counted = await admissionsDuring("mutate", async () => {
+      for (const [who, as] of [
+        ["operator: hibernate", OPERATOR],
+        ["operator: generation stamp", OPERATOR],
+        ["vk-cocoon: VM id and IP", VK_COCOON],
+      ] as const) {
+        const annotations = RUNTIME_ANNOTATION_PATCHES[who];
+        await expectCreated(patch(name, { metadata: { annotations } }, as));
+      }
+      const lifecycle = RUNTIME_ANNOTATION_PATCHES["vk-cocoon: lifecycle"];
+      await expectCreated(patch(name, { metadata: { annotations: lifecycle } }, node, "/status"));
+      await expectCreated(
+        patch(name, { metadata: { labels: { team: "research" } } }, ORDINARY_USER),
+      );
+      // The garbage collector orphans the pod: it removes the owner reference.
+      await expectCreated(patch(name, { metadata: { ownerReferences: null } }, GARBAGE_COLLECTOR));
+    });
+    expect(counted).toEqual({});
+    const after = await stored(name);
+    expect(after.metadata.ownerReferences).toBeUndefined();
+    expect(after.metadata.annotations["vm.cocoonstack.io/lifecycle-state"]).toBe("hibernated");
+  });
+
+  test("pods/ephemeralcontainers and pods/resize cannot change a pod's gate fields (so they are not registered)", async () => {
+    const name = await operatorPod();
+    const before = await stored(name);
+    const sneaky = {
+      metadata: {
+        annotations: { [VM_NAME_ANNOTATION]: "vk-sneaky" },
+        ownerReferences: null,
+      },
+      spec: {
+        tolerations: [COCOON_TOLERATION, { key: COCOON_TOLERATION.key, effect: "NoExecute" }],
+      },
+    };
+    for (const subresource of ["/ephemeralcontainers", "/resize"]) {
+      await patch(
+        name,
+        sneaky,
+        ORDINARY_USER,
+        subresource,
+        "application/strategic-merge-patch+json",
+      );
+      const after = await stored(name);
+      expect(after.metadata.annotations, subresource).toEqual(before.metadata.annotations);
+      expect(after.metadata.ownerReferences, subresource).toEqual(before.metadata.ownerReferences);
+      expect(after.spec.tolerations, subresource).toEqual(before.spec.tolerations);
+    }
   });
 });

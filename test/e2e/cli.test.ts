@@ -56,6 +56,7 @@ describe("command line", () => {
     ["MAX_REQUEST_BYTES", "7MiB"],
     ["WEBHOOK_LOG_LEVEL", "verbose"],
     ["POD_CREATORS", " , "],
+    ["RUNTIME_IDENTITIES", "system:serviceaccount:cocoon-system:*"],
     ["APISERVER_LIST_PAGE_SIZE", "1000"],
     ["ENFORCEMENT", "mutate=audit"],
     ["ENFORCEMENT", "validate_cocoonset=warn"],

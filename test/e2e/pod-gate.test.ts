@@ -43,7 +43,12 @@ function pod(
 
 let webhook: WebhookProcess;
 beforeAll(async () => {
-  webhook = await startWebhook({ env: { POD_CREATORS: ` ${OPERATOR_USERNAME} , ,system:admin ` } });
+  webhook = await startWebhook({
+    env: {
+      POD_CREATORS: ` ${OPERATOR_USERNAME} , ,system:admin `,
+      RUNTIME_IDENTITIES: "system:serviceaccount:cocoon-system:vk-cocoon, system:node:*",
+    },
+  });
 });
 afterAll(async () => {
   await webhook.stop();
@@ -107,6 +112,31 @@ const cases = [
     }),
     allowed: true,
     labels: { result: "skipped", reason: "no_change" },
+  },
+  {
+    name: "a user drops the owner of a VM pod",
+    review: admissionReview({
+      operation: "UPDATE",
+      username: "alice",
+      object: pod({ tolerate: true, annotate: true }),
+      oldObject: pod({ tolerate: true, annotate: true, owned: true }),
+    }),
+    allowed: false,
+    labels: { result: "deny", reason: "gate_field" },
+    message: 'user "alice" may not change metadata.ownerReferences',
+  },
+  {
+    name: "a pods/status write by a user that gives a plain pod the VM name",
+    review: admissionReview({
+      operation: "UPDATE",
+      subResource: "status",
+      username: "alice",
+      object: pod({ annotate: true, owned: true }),
+      oldObject: pod(),
+    }),
+    allowed: false,
+    labels: { result: "deny", reason: "not_owned" },
+    message: "CocoonSet",
   },
   {
     name: "DELETE",

@@ -3,11 +3,12 @@ import fc from "fast-check";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS, SANDBOX_OWNER } from "../../src/cocoon/pod-creators";
 import { podGate } from "../../src/policies/pod-gate";
 import { admissionRequest, POD_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { podCreators } from "../support/handlers";
+import { podCreators, runtimeIdentities } from "../support/handlers";
 import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
 
 /**
@@ -17,7 +18,11 @@ import { anyJson, type Json, RUNS, wrongValue } from "./arbitraries";
  */
 
 // A marked pod is decided without the apiserver; a failing port would show any call.
-const deps = { podCreators: podCreators(DEFAULT_POD_CREATORS), kube: new FakeKube().failing() };
+const deps = {
+  podCreators: podCreators(DEFAULT_POD_CREATORS),
+  runtimeIdentities: runtimeIdentities(DEFAULT_RUNTIME_IDENTITIES),
+  kube: new FakeKube().failing(),
+};
 
 /** Strings a random generator will never produce by chance, so they cannot add a marker or owner. */
 const mentionsCocoon = (value: unknown): boolean => {

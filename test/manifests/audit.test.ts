@@ -86,9 +86,13 @@ describe("manifests/audit-cronjob", () => {
       "--exit-zero",
       "--output-file=/reports/policyreports.json",
     ]);
-    const creators = (container: { env: { name: string; value: string }[] }) =>
-      container.env.find((variable) => variable.name === "POD_CREATORS")?.value;
-    expect(creators(auditStep)).toBe(creators(webhook));
+    // Both read POD_CREATORS from the one ConfigMap.
+    const creators = (container: { env: { name: string; valueFrom?: unknown }[] }) =>
+      container.env.find((variable) => variable.name === "POD_CREATORS")?.valueFrom;
+    expect(creators(auditStep)).toEqual({
+      configMapKeyRef: { name: "cocoon-webhook-identities", key: "POD_CREATORS" },
+    });
+    expect(creators(auditStep)).toEqual(creators(webhook));
     const [apply] = pod.containers;
     expect(apply.command).toEqual([
       "bash",

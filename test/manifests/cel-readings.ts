@@ -8,6 +8,7 @@ import {
   parse,
   plan,
 } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
 import type { Json } from "./kustomize";
 
 /*
@@ -57,7 +58,7 @@ export function compileCondition(expression: string, reading: NullReading): Prog
   if (reading === "null-is-present" && source === expression && expression.includes("has(")) {
     throw new Error(`cannot model cel-go's has() in: ${expression}`);
   }
-  const program = plan(celEnv({ funcs: [present] }), parse(source));
+  const program = plan(celEnv({ funcs: [present, ...strings] }), parse(source));
   return (bindings) => {
     const input = Object.fromEntries(
       Object.entries(bindings).map(([name, value]) => [name, toCelInput(value)]),

@@ -3,9 +3,10 @@ import { basename, join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 
 /*
- * A deliberately small kustomize: it follows `resources:` and applies the two
- * transformations our kustomizations use (`images:` and a hash-less
- * `configMapGenerator:` from files). Anything else throws, so the renderer
+ * A deliberately small kustomize: it follows `resources:` and `components:`
+ * and applies the transformations our kustomizations use (`images:`, a
+ * hash-less `configMapGenerator:` from files or literals, and `replacements:`
+ * into a delimited part of a field). Anything else throws, so the renderer
  * stays faithful; the tests also compare it with `kubectl kustomize` where
  * kubectl is installed.
  */
@@ -13,7 +14,15 @@ import { parseAllDocuments } from "yaml";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type KubeObject = { [key: string]: Json };
 
-const SUPPORTED_KEYS = new Set(["apiVersion", "kind", "resources", "images", "configMapGenerator"]);
+const SUPPORTED_KEYS = new Set([
+  "apiVersion",
+  "kind",
+  "resources",
+  "images",
+  "configMapGenerator",
+  "components",
+  "replacements",
+]);
 
 export const REPO_ROOT = resolve(import.meta.dir, "../..");
 
@@ -57,17 +66,7 @@ function kustomizationFile(directory: string): string {
 /** Renders the kustomization in `directory` (relative to the repository root or absolute). */
 export function render(directory: string): KubeObject[] {
   const root = resolve(REPO_ROOT, directory);
-  const [kustomization] = readYamlDocuments(kustomizationFile(root));
-  if (kustomization === undefined) throw new Error(`${root}: empty kustomization`);
-  if (kustomization.kind !== "Kustomization") {
-    throw new Error(
-      `${root}: only kind Kustomization is rendered here (got ${kustomization.kind})`,
-    );
-  }
-  for (const key of Object.keys(kustomization)) {
-    if (!SUPPORTED_KEYS.has(key))
-      throw new Error(`${root}: ${key} is not supported by the test renderer`);
-  }
+  const kustomization = readKustomization(root, "Kustomization");
   const objects: KubeObject[] = [];
   for (const entry of asArray(kustomization.resources, "resources")) {
     const path = resolve(root, asString(entry, "a resource"));
@@ -79,13 +78,124 @@ export function render(directory: string): KubeObject[] {
   for (const image of asArray(kustomization.images, "images")) {
     applyImage(objects, image);
   }
+  // Replacements run last, after every generator: kustomize's own order.
+  const components = asArray(kustomization.components, "components").map((entry) =>
+    readKustomization(resolve(root, asString(entry, "a component")), "Component"),
+  );
+  for (const replacement of [kustomization, ...components].flatMap((file) =>
+    asArray(file.replacements, "replacements"),
+  )) {
+    applyReplacement(objects, replacement);
+  }
   return objects;
+}
+
+function readKustomization(root: string, kind: "Kustomization" | "Component"): KubeObject {
+  const [kustomization] = readYamlDocuments(kustomizationFile(root));
+  if (kustomization === undefined) throw new Error(`${root}: empty kustomization`);
+  if ((kustomization.kind ?? "Kustomization") !== kind) {
+    throw new Error(`${root}: expected kind ${kind} here (got ${kustomization.kind})`);
+  }
+  for (const key of Object.keys(kustomization)) {
+    if (!SUPPORTED_KEYS.has(key))
+      throw new Error(`${root}: ${key} is not supported by the test renderer`);
+    if (kind === "Component" && !["apiVersion", "kind", "replacements"].includes(key)) {
+      throw new Error(`${root}: a component may only hold replacements here (got ${key})`);
+    }
+  }
+  return kustomization;
+}
+
+/**
+ * A replacement from one object's field into part of others' fields: each
+ * target field split on `options.delimiter`, its `options.index` part set.
+ */
+function applyReplacement(objects: KubeObject[], replacement: Json): void {
+  if (!isRecord(replacement) || !isRecord(replacement.source)) {
+    throw new Error("a replacement needs a source");
+  }
+  const { source } = replacement;
+  const from = findObject(
+    objects,
+    asString(source.kind, "source.kind"),
+    asString(source.name, "source.name"),
+  );
+  const value = asString(
+    fieldAt(from, asString(source.fieldPath, "source.fieldPath")),
+    "the source field",
+  );
+  for (const target of asArray(replacement.targets, "targets")) {
+    if (!isRecord(target) || !isRecord(target.select) || !isRecord(target.options)) {
+      throw new Error("a target needs select and options (delimiter, index)");
+    }
+    const { select, options } = target;
+    const delimiter = asString(options.delimiter, "options.delimiter");
+    const index = options.index;
+    if (typeof index !== "number") throw new Error("options.index must be a number");
+    const object = findObject(
+      objects,
+      asString(select.kind, "select.kind"),
+      asString(select.name, "select.name"),
+    );
+    for (const fieldPath of asArray(target.fieldPaths, "fieldPaths")) {
+      const path = asString(fieldPath, "a fieldPath");
+      const parts = asString(fieldAt(object, path), path).split(delimiter);
+      if (index >= parts.length) throw new Error(`${path} has no part ${index}`);
+      parts[index] = value;
+      setFieldAt(object, path, parts.join(delimiter));
+    }
+  }
+}
+
+/** A kustomize field path split into steps: `a.[name=x.y].b` → a, [name=x.y], b. */
+function splitSelectors(path: string): string[] {
+  const steps: string[] = [];
+  let current = "";
+  let inSelector = false;
+  for (const character of path) {
+    if (character === "[") inSelector = true;
+    if (character === "]") inSelector = false;
+    if (character === "." && !inSelector) {
+      steps.push(current);
+      current = "";
+      continue;
+    }
+    current += character;
+  }
+  steps.push(current);
+  return steps;
+}
+
+function selectorStep(step: string): string | { key: string; value: string } {
+  const match = /^\[([^=]+)=(.*)\]$/.exec(step);
+  return match ? { key: match[1] ?? "", value: match[2] ?? "" } : step;
+}
+
+function stepInto(
+  current: Json | undefined,
+  step: string | { key: string; value: string },
+): Json | undefined {
+  if (typeof step === "string") return isRecord(current) ? current[step] : undefined;
+  if (!Array.isArray(current)) return undefined;
+  return current.find((entry) => isRecord(entry) && entry[step.key] === step.value);
+}
+
+function fieldAt(object: KubeObject, path: string): Json | undefined {
+  return splitSelectors(path).map(selectorStep).reduce<Json | undefined>(stepInto, object);
+}
+
+function setFieldAt(object: KubeObject, path: string, value: string): void {
+  const steps = splitSelectors(path).map(selectorStep);
+  const last = steps.pop();
+  const parent = steps.reduce<Json | undefined>(stepInto, object);
+  if (typeof last !== "string" || !isRecord(parent)) throw new Error(`cannot set ${path}`);
+  parent[last] = value;
 }
 
 function generateConfigMap(root: string, generator: Json): KubeObject {
   if (!isRecord(generator)) throw new Error("a configMapGenerator entry must be a mapping");
   for (const key of Object.keys(generator)) {
-    if (!["name", "namespace", "files", "options"].includes(key)) {
+    if (!["name", "namespace", "files", "literals", "options"].includes(key)) {
       throw new Error(`configMapGenerator.${key} is not supported by the test renderer`);
     }
   }
@@ -98,6 +208,12 @@ function generateConfigMap(root: string, generator: Json): KubeObject {
     const spec = asString(file, "a generator file");
     const [key, path] = spec.includes("=") ? spec.split("=", 2) : [basename(spec), spec];
     data[key ?? spec] = readFileSync(resolve(root, path ?? spec), "utf8");
+  }
+  for (const literal of asArray(generator.literals, "configMapGenerator.literals")) {
+    const spec = asString(literal, "a generator literal");
+    const separator = spec.indexOf("=");
+    if (separator < 1) throw new Error(`literal ${spec} is not KEY=VALUE`);
+    data[spec.slice(0, separator)] = spec.slice(separator + 1);
   }
   const metadata: { [key: string]: Json } = {
     name: asString(generator.name, "configMapGenerator.name"),

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   Certificate,
   type ICertificate,
@@ -18,14 +19,18 @@ import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authoriz
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
 import { ENDPOINT_KEYS, ENDPOINTS, operationsOf } from "../../src/admission/endpoints";
+import { podGateConditions } from "../../src/cocoon/match-conditions";
+import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import {
   findObject,
   imageName,
+  isRecord,
   KUBECTL,
   type KubeObject,
   kubectlKustomize,
   objectKey,
+  REPO_ROOT,
   readYamlDocuments,
   render,
   repoPath,
@@ -39,7 +44,6 @@ const EXCLUDED_NAMESPACES = [
   "kube-public",
   "cocoon-system",
   "cert-manager",
-  "sandbox-system",
 ];
 const CERT_DIR = "/etc/cocoon/webhook/certs";
 const INJECT_CA_FROM = "cert-manager.io/inject-ca-from";
@@ -73,6 +77,7 @@ describe("manifests/default renders", () => {
     expect(objects.map(objectKey).sort()).toEqual(
       [
         "ServiceAccount cocoon-system/cocoon-webhook",
+        "ConfigMap cocoon-system/cocoon-webhook-identities",
         "ClusterRole cocoon-webhook",
         "ClusterRoleBinding cocoon-webhook",
         "Issuer cocoon-system/cocoon-webhook-selfsigned",
@@ -220,8 +225,19 @@ describe("Deployment", () => {
     expect(env.get("METRICS_ADDR")).toBe(":9090");
     expect(env.get("DRAIN_DELAY")).toBe("5s");
     expect(env.get("SHUTDOWN_TIMEOUT")).toBe("15s");
-    // The manifests spell out the webhook's own default pairing.
-    expect(env.get("POD_CREATORS")).toBe(DEFAULT_POD_CREATORS);
+    // The identity lists come from one ConfigMap, the webhook's own defaults.
+    const identities = findObject(objects, "ConfigMap", "cocoon-webhook-identities");
+    for (const [name, value] of [
+      ["POD_CREATORS", DEFAULT_POD_CREATORS],
+      ["RUNTIME_IDENTITIES", DEFAULT_RUNTIME_IDENTITIES],
+    ] as const) {
+      const variable = container?.env?.find((candidate) => candidate.name === name);
+      expect(variable?.valueFrom?.configMapKeyRef).toEqual({
+        name: "cocoon-webhook-identities",
+        key: name,
+      });
+      expect(isRecord(identities.data) ? identities.data[name] : undefined).toBe(value);
+    }
     expect(seconds(env.get("APISERVER_TIMEOUT") ?? "")).toBeLessThan(5);
   });
 
@@ -423,6 +439,13 @@ describe("webhook configurations", () => {
       {
         apiGroups: [""],
         apiVersions: ["v1"],
+        operations: ["UPDATE"],
+        resources: ["pods/status"],
+        scope: "Namespaced",
+      },
+      {
+        apiGroups: [""],
+        apiVersions: ["v1"],
         operations: ["CREATE"],
         resources: ["pods/binding", "bindings"],
         scope: "Namespaced",
@@ -457,7 +480,7 @@ describe("webhook configurations", () => {
     ]);
   });
 
-  test("the pod and workload registrations exclude exactly the six recovery namespaces", () => {
+  test("the pod and workload registrations exclude exactly the five recovery namespaces (sandbox-system is gated)", () => {
     for (const path of ["/mutate", "/validate"]) {
       expect(byPath.get(path)?.namespaceSelector, path).toEqual({
         matchExpressions: [
@@ -472,21 +495,71 @@ describe("webhook configurations", () => {
     for (const path of ["/validate-cocoonset", "/validate-cocoonhibernation"]) {
       expect(byPath.get(path)?.namespaceSelector, path).toBeUndefined();
       expect(byPath.get(path)?.objectSelector, path).toBeUndefined();
-      expect(byPath.get(path)?.matchConditions, path).toBeUndefined();
     }
+    expect(byPath.get("/validate-cocoonhibernation")?.matchConditions).toBeUndefined();
   });
 
   test("matchConditions pre-filter the pod gate and the scale guard", () => {
     expect(byPath.get("/mutate")?.matchConditions?.map((condition) => condition.name)).toEqual([
       "binding-not-by-scheduler",
       "binding-or-gated-or-names-node",
-      "old-object-not-gated",
+      "vm-pod-gate-field-changed",
+      "vm-pod-not-by-pod-creator",
+      "vm-pod-not-by-runtime-identity",
     ]);
+    expect(
+      byPath.get("/validate-cocoonset")?.matchConditions?.map((condition) => condition.name),
+    ).toEqual(["spec-changed"]);
     expect(byPath.get("/validate")?.matchConditions?.map((condition) => condition.name)).toEqual([
       "scale-or-cocoon-workload",
       "replicas-go-down",
     ]);
   });
+
+  test("the pod gate's identity lists are the ConfigMap's, written in by the component", () => {
+    const conditions = byPath.get("/mutate")?.matchConditions ?? [];
+    const expected = podGateConditions(DEFAULT_POD_CREATORS, DEFAULT_RUNTIME_IDENTITIES);
+    expect(conditions.map(({ name, expression }) => ({ name, expression }))).toEqual(
+      expected.conditions.map(({ name, expression }) => ({ name, expression })),
+    );
+  });
+
+  test.skipIf(KUBECTL === undefined)(
+    "an overlay that changes the ConfigMap and lists the component changes the conditions too",
+    () => {
+      const overlay = mkdtempSync(join(REPO_ROOT, ".overlay-"));
+      try {
+        writeFileSync(
+          join(overlay, "kustomization.yaml"),
+          [
+            "resources: [../manifests/base]",
+            "configMapGenerator:",
+            "  - name: cocoon-webhook-identities",
+            "    namespace: cocoon-system",
+            "    behavior: merge",
+            "    options: { disableNameSuffixHash: true }",
+            '    literals: ["POD_CREATORS=system:serviceaccount:ops:maker", "RUNTIME_IDENTITIES=system:serviceaccount:ops:vk"]',
+            "components: [../manifests/components/platform-identities]",
+            "",
+          ].join("\n"),
+        );
+        const rendered = kubectlKustomize(overlay);
+        const webhook = findObject(rendered, "MutatingWebhookConfiguration", "cocoon-webhook");
+        const expected = podGateConditions(
+          "system:serviceaccount:ops:maker",
+          "system:serviceaccount:ops:vk",
+        );
+        expect(JSON.stringify(webhook)).not.toContain("cocoon-operator");
+        for (const condition of expected.conditions) {
+          expect(JSON.stringify(webhook)).toContain(
+            JSON.stringify(condition.expression).slice(1, -1),
+          );
+        }
+      } finally {
+        rmSync(overlay, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("a later mutating webhook cannot slip a marker past the gate", () => {
     expect(mutating.webhooks?.[0]?.reinvocationPolicy).toBe("IfNeeded");

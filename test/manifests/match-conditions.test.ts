@@ -1,15 +1,30 @@
 import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
 import fc from "fast-check";
 import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/admission/endpoints";
 import { admissionRequestSchema } from "../../src/admission/review";
+import {
+  GARBAGE_COLLECTOR_USERNAMES,
+  OPERATOR_USERNAME,
+  SANDBOX_OPERATOR_USERNAME,
+  VK_COCOON_USERNAME,
+} from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import type { MatchCondition } from "../../src/cocoon/match-conditions";
+import { type MatchCondition, podGateConditions } from "../../src/cocoon/match-conditions";
+import {
+  BOUND_NODES_ENTRY,
+  DEFAULT_RUNTIME_IDENTITIES,
+  isPlatformIdentity,
+} from "../../src/cocoon/platform-identities";
+import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
+import { isJsonObject, valueAt } from "../../src/json/read";
 import {
   podEntersCocoonGate,
   podGate as podGateRule,
   requestedNodeName,
 } from "../../src/policies/pod-gate";
+import { changedGateFields } from "../../src/policies/pod-gate-changes";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
@@ -26,6 +41,7 @@ import {
   type ReviewOptions,
 } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
+import { podCreators, runtimeIdentities } from "../support/handlers";
 import { compileCondition, NULL_READINGS } from "./cel-readings";
 import type { Json } from "./kustomize";
 
@@ -56,8 +72,13 @@ function conditionsOf(endpoint: EndpointKey): readonly MatchCondition[] {
 }
 
 function compile(endpoint: EndpointKey): Condition[] {
-  const env = celEnv();
-  return conditionsOf(endpoint).map(({ name: conditionName, expression }) => {
+  return compileConditions(conditionsOf(endpoint));
+}
+
+function compileConditions(conditions: readonly MatchCondition[]): Condition[] {
+  // The apiserver's CEL has the strings extension (split, trim) that the identity lists use.
+  const env = celEnv({ funcs: strings });
+  return conditions.map(({ name: conditionName, expression }) => {
     const program = plan(env, parse(expression));
     return {
       name: conditionName,
@@ -90,6 +111,54 @@ const requestBinding = (options: ReviewOptions): Json =>
 function podRequest(operation: "CREATE" | "UPDATE"): Json {
   return requestBinding({ uid: "705ab4f5-6393-11e8-b7cc-42010a800002", name: "p", operation });
 }
+
+/** A pod UPDATE by `username`, through `subResource` (status) or the pod itself. */
+function podUpdateRequest(username: string, subResource: string | undefined): Json {
+  return requestBinding({
+    uid: "705ab4f5-6393-11e8-b7cc-42010a800005",
+    name: "p",
+    operation: "UPDATE",
+    username,
+    ...(subResource === undefined ? {} : { subResource }),
+  });
+}
+
+const DEFAULT_IDENTITIES = {
+  podCreators: podCreators(DEFAULT_POD_CREATORS),
+  runtimeIdentities: runtimeIdentities(DEFAULT_RUNTIME_IDENTITIES),
+};
+
+/** Whether the webhook judges an UPDATE (it skips it as no_change otherwise). */
+function judgedOnUpdate(oldObject: Json, object: Json, username: string): boolean {
+  if (!podEntersCocoonGate(oldObject)) return podEntersCocoonGate(object);
+  const nodeName = isJsonObject(oldObject) ? valueAt(oldObject, ["spec", "nodeName"]) : undefined;
+  return (
+    !isPlatformIdentity(username, nodeName, DEFAULT_IDENTITIES) &&
+    changedGateFields(oldObject, object).length > 0
+  );
+}
+
+/** Who updates: a user, each kind of platform identity, or the node the old pod is bound to. */
+const OWN_NODE = "<the pod's node>";
+const updater = fc.constantFrom(
+  "alice",
+  "",
+  OPERATOR_USERNAME,
+  SANDBOX_OPERATOR_USERNAME,
+  VK_COCOON_USERNAME,
+  ...GARBAGE_COLLECTOR_USERNAMES,
+  "system:node:elsewhere",
+  OWN_NODE,
+  OWN_NODE,
+);
+
+function usernameFor(who: string, oldObject: Json): string {
+  if (who !== OWN_NODE) return who;
+  const nodeName = isJsonObject(oldObject) ? valueAt(oldObject, ["spec", "nodeName"]) : undefined;
+  return `system:node:${typeof nodeName === "string" ? nodeName : ""}`;
+}
+
+const subResource = fc.constantFrom(undefined, "status");
 
 const SCHEDULER = "system:kube-scheduler";
 
@@ -237,6 +306,21 @@ const pod = record(
   { metadata, spec: podSpec },
 );
 
+/** The old pod and the new: two unrelated pods, or one with a label or one annotation changed. */
+const podUpdate: fc.Arbitrary<[Json, Json]> = fc.oneof(
+  fc.tuple(pod, pod),
+  fc.tuple(pod, fc.tuple(annotationKey, label)).map(([before, [key, value]]): [Json, Json] => {
+    const after = structuredClone(before) as { metadata?: Json };
+    const meta = isJsonObject(after.metadata) ? after.metadata : {};
+    const annotated = isJsonObject(meta.annotations) ? meta.annotations : {};
+    const labels = isJsonObject(meta.labels) ? meta.labels : {};
+    const changed = key.startsWith("vm.")
+      ? { ...meta, annotations: { ...annotated, [key]: value } }
+      : { ...meta, labels: { ...labels, [key]: value } };
+    return [before, { ...(after as object), metadata: changed }];
+  }),
+);
+
 const templateSpec = orNull(
   record({ containers: fc.array(container, { minLength: 1, maxLength: 2 }), tolerations }),
 );
@@ -316,27 +400,87 @@ describe("pod gate matchConditions agree with podEntersCocoonGate", () => {
     );
   });
 
-  test("UPDATE: called exactly when the pod newly enters the gate", () => {
+  test("UPDATE: called exactly when a pod newly enters the gate, or someone outside the platform changes a VM pod's gate fields", () => {
     fc.assert(
-      fc.property(pod, pod, (object, oldObject) => {
-        const bindings = { object, oldObject, request: podRequest("UPDATE") };
-        const expected = podEntersCocoonGate(object) && !podEntersCocoonGate(oldObject);
-        expect(calls(podGate, bindings)).toBe(expected);
+      fc.property(podUpdate, updater, subResource, ([oldObject, object], who, sub) => {
+        const username = usernameFor(who, oldObject);
+        const bindings = { object, oldObject, request: podUpdateRequest(username, sub) };
+        expect(calls(podGate, bindings)).toBe(judgedOnUpdate(oldObject, object, username));
       }),
       RUNS,
     );
   });
 
+  test("UPDATE: a generated VM pod is changed by an outsider, and the change touches a gate field, as often as not", () => {
+    const sample = fc.sample(fc.tuple(podUpdate, updater), { numRuns: 1000, seed: 1 });
+    const judged = sample.filter(([[oldObject, object], who]) =>
+      judgedOnUpdate(oldObject, object, usernameFor(who, oldObject)),
+    ).length;
+    expect(judged).toBeGreaterThan(100);
+    expect(judged).toBeLessThan(900);
+  });
+
   test("UPDATE of a pod to itself is never sent", () => {
     fc.assert(
-      fc.property(pod, (object) => {
-        expect(calls(podGate, { object, oldObject: object, request: podRequest("UPDATE") })).toBe(
-          false,
-        );
+      fc.property(pod, updater, subResource, (object, who, sub) => {
+        const request = podUpdateRequest(usernameFor(who, object), sub);
+        expect(calls(podGate, { object, oldObject: object, request })).toBe(false);
       }),
       RUNS,
     );
   });
+
+  test("whatever UPDATE is not sent, the webhook would allow even with the apiserver unreachable", async () => {
+    await fc.assert(
+      fc.asyncProperty(podUpdate, updater, subResource, async ([oldObject, object], who, sub) => {
+        const request = podUpdateRequest(usernameFor(who, oldObject), sub);
+        if (calls(podGate, { object, oldObject, request })) return;
+        const verdict = await podGateRule(
+          admissionRequestSchema.parse({ ...(request as object), object, oldObject }),
+          { ...DEFAULT_IDENTITIES, kube: new FakeKube().failing() },
+        );
+        expect(verdict.allowed).toBeTrue();
+      }),
+      RUNS,
+    );
+  });
+
+  test("the identity lists written into the conditions are those the webhook reads", () => {
+    const identity = fc.stringMatching(/^[a-z:.-]{1,12}$/);
+    fc.assert(
+      fc.property(
+        fc.array(identity, { maxLength: 3 }),
+        fc.array(identity, { maxLength: 3 }),
+        fc.boolean(),
+        identity,
+        (creators, runtime, boundNodes, stranger) => {
+          const creatorsText = creators.length > 0 ? creators.join(" , ") : "x";
+          const runtimeText = [...runtime, ...(boundNodes ? [BOUND_NODES_ENTRY] : [])].join(",");
+          const conditions = compileConditions(
+            podGateConditions(creatorsText, runtimeText).conditions,
+          );
+          const identities = {
+            podCreators: podCreators(creatorsText),
+            runtimeIdentities: runtimeIdentities(runtimeText),
+          };
+          const vmPod = gatePod(
+            { containers, nodeName: "vk-node", tolerations: [{ key: COCOON_TOLERATION_KEY }] },
+            { name: "p", annotations: { [VM_NAME_ANNOTATION]: "a" } },
+          );
+          const renamed = gatePod(
+            { containers, nodeName: "vk-node", tolerations: [{ key: COCOON_TOLERATION_KEY }] },
+            { name: "p", annotations: { [VM_NAME_ANNOTATION]: "b" } },
+          );
+          for (const username of [...creators, ...runtime, stranger, "system:node:vk-node"]) {
+            const request = podUpdateRequest(username, undefined);
+            const sent = calls(conditions, { object: renamed, oldObject: vmPod, request });
+            expect(sent).toBe(!isPlatformIdentity(username, "vk-node", identities));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 60_000);
 });
 
 describe("pod gate matchConditions agree with the gate's binding check", () => {
@@ -361,6 +505,7 @@ describe("pod gate matchConditions agree with the gate's binding check", () => {
         const kube = new FakeKube();
         const verdict = await podGateRule(admissionRequestSchema.parse(request), {
           podCreators: new Map(),
+          runtimeIdentities: { usernames: new Set(), boundNodes: false },
           kube,
         });
         const skippedAsScheduler = verdict.result === "skipped" && verdict.reason === "scheduler";

@@ -28,7 +28,9 @@ import {
 const NAMESPACE = "team-a";
 const MAIN_NODE = "vk-cocoon-node-1";
 const ALICE = "alice@example.com";
+/** vk-cocoon by the node credential its kubeconfig may hold, and by its ServiceAccount. */
 const VK_COCOON = "system:node:vk-cocoon-node-1";
+const VK_COCOON_ACCOUNT = "system:serviceaccount:cocoon-system:vk-cocoon";
 const label = (verdict: Verdict) => `${verdict.result}/${verdict.reason}`;
 const deps = {
   podCreators: podCreators(DEFAULT_POD_CREATORS),
@@ -74,11 +76,21 @@ describe("cocoon-operator's pods", () => {
   });
 
   test.each(Object.entries(RUNTIME_ANNOTATION_PATCHES))(
-    "runtime patch %s on a live pod passes untouched",
+    "runtime patch %s on a live pod passes untouched; from anyone else it is refused",
     async (_name, annotations) => {
-      for (const username of [IDENTITIES.operator, VK_COCOON]) {
-        const request = podRequest(withAnnotations(pods.main, annotations), username, pods.main);
+      // A live pod: the scheduler has bound it to its VM node.
+      const live = { ...pods.main, spec: { ...pods.main.spec, nodeName: MAIN_NODE } };
+      const patched = withAnnotations(live, annotations);
+      for (const username of [IDENTITIES.operator, VK_COCOON, VK_COCOON_ACCOUNT]) {
+        const request = podRequest(patched, username, live);
         expect(label(await examine("podGate", request, deps))).toBe("skipped/no_change");
+      }
+      const vmAnnotation = Object.keys(annotations).some((key) => key.startsWith("vm."));
+      for (const username of [ALICE, "system:node:another-node"]) {
+        const request = podRequest(patched, username, live);
+        expect(label(await examine("podGate", request, deps))).toBe(
+          vmAnnotation ? "deny/gate_field" : "skipped/no_change",
+        );
       }
     },
   );

@@ -5,11 +5,12 @@ import type { Verdict } from "../../src/admission/verdict";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
 import type { PodGateDeps } from "../../src/policies/pod-gate";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
-import { examine, podCreators, refusalMessage } from "../support/handlers";
+import { examine, podCreators, refusalMessage, runtimeIdentities } from "../support/handlers";
 
 const ALICE = "alice@example.com";
 const VK_COCOON = "system:serviceaccount:cocoon-system:vk-cocoon";
@@ -48,6 +49,10 @@ const operatorPod = pod({
   annotations: { [VM_NAME_ANNOTATION]: "vk-default-demo-0" },
   ownerReferences: [cocoonSetOwner],
 });
+const operatorAnnotations = { [VM_NAME_ANNOTATION]: "vk-default-demo-0" };
+const BOUND_NODE = "cocoon-pool";
+/** The operator's pod once bound to the virtual node. */
+const boundOperatorPod = { ...operatorPod, spec: { ...operatorPod.spec, nodeName: BOUND_NODE } };
 const plainPod = pod();
 const tolerationOnly = pod({ tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }] });
 const annotationOnly = pod({ annotations: { [VM_NAME_ANNOTATION]: "" } });
@@ -78,6 +83,22 @@ const create = (object: unknown, username?: string) =>
 
 const update = (oldObject: unknown, object: unknown, username?: string) =>
   podRequest({ operation: "UPDATE", oldObject, object }, username);
+
+/** A `pods/status` write: the apiserver keeps the stored spec and owners, takes the metadata. */
+const statusUpdate = (oldObject: unknown, object: unknown, username?: string) =>
+  podRequest({ operation: "UPDATE", subResource: "status", oldObject, object }, username);
+
+const HIBERNATE = "vm.cocoonstack.io/hibernate";
+
+/** `base` with `extra` merged into its annotations. */
+function annotated<T extends ReturnType<typeof pod>>(base: T, extra: Record<string, string>): T {
+  const annotations = (base.metadata.annotations ?? {}) as Record<string, string>;
+  return { ...base, metadata: { ...base.metadata, annotations: { ...annotations, ...extra } } };
+}
+
+function relabelled<T extends ReturnType<typeof pod>>(base: T): T {
+  return { ...base, metadata: { ...base.metadata, labels: { team: "research" } } };
+}
 
 const label = (verdict: Verdict) => `${verdict.result}/${verdict.reason}`;
 
@@ -115,13 +136,111 @@ const gateTable: Record<string, Record<string, AdmissionRequest>> = {
     "keyless Exists toleration (known limit)": create(keylessExistsPod, ALICE),
     "unrelated toleration": create(pod({ tolerations: [{ key: "dedicated" }] }), ALICE),
     "CocoonSet owner without markers": create(pod({ ownerReferences: owned }), ALICE),
-    "UPDATE that drops the markers": update(operatorPod, plainPod, ALICE),
     "1 MB pod without markers": create(hugePod({}), ALICE),
   },
   "skipped/no_change": {
     "vk-cocoon patches a gated pod": update(operatorPod, operatorPod, VK_COCOON),
     "a user patches a gated pod that has no owner": update(annotationOnly, annotationOnly, ALICE),
+    "the operator drops the markers": update(operatorPod, plainPod),
+    "a user changes an unrelated label": update(operatorPod, relabelled(operatorPod), ALICE),
+    "a user changes an unrelated annotation": update(
+      operatorPod,
+      annotated(operatorPod, { "example.com/note": "x" }),
+      ALICE,
+    ),
+    "the operator sets the hibernate annotation": update(
+      operatorPod,
+      annotated(operatorPod, { [HIBERNATE]: "true" }),
+    ),
+    "vk-cocoon writes the VM's runtime annotations": update(
+      operatorPod,
+      annotated(operatorPod, {
+        "vm.cocoonstack.io/id": "vm-1",
+        "vm.cocoonstack.io/ip": "10.0.0.9",
+      }),
+      VK_COCOON,
+    ),
+    "the pod's node writes them through pods/status": statusUpdate(
+      boundOperatorPod,
+      annotated(boundOperatorPod, { "vm.cocoonstack.io/lifecycle-state": "running" }),
+      `system:node:${BOUND_NODE}`,
+    ),
+    "the garbage collector orphans the pod": update(
+      operatorPod,
+      pod({ tolerations: cocoon, annotations: operatorAnnotations }),
+      "system:serviceaccount:kube-system:generic-garbage-collector",
+    ),
+    "the controller manager orphans the pod": update(
+      operatorPod,
+      pod({ tolerations: cocoon, annotations: operatorAnnotations }),
+      "system:kube-controller-manager",
+    ),
+    "a status write whose spec change the apiserver drops": statusUpdate(
+      annotationOnly,
+      pod({ annotations: { [VM_NAME_ANNOTATION]: "" }, tolerations: cocoon }),
+      ALICE,
+    ),
+  },
+  "deny/gate_field": {
+    "a user drops the markers": update(operatorPod, plainPod, ALICE),
     "old gated by annotation, new by toleration": update(annotationOnly, tolerationOnly, ALICE),
+    "a user retargets vm.cocoonstack.io/name": update(
+      operatorPod,
+      annotated(operatorPod, { [VM_NAME_ANNOTATION]: "vk-default-other-0" }),
+      ALICE,
+    ),
+    "a user sets vm.cocoonstack.io/hibernate": update(
+      operatorPod,
+      annotated(operatorPod, { [HIBERNATE]: "true" }),
+      ALICE,
+    ),
+    "a user sets vm.cocoonstack.io/clone-from-dir": update(
+      operatorPod,
+      annotated(operatorPod, { "vm.cocoonstack.io/clone-from-dir": "/tmp/x" }),
+      ALICE,
+    ),
+    "a user removes the CocoonSet owner": update(
+      operatorPod,
+      pod({ tolerations: cocoon, annotations: operatorAnnotations }),
+      ALICE,
+    ),
+    "a user adds a forged CocoonSet owner to an unowned VM pod": update(
+      tolerationOnly,
+      pod({
+        tolerations: [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }],
+        ownerReferences: owned,
+      }),
+      ALICE,
+    ),
+    "a user adds a second cocoon toleration": update(
+      operatorPod,
+      pod({
+        tolerations: [...cocoon, { key: COCOON_TOLERATION_KEY, effect: "NoExecute" }],
+        annotations: operatorAnnotations,
+        ownerReferences: owned,
+      }),
+      ALICE,
+    ),
+    "a user narrows spec.nodeSelector of a gated VM pod": update(
+      operatorPod,
+      { ...operatorPod, spec: { ...operatorPod.spec, nodeSelector: { pool: "other" } } },
+      ALICE,
+    ),
+    "a node writes annotations of a pod bound elsewhere": statusUpdate(
+      boundOperatorPod,
+      annotated(boundOperatorPod, { "vm.cocoonstack.io/ip": "10.0.0.9" }),
+      "system:node:another-node",
+    ),
+    "a status write by a user retargets the VM name": statusUpdate(
+      operatorPod,
+      annotated(operatorPod, { [VM_NAME_ANNOTATION]: "vk-default-other-0" }),
+      ALICE,
+    ),
+    "vk-cocoon's name in another namespace is no platform identity": update(
+      operatorPod,
+      annotated(operatorPod, { [VM_NAME_ANNOTATION]: "x" }),
+      "system:serviceaccount:default:vk-cocoon",
+    ),
   },
   "deny/not_owned": {
     "toleration Exists without value": create(tolerationOnly),
@@ -142,6 +261,17 @@ const gateTable: Record<string, Record<string, AdmissionRequest>> = {
       pod({ tolerations: [{ key: 1 }, cocoonToleration] }),
     ),
     "UPDATE newly adds the annotation": update(plainPod, annotationOnly),
+    "pods/status adds the VM name to a plain pod": statusUpdate(plainPod, annotationOnly, ALICE),
+    "pods/status over an unreadable old object is judged as created": statusUpdate(
+      "garbage",
+      annotationOnly,
+      ALICE,
+    ),
+    "pods/status with a forged owner, which the apiserver drops": statusUpdate(
+      plainPod,
+      pod({ annotations: { [VM_NAME_ANNOTATION]: "vk" }, ownerReferences: owned }),
+      OPERATOR_USERNAME,
+    ),
     "1 MB pod without owner": create(hugePod({ tolerations: cocoon })),
   },
   "deny/creator": {
@@ -298,6 +428,24 @@ function bindingRequest(
   });
 }
 
+/** A Binding carrying `annotations`, which the apiserver copies onto the pod it binds. */
+function annotatedBinding(
+  nodeName: string,
+  username: string,
+  podName: string,
+  annotations: Record<string, string>,
+): AdmissionRequest {
+  return bindingRequest(nodeName, username, {
+    name: podName,
+    object: {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: podName, namespace: "default", annotations },
+      target: { apiVersion: "v1", kind: "Node", name: nodeName },
+    },
+  });
+}
+
 /** The legacy `POST /api/v1/namespaces/{ns}/bindings` places a pod the same way. */
 const legacyBinding = (nodeName: string, username: string) =>
   bindingRequest(nodeName, username, {
@@ -356,6 +504,24 @@ const boundTable: Record<string, Record<string, BoundCase>> = {
       request: bindingRequest("gone", ALICE, { name: "plain-0" }),
       reads: ["nodes gone"],
     },
+    "a Binding with unrelated annotations": {
+      request: annotatedBinding(PLAIN_NODE, ALICE, "plain-0", { "example.com/note": "x" }),
+      reads: [`nodes ${PLAIN_NODE}`],
+    },
+    "a Binding that sets vm.cocoonstack.io/hibernate on a plain pod": {
+      request: annotatedBinding(PLAIN_NODE, ALICE, "plain-0", { [HIBERNATE]: "true" }),
+      reads: [`nodes ${PLAIN_NODE}`, "pods default/plain-0"],
+    },
+    "the operator's Binding annotates its own VM pod on a plain node": {
+      request: annotatedBinding(PLAIN_NODE, OPERATOR_USERNAME, "demo-0", { [HIBERNATE]: "1" }),
+      reads: [`nodes ${PLAIN_NODE}`, "pods default/demo-0"],
+    },
+  },
+  "deny/gate_field": {
+    "a user's Binding retargets a VM pod's name": {
+      request: annotatedBinding(PLAIN_NODE, ALICE, "demo-0", { [VM_NAME_ANNOTATION]: "other" }),
+      reads: [`nodes ${PLAIN_NODE}`, "pods default/demo-0"],
+    },
   },
   "skipped/scheduler": {
     "the scheduler binds an unmarked pod to a VM node (it honours taints)": {
@@ -383,6 +549,14 @@ const boundTable: Record<string, Record<string, BoundCase>> = {
     },
   },
   "deny/not_owned": {
+    "a Binding gives a plain pod the VM name annotation on a plain node": {
+      request: annotatedBinding(PLAIN_NODE, ALICE, "plain-0", { [VM_NAME_ANNOTATION]: "vk" }),
+      reads: [`nodes ${PLAIN_NODE}`, "pods default/plain-0"],
+    },
+    "the same to a node that does not exist yet": {
+      request: annotatedBinding("gone", ALICE, "plain-0", { [VM_NAME_ANNOTATION]: "vk" }),
+      reads: ["nodes gone", "pods default/plain-0"],
+    },
     "hand-made pod on a VM node": {
       request: create(onNode(VM_NODE), ALICE),
       reads: [`nodes ${VM_NODE}`],
@@ -527,7 +701,11 @@ describe("podGate: pods bound by name and Bindings", () => {
 });
 
 describe("podGate: messages for pods bound by name and Bindings", () => {
-  const deps = (kube: FakeKube): PodGateDeps => ({ podCreators: OPERATOR_ONLY, kube });
+  const deps = (kube: FakeKube): PodGateDeps => ({
+    podCreators: OPERATOR_ONLY,
+    runtimeIdentities: runtimeIdentities(DEFAULT_RUNTIME_IDENTITIES),
+    kube,
+  });
   test.each<[string, AdmissionRequest, () => FakeKube, string[]]>([
     [
       "not_owned (nodeName)",
@@ -761,5 +939,57 @@ describe("podGate: each creator only for the owner kinds POD_CREATORS pairs it w
   ])("message: %s", async (_name, request, mentions) => {
     const message = refusalMessage(await examine("podGate", request, { podCreators: pairing }));
     for (const mention of mentions) expect(message).toContain(mention);
+  });
+});
+
+describe("podGate: a VM pod's gate fields", () => {
+  test("the denial names the user, each changed field, who may change them and what to use instead", async () => {
+    const request = update(
+      operatorPod,
+      annotated(pod({ tolerations: cocoon, annotations: operatorAnnotations }), {
+        [HIBERNATE]: "true",
+      }),
+      ALICE,
+    );
+    const message = refusalMessage(await examine("podGate", request));
+    for (const part of [
+      `user "${ALICE}"`,
+      `metadata.annotations["${HIBERNATE}"]`,
+      "metadata.ownerReferences",
+      "pod default/demo-0",
+      OPERATOR_USERNAME,
+      VK_COCOON,
+      "a node on the pods bound to it",
+      "CocoonHibernation",
+      "CocoonSet",
+    ]) {
+      expect(message).toContain(part);
+    }
+  });
+
+  test("at most five changed fields are named, the rest counted", async () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 9 }, (_, index) => [`vm.cocoonstack.io/x${index}`, "1"]),
+    );
+    const request = update(operatorPod, annotated(operatorPod, many), ALICE);
+    const message = refusalMessage(await examine("podGate", request));
+    expect(message).toContain('metadata.annotations["vm.cocoonstack.io/x4"] and 4 more');
+    expect(message).not.toContain("vm.cocoonstack.io/x5");
+  });
+
+  test("RUNTIME_IDENTITIES configures who else may: a node trusted only where the setting says so", async () => {
+    const request = statusUpdate(
+      boundOperatorPod,
+      annotated(boundOperatorPod, { "vm.cocoonstack.io/ip": "10.0.0.9" }),
+      `system:node:${BOUND_NODE}`,
+    );
+    const trusted = await examine("podGate", request, {
+      runtimeIdentities: runtimeIdentities("system:node:*"),
+    });
+    expect(label(trusted)).toBe("skipped/no_change");
+    const untrusted = await examine("podGate", request, {
+      runtimeIdentities: runtimeIdentities(VK_COCOON),
+    });
+    expect(label(untrusted)).toBe("deny/gate_field");
   });
 });

@@ -170,6 +170,17 @@ const CASES: { readonly [E in EndpointKey]: Readonly<Record<PolicyPair<E>, Case>
     "skipped/scheduler": { request: binding(SCHEDULER, "plain-0") },
     "deny/not_owned": { request: byUser(OPERATOR_USERNAME, markedPod) },
     "deny/creator": { request: byUser(ALICE, operatorPod) },
+    "deny/gate_field": {
+      request: podRequest({
+        operation: "UPDATE",
+        userInfo: { username: ALICE },
+        oldObject: markedPod,
+        object: pod(
+          { tolerations: [cocoonToleration] },
+          { annotations: { [VM_NAME_ANNOTATION]: "vk-default-other-0" } },
+        ),
+      }),
+    },
     "deny/invalid_name": { request: byUser(ALICE, onNode("../namespaces/x")) },
     "deny/unmarked_binding": { request: binding(ALICE, "plain-0"), kube: cluster },
     "error/node_fetch": {

@@ -3,6 +3,11 @@ import { gateOperations } from "../../src/admission/operation-gate";
 import type { AdmissionRequest } from "../../src/admission/review";
 import type { Verdict } from "../../src/admission/verdict";
 import {
+  DEFAULT_RUNTIME_IDENTITIES,
+  parseRuntimeIdentities,
+  type RuntimeIdentities,
+} from "../../src/cocoon/platform-identities";
+import {
   DEFAULT_POD_CREATORS,
   type PodCreators,
   parsePodCreators,
@@ -13,7 +18,8 @@ import { FakeKube } from "./fake-kube";
 /**
  * What endpoint `endpoint` answers to `request`, as the admission factory
  * runs it: the table's operation gate, then the endpoint's handler. By
- * default POD_CREATORS is its default and the apiserver is an empty FakeKube.
+ * default POD_CREATORS and RUNTIME_IDENTITIES are their defaults and the
+ * apiserver is an empty FakeKube.
  */
 export function examine<E extends EndpointKey>(
   endpoint: E,
@@ -22,6 +28,7 @@ export function examine<E extends EndpointKey>(
 ): Promise<Verdict<E>> {
   const handlers = buildHandlers({
     podCreators: deps.podCreators ?? podCreators(DEFAULT_POD_CREATORS),
+    runtimeIdentities: deps.runtimeIdentities ?? runtimeIdentities(DEFAULT_RUNTIME_IDENTITIES),
     kube: deps.kube ?? new FakeKube(),
   });
   return gateOperations(endpoint, handlers[endpoint])(request);
@@ -39,4 +46,11 @@ export function podCreators(text: string): PodCreators {
   const parsed = parsePodCreators(text);
   if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
   return parsed.podCreators;
+}
+
+/** RUNTIME_IDENTITIES as the webhook reads `text`; throws on a malformed entry. */
+export function runtimeIdentities(text: string): RuntimeIdentities {
+  const parsed = parseRuntimeIdentities(text);
+  if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
+  return parsed.runtimeIdentities;
 }
