@@ -6,6 +6,7 @@ import {
   type RuntimeIdentities,
 } from "./cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS, type PodCreators, parsePodCreators } from "./cocoon/pod-creators";
+import { boundedProblems } from "./echo";
 import { LOG_LEVELS } from "./observability/logger";
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -175,7 +176,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   );
   const parsed = configSchema.safeParse(present);
   if (parsed.success) return parsed.data;
+  const byVariable = Map.groupBy(parsed.error.issues, (issue) => issue.path.join("."));
   throw new ConfigError(
-    parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    [...byVariable].flatMap(([variable, issues]) =>
+      boundedProblems(
+        variable,
+        issues.map((issue) => issue.message),
+      ),
+    ),
   );
 }

@@ -55,6 +55,28 @@ export function quoted(value: string, limit = 64): string {
   return `"${cutShort(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
 }
 
+/** Problems one configuration variable lists before it says how many more it has. */
+export const LISTED_PROBLEMS_LIMIT = 10;
+
+/** Characters of one problem with a configuration variable, the value it quotes included. */
+const PROBLEM_CHARS = 512;
+
+/**
+ * The problems of one configuration variable as start-up reports them, each
+ * prefixed with the variable's name: at most LISTED_PROBLEMS_LIMIT, then how
+ * many more; each cut to PROBLEM_CHARS with every control character written
+ * as its escape, so no value, however long or whatever it holds (an ESC
+ * sequence that would repaint the terminal), reaches stderr or a log as it
+ * was. Every variable goes through here, whatever its parser quotes.
+ */
+export function boundedProblems(variable: string, problems: readonly string[]): string[] {
+  const listed = problems
+    .slice(0, LISTED_PROBLEMS_LIMIT)
+    .map((problem) => `${variable}: ${cutShort(withoutControlCharacters(problem), PROBLEM_CHARS)}`);
+  const more = problems.length - listed.length;
+  return more > 0 ? [...listed, `${variable}: … and ${more} more problems`] : listed;
+}
+
 /** The message of a thrown value, whatever was thrown, as a log line or an answer repeats it. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

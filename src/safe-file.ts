@@ -48,21 +48,55 @@ export function readRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string
 export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
-    checkRegular(path, fstatSync(fd), maxBytes);
-    const buffer = Buffer.alloc(maxBytes + 1);
+    const stats = fstatSync(fd);
+    checkRegular(path, stats, maxBytes);
+    const grewPast = () =>
+      new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
+    // Sized by the file, one byte over so growth shows; grown, up to the cap, if it grows.
+    let buffer = Buffer.allocUnsafe(stats.size + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) throw grewPast();
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
       const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
-      if (length > maxBytes) {
-        throw new UnsafeFileError(`${path} grew past the ${maxBytes}-byte limit while being read`);
-      }
     }
+    if (length > maxBytes) throw grewPast();
     return buffer.toString("utf8", 0, length);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A stream (stdin) read whole as text, refused once it passes `maxBytes`
+ * without reading the rest: `< /dev/zero` ends at the cap, not in an OOM.
+ * Throws an UnsafeFileError naming `name`.
+ */
+export async function readCappedStream(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  maxBytes: number,
+): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new UnsafeFileError(`${name} is larger than the ${maxBytes}-byte limit`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, length).toString("utf8");
 }
 
 /**

@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
+import { LISTED_PROBLEMS_LIMIT } from "../src/echo";
+import { configErrorOf } from "./support/config-error";
 
 describe("parseDurationMs", () => {
   test.each([
@@ -186,6 +188,30 @@ describe("loadConfig", () => {
         expect(problems).toContain(variable);
       }
     }
+  });
+
+  test("every variable's problems are bounded: 10 000 bad POD_CREATORS entries are ten lines and a count", () => {
+    const entries = Array.from({ length: 10_000 }, (_, index) => `user-${index}=not a kind`);
+    const error = configErrorOf({ POD_CREATORS: entries.join(",") });
+    expect(error.problems).toHaveLength(LISTED_PROBLEMS_LIMIT + 1);
+    expect(error.problems.at(-1)).toBe(
+      `POD_CREATORS: … and ${10_000 - LISTED_PROBLEMS_LIMIT} more problems`,
+    );
+    expect(error.message.length).toBeLessThan(8 * 1024);
+  });
+
+  test.each([
+    ["POD_CREATORS", "\u001b[2J\u001b[31mfake=not/a kind\u001b[0m"],
+    ["LISTEN_ADDR", "\u001b]0;owned\u0007:8443x"],
+    ["APISERVER_TIMEOUT", "3s\u001b[1A\u001b[K"],
+    ["METRICS_ADDR", "x".repeat(100_000)],
+  ])("%s: the value is cut short and its control characters escaped", (variable, value) => {
+    const { message } = configErrorOf({ [variable]: value });
+    expect(message).toContain(`${variable}: `);
+    expect(message).not.toContain("\u001b");
+    expect(message).not.toContain("\u0007");
+    if (value.includes("\u001b")) expect(message).toContain("\\u001b");
+    expect(message.length).toBeLessThan(1024);
   });
 
   test.each(["0", "501", "12.5", "many"])("APISERVER_LIST_PAGE_SIZE=%p is refused", (size) => {

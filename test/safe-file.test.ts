@@ -42,6 +42,14 @@ describe("readRegularFile", () => {
     expect(readRegularFile(join(dir, "tls.crt"))).toBe("PEM");
   });
 
+  test("a file longer than its stat says (as /proc's are) is read whole, up to the limit", () => {
+    const status = readRegularFile("/proc/self/status");
+    expect(status).toContain("VmRSS:");
+    expect(() => readRegularFile("/proc/self/status", 16)).toThrow(
+      "/proc/self/status grew past the 16-byte limit while being read",
+    );
+  });
+
   test("a file of exactly the limit is read; one byte more is refused", () => {
     const atLimit = join(dir, "at-limit");
     writeFileSync(atLimit, Buffer.alloc(MAX_FILE_BYTES, 0x61));

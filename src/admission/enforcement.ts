@@ -36,14 +36,11 @@ const LABEL_BY_NAME: ReadonlyMap<string, EndpointKey> = new Map(
   ENDPOINT_KEYS.map((label) => [enforcementName(label), label]),
 );
 
-/** Problems an invalid ENFORCEMENT lists before it says how many more it has. */
-export const LISTED_PROBLEMS_LIMIT = 10;
-
 /**
  * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
  * not named is `deny`. The problems are returned together, so one start-up
- * names them, at most LISTED_PROBLEMS_LIMIT and then how many more; each
- * quotes what it read cut short and with anything but printable ASCII
+ * names them (bounded as every variable's are, echo.ts's boundedProblems);
+ * each quotes what it read cut short and with anything but printable ASCII
  * escaped, so a look-alike character shows.
  */
 export function parseEnforcement(
@@ -70,11 +67,6 @@ export function parseEnforcement(
       named.add(label);
       enforcement[label] = action;
     }
-  }
-  if (problems.length > LISTED_PROBLEMS_LIMIT) {
-    const more = problems.length - LISTED_PROBLEMS_LIMIT;
-    problems.length = LISTED_PROBLEMS_LIMIT;
-    problems.push(`… and ${more} more problems`);
   }
   return problems.length > 0 ? { problems } : { enforcement };
 }

@@ -9,7 +9,7 @@ export const LARGE_REVIEW_BYTES = 256 * 1024;
  * 25 times the body (a review of a million tiny toolboxes), so one review of
  * the largest size the apiserver sends fits, and a second waits for it; and
  * however the bytes are shaped, the reviews decoded at once hold about as
- * many objects and arrays as one review may (MAX_REVIEW_CONTAINERS: one in a
+ * many objects and arrays as one review may (MAX_DECODED_CONTAINERS: one in a
  * list costs three bytes, `{},`, and only nesting, a level deep per two
  * bytes, packs more).
  */

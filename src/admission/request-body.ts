@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { cutShort, errorText } from "../echo";
 import { Rejection } from "../http/rejection";
+import { countContainers, MAX_DECODED_CONTAINERS } from "../json/containers";
 import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./large-reviews";
 
 /*
@@ -10,15 +11,6 @@ import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./lar
  * may cost. Every refusal is a bounded 4xx (a Rejection); the connection of
  * a body left unread is closed.
  */
-
-/**
- * Objects and arrays one review may decode. A decoded container costs a
- * hundred-odd bytes of heap whatever a body makes of it (`{},` is three bytes
- * of JSON), so a review of a million of them takes most of the headroom the
- * manifests' 256 MiB leave; the largest review the apiserver can send of
- * CocoonSets (two objects of empty toolboxes) holds about as many.
- */
-export const MAX_REVIEW_CONTAINERS = 1024 * 1024;
 
 export interface RequestBodyOptions {
   /** MAX_REQUEST_BYTES. */
@@ -176,37 +168,14 @@ async function readLargeBody(
   // Each container opens with a byte of its own, so a body no longer than the cap cannot pass
   // it: the ≈1 MB reviews skip a scan that costs as much as their decoding.
   if (
-    body.byteLength > MAX_REVIEW_CONTAINERS &&
-    countContainers(body, MAX_REVIEW_CONTAINERS) > MAX_REVIEW_CONTAINERS
+    body.byteLength > MAX_DECODED_CONTAINERS &&
+    countContainers(body, MAX_DECODED_CONTAINERS) > MAX_DECODED_CONTAINERS
   ) {
     throw new Rejection(
       413,
-      `request body holds more than ${MAX_REVIEW_CONTAINERS} JSON objects and arrays, more than one ` +
+      `request body holds more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays, more than one ` +
         "review may decode; no object the apiserver stores is shaped like that",
     );
   }
   return new TextDecoder().decode(body);
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-
-/** Objects and arrays in a JSON text (brackets inside strings do not count), up to `limit` + 1. */
-export function countContainers(json: Uint8Array, limit: number): number {
-  let containers = 0;
-  let inString = false;
-  for (let index = 0; index < json.length; index++) {
-    const byte = json[index];
-    if (inString) {
-      if (byte === BACKSLASH) index++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++containers > limit) return containers;
-    }
-  }
-  return containers;
 }

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import type { PodCreators } from "../cocoon/pod-creators";
-import { ConfigError, loadConfig } from "../config";
-import { errorText } from "../echo";
+import { ConfigError, loadConfig, parseDurationMs } from "../config";
+import { errorText, quoted } from "../echo";
 import { createKubeApi, type KubeApiHandle } from "../kube/client";
 import { isDnsLabel } from "../kube/name-grammar";
 import { createLineLogger } from "../observability/logger";
@@ -36,6 +36,8 @@ notices) cocoon-tolerated Deployments and StatefulSets.
       --exit-zero          exit 0 with findings too (for a job that publishes them); 2 still
                            means the audit could not run or a kind could not be checked
       --output-file FILE   write the report to FILE instead of stdout (a job's shared volume)
+      --timeout DURATION   the whole audit's time limit, such as 90s or 10m (default 30m);
+                           a run past it reports the kinds it could not check and exits 2
       --kubeconfig PATH    kubeconfig to use (default $KUBECONFIG, else the in-cluster account)
       --context NAME       a context of that kubeconfig instead of its current-context
   -v, --version            print the version and exit
@@ -55,6 +57,9 @@ exit status: 0 no error (warnings and notices allowed), 1 findings at error leve
              2 usage error, no cluster, or a kind that could not be listed and checked
 `;
 
+/** The whole audit's time limit unless --timeout says otherwise: 100 000 pods take minutes. */
+const DEFAULT_TIMEOUT = "30m";
+
 /** How often the terminal's progress line is redrawn at most. */
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -65,6 +70,7 @@ const FLAGS: readonly FlagSpec[] = [
   { long: "strict", takesValue: false },
   { long: "exit-zero", takesValue: false },
   { long: "output-file", takesValue: true },
+  { long: "timeout", takesValue: true },
   { long: "kubeconfig", takesValue: true },
   { long: "context", takesValue: true },
   { long: "version", short: "v", takesValue: false },
@@ -88,6 +94,20 @@ const optionsSchema = z
     strict: present,
     "exit-zero": present,
     "output-file": lastValue.pipe(z.string().min(1, "--output-file must not be empty").optional()),
+    timeout: lastValue.pipe(
+      z
+        .string()
+        .default(DEFAULT_TIMEOUT)
+        .transform((text, ctx) => {
+          const ms = parseDurationMs(text);
+          if (ms !== undefined && ms > 0) return ms;
+          ctx.addIssue({
+            code: "custom",
+            message: `--timeout must be a positive duration such as 90s or 10m, got ${quoted(text)}`,
+          });
+          return z.NEVER;
+        }),
+    ),
     kubeconfig: lastValue.pipe(z.string().min(1, "--kubeconfig must not be empty").optional()),
     context: lastValue.pipe(z.string().min(1, "--context must not be empty").optional()),
     version: present,
@@ -126,6 +146,7 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
   const report = await scanCluster({
     lister: connected.kube.lister,
     podCreators: connected.podCreators,
+    timeLimitMs: options.timeout,
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     ...(progress ? { progress: progress.draw } : {}),
   });

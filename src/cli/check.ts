@@ -10,7 +10,7 @@ import {
 import { namespaceOf } from "../cocoon/namespace";
 import { quote } from "../json/describe";
 import { formatPath, type PathSegments } from "../json/path";
-import { type JsonPath, stringAt } from "../json/read";
+import { type JsonPath, stringAt, valueAt } from "../json/read";
 import { apiGroupOf } from "../kube/api-resources";
 import type { HibernationRuleId, RuleId } from "../policies/catalogue";
 import { cocoonSetViolations } from "../policies/cocoonset/cocoonset";
@@ -45,6 +45,12 @@ export interface CheckOptions {
   readonly namespace: string;
   /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
   readonly strict: boolean;
+  /**
+   * Every checked object is listed in the summary, not only the findings
+   * (JUnit's one test case per object); otherwise what is kept grows with
+   * the findings alone.
+   */
+  readonly listChecked?: boolean;
 }
 
 /** An object that was checked (or reported as an unknown cocoon object), with its findings. */
@@ -58,7 +64,7 @@ export interface CheckedObject {
 
 export interface CheckSummary {
   readonly findings: Finding[];
-  /** In input order. */
+  /** In input order; empty unless CheckOptions.listChecked. */
   readonly checked: CheckedObject[];
   readonly objects: number;
   /** Objects with at least one finding. */
@@ -95,25 +101,32 @@ interface Problem {
   readonly severity: Severity;
 }
 
+export interface ObjectChecker {
+  /** Checks one object; it is not kept, only what is found about it. */
+  check(object: SourceObject): void;
+  /** What the objects checked so far found. */
+  summary(): CheckSummary;
+}
+
 /**
  * Runs the server's own rules over every CocoonSet and CocoonHibernation,
  * reports fields their CRD does not define and cocoonstack.io objects of an
  * apiVersion or kind this tool does not know; objects of other groups are
  * skipped. Two CocoonHibernations for one pod in one namespace conflict as
- * they would at the apiserver: the later one is denied.
+ * they would at the apiserver: the later one is denied. Objects come one at
+ * a time and are not kept, so memory grows with the findings, not the input.
  */
-export function checkObjects(
-  objects: readonly SourceObject[],
-  options: CheckOptions,
-): CheckSummary {
+export function createObjectChecker(options: CheckOptions): ObjectChecker {
   const findings: Finding[] = [];
   const checked: CheckedObject[] = [];
-  const hibernationsByPod = new Map<string, SeenHibernation[]>();
+  const hibernationsByPod = new Map<string, FirstHibernations>();
   const offlineSeverity: Severity = options.strict ? "error" : "warning";
+  let objects = 0;
   let objectsWithFindings = 0;
   let skipped = 0;
   let hibernations = 0;
-  for (const object of objects) {
+  const check = (object: SourceObject): void => {
+    objects++;
     const namespace = namespaceOf(object.value, undefined, options.namespace);
     const kind = checkedKindOf(object);
     let problems: readonly Problem[];
@@ -121,7 +134,7 @@ export function checkObjects(
       const unknown = unknownObjectProblem(object, offlineSeverity);
       if (!unknown) {
         skipped++;
-        continue;
+        return;
       }
       problems = [unknown];
     } else {
@@ -143,17 +156,22 @@ export function checkObjects(
     const located = problems
       .map((each) => locate(object, kindName, namespace, each))
       .sort((a, b) => a.line - b.line || a.column - b.column);
-    checked.push({
-      file: object.file,
-      kind: kindName,
-      namespace,
-      name: nameOf(object.value),
-      findings: located,
-    });
+    if (options.listChecked) {
+      checked.push({
+        file: object.file,
+        kind: kindName,
+        namespace,
+        name: nameOf(object.value),
+        findings: located,
+      });
+    }
     if (located.length > 0) objectsWithFindings++;
     findings.push(...located);
-  }
-  return { findings, checked, objects: objects.length, objectsWithFindings, skipped, hibernations };
+  };
+  return {
+    check,
+    summary: () => ({ findings, checked, objects, objectsWithFindings, skipped, hibernations }),
+  };
 }
 
 function checkedKindOf({ apiVersion, kind }: SourceObject): CheckedKind | undefined {
@@ -213,28 +231,51 @@ function unknownFieldProblems(value: unknown, kind: CheckedKind, severity: Sever
   }));
 }
 
+/**
+ * The first CocoonHibernation seen for a pod that is live, and the first
+ * still terminating: a later one conflicts with the one the webhook would
+ * name first (the live one), so each later one gives one finding, and only
+ * these two are kept, as the fields the check reads.
+ */
+interface FirstHibernations {
+  live?: SeenHibernation;
+  terminating?: SeenHibernation;
+}
+
 function hibernationViolationsAcrossInput(
   object: SourceObject,
   namespace: string,
-  hibernationsByPod: Map<string, SeenHibernation[]>,
+  hibernationsByPod: Map<string, FirstHibernations>,
 ): Violation<RuleId>[] | undefined {
   const own = hibernationViolations(object.value);
   const podName = stringAt(object.value, POD_NAME);
   if (!own || !podName) return own;
   const key = `${namespace}/${podName}`;
-  const earlier = hibernationsByPod.get(key) ?? [];
-  hibernationsByPod.set(key, earlier);
+  const first = hibernationsByPod.get(key) ?? {};
+  hibernationsByPod.set(key, first);
+  const earlier = first.live ?? first.terminating;
   const conflicts: Violation<HibernationRuleId>[] = [];
-  for (const { value, where } of earlier) {
+  if (earlier) {
     const { listed } = collectViolations<HibernationRuleId>((report) =>
-      checkNoOtherHibernation(podName, [value], report),
+      checkNoOtherHibernation(podName, [earlier.value], report),
     );
     for (const conflict of listed) {
-      conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${where})` });
+      conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${earlier.where})` });
     }
   }
-  const where = `${object.file}:${object.positionOf(["metadata", "name"]).line}`;
-  earlier.push({ value: object.value, where });
+  const deletionTimestamp = valueAt(object.value, ["metadata", "deletionTimestamp"]);
+  const terminating = deletionTimestamp !== undefined && deletionTimestamp !== null;
+  if (terminating ? !first.terminating : !first.live) {
+    const seen: SeenHibernation = {
+      value: {
+        metadata: { name: valueAt(object.value, NAME), deletionTimestamp },
+        spec: { podRef: { name: podName } },
+      },
+      where: `${object.file}:${object.positionOf(["metadata", "name"]).line}`,
+    };
+    if (terminating) first.terminating = seen;
+    else first.live = seen;
+  }
   return [...own, ...conflicts];
 }
 

@@ -37,6 +37,26 @@ export async function answerWithoutRunning<Options extends HelpAndVersion>(
   return EXIT_CLEAN;
 }
 
+/**
+ * The runtime collects lazily, so a command that reads its input piece by
+ * piece (audit's pages, validate's documents) grows by pieces it no longer
+ * holds: past this size a full collection brings it back to what it holds.
+ */
+const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
+
+/**
+ * A function to call after each piece: every `checkEvery` calls it looks at
+ * the process's size (a system call, so not after each of 100 000 small
+ * documents) and collects the heap when it is past SOFT_LIMIT_BYTES.
+ */
+export function collectorPastSoftLimit(checkEvery = 1): () => void {
+  let calls = 0;
+  return () => {
+    if (++calls % checkEvery !== 0) return;
+    if (process.memoryUsage.rss() > SOFT_LIMIT_BYTES) Bun.gc(true);
+  };
+}
+
 /** Where a command writes: its two streams, and whether they share a file. */
 export interface CliIo {
   readonly stdout: (text: string) => Promise<unknown>;

@@ -25,10 +25,6 @@ export interface SourceObject {
   readonly positionOf: (segments: PathSegments) => SourcePosition;
 }
 
-export type ParsedSource =
-  | { readonly objects: SourceObject[]; readonly problem?: undefined }
-  | { readonly problem: InputProblem };
-
 /** The `yaml` package's view of one document, for line numbers. */
 interface SyntaxTree {
   readonly document: Document.Parsed | undefined;
@@ -40,29 +36,33 @@ interface SyntaxTree {
 const LIST_KIND_SUFFIX = "List";
 
 /**
- * Every object in a YAML (or JSON: JSON is YAML) text; List documents are
- * expanded. Values come from one parser, whatever the text starts with (see
- * yaml-stream.ts); the `yaml` package's syntax tree, which is several times
- * slower, is built only when a line number is asked for or a document does
- * not parse (its errors carry positions).
+ * Every object in a YAML (or JSON: JSON is YAML) text, handed to `each` one
+ * document at a time, so no more than one document's objects are held;
+ * List documents are expanded. Values come from one parser, whatever the
+ * text starts with (see yaml-stream.ts); the `yaml` package's syntax tree,
+ * which is several times slower, is built only when a line number is asked
+ * for or a document does not parse (its errors carry positions). A document
+ * that does not parse ends the text: the problem, with its position.
  */
-export function parseSource({ file, text }: SourceText): ParsedSource {
-  const objects: SourceObject[] = [];
+export function parseSource(
+  { file, text }: SourceText,
+  each: (object: SourceObject) => void,
+): InputProblem | undefined {
   for (const document of documentTexts(text)) {
     let value: unknown;
     try {
       value = documentValue(document);
     } catch (error) {
-      return { problem: syntaxProblem(file, document, error) };
+      return syntaxProblem(file, document, error);
     }
     let tree: SyntaxTree | undefined;
     const treeOf = () => {
       tree ??= syntaxTreeOf(document);
       return tree;
     };
-    objects.push(...objectsOf(file, value, treeOf));
+    for (const object of objectsOf(file, value, treeOf)) each(object);
   }
-  return { objects };
+  return undefined;
 }
 
 function syntaxTreeOf({ text, firstLine }: DocumentText): SyntaxTree {

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { errorText } from "../echo";
+import { readRegularFile } from "../safe-file";
 
 /** One input's text and the name findings show for it. */
 export interface SourceText {
@@ -16,46 +17,60 @@ export interface InputProblem {
   readonly message: string;
 }
 
+/**
+ * Bytes of one input (a file, or stdin): far more than the output of a
+ * large `kustomize build`, and a bound on what one input holds in memory,
+ * as its documents are parsed and checked one at a time.
+ */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
 export const STDIN_PATH = "-";
 export const STDIN_NAME = "<stdin>";
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
-export interface ReadInputs {
-  readonly sources: SourceText[];
-  readonly problems: InputProblem[];
-}
+/** One input read, or why it could not be. */
+export type Input = { readonly source: SourceText } | { readonly problem: InputProblem };
 
 /**
- * The texts behind `paths`, in order: a file as named (whatever its
- * extension), a directory as its *.yaml, *.yml and *.json files at any depth
- * in name order, a glob the shell left unexpanded (quoted, or matching
- * nothing) as the files and directories it matches, `-` as stdin. Hidden
- * entries (`.git`, `.github`, …) are not walked into: they hold tooling
- * config, not manifests, unless named. A directory or glob that yields no
- * file is a problem naming it: a mistyped path must not pass CI as "0 files".
+ * The texts behind `paths`, in order, one at a time: a file as named
+ * (whatever its extension), a directory as its *.yaml, *.yml and *.json
+ * files at any depth in name order, a glob the shell left unexpanded
+ * (quoted, or matching nothing) as the files and directories it matches,
+ * `-` as stdin. Hidden entries (`.git`, `.github`, …) are not walked into:
+ * they hold tooling config, not manifests, unless named. A directory or glob
+ * that yields no file is a problem naming it: a mistyped path must not pass
+ * CI as "0 files". Files are read as the webhook reads its own (safe-file.ts):
+ * regular files only, symlinks followed, a FIFO or device refused unread,
+ * at most MAX_INPUT_BYTES; `readStdin` is capped the same.
  */
-export async function readInputs(
+export async function* readInputs(
   paths: readonly string[],
-  readStdin: () => Promise<string>,
-): Promise<ReadInputs> {
-  const sources: SourceText[] = [];
-  const problems: InputProblem[] = [];
+  readStdin: (maxBytes: number) => Promise<string>,
+): AsyncGenerator<Input> {
   let stdinText: string | undefined;
   for (const path of paths) {
     if (path === STDIN_PATH) {
-      stdinText ??= await readStdin();
-      sources.push({ file: STDIN_NAME, text: stdinText });
+      try {
+        stdinText ??= await readStdin(MAX_INPUT_BYTES);
+        yield { source: { file: STDIN_NAME, text: stdinText } };
+      } catch (error) {
+        yield { problem: { file: STDIN_NAME, message: `cannot read: ${describeFsError(error)}` } };
+      }
       continue;
     }
+    const problems: InputProblem[] = [];
     for (const file of filesUnder(path, problems)) {
+      let text: string;
       try {
-        sources.push({ file, text: readFileSync(file, "utf8") });
+        text = readRegularFile(file, MAX_INPUT_BYTES);
       } catch (error) {
-        problems.push({ file, message: `cannot read: ${describeFsError(error)}` });
+        yield { problem: { file, message: `cannot read: ${describeFsError(error)}` } };
+        continue;
       }
+      yield { source: { file, text } };
     }
+    for (const problem of problems) yield { problem };
   }
-  return { sources, problems };
 }
 
 function filesUnder(path: string, problems: InputProblem[]): string[] {

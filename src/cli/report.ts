@@ -59,5 +59,10 @@ export function repositoryPath(file: string, cwd = process.cwd()): string {
 }
 
 export function count(amount: number, noun: string): string {
-  return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
+  return `${amount} ${amount === 1 ? noun : pluralOf(noun)}`;
+}
+
+/** An English noun's plural, as the kinds and words counted here take it: Sandboxes, Pods. */
+export function pluralOf(noun: string): string {
+  return /(?:s|x|z|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
 }

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { errorText } from "../echo";
+import { readCappedStream } from "../safe-file";
 import { type FlagSpec, lastValue, parseArgs, present } from "./args";
-import { checkObjects } from "./check";
+import { createObjectChecker } from "./check";
 import {
   answerWithoutRunning,
   type CliIo,
+  collectorPastSoftLimit,
   EXIT_CLEAN,
   EXIT_FINDINGS,
   EXIT_UNUSABLE,
@@ -13,7 +15,7 @@ import {
   processCliIo,
 } from "./cli-io";
 import { parseSource, type SourceObject } from "./documents";
-import { type InputProblem, readInputs } from "./inputs";
+import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
 import { OUTPUT_FORMATS, render } from "./output";
 import { errorCount } from "./report";
 
@@ -68,25 +70,42 @@ const optionsSchema = z.object({
 });
 
 export interface ValidateIo extends CliIo {
-  readonly readStdin: () => Promise<string>;
+  /** Stdin as text; an error once it passes `maxBytes`. */
+  readonly readStdin: (maxBytes: number) => Promise<string>;
 }
 
-const processIo: ValidateIo = { ...processCliIo, readStdin: () => Bun.stdin.text() };
+const processIo: ValidateIo = {
+  ...processCliIo,
+  readStdin: (maxBytes) => readCappedStream(Bun.stdin.stream(), STDIN_NAME, maxBytes),
+};
+
+/** Objects checked between two looks at the process's size. */
+const DOCUMENTS_BETWEEN_MEMORY_CHECKS = 1000;
 
 /** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if (!isRunnable(options)) return answerWithoutRunning("validate", VALIDATE_USAGE, options, io);
-  const { sources, problems } = await readInputs(options.paths, io.readStdin);
-  const objects: SourceObject[] = [];
-  const unparsable: InputProblem[] = [];
-  for (const source of sources) {
-    const parsed = parseSource(source);
-    if (parsed.problem) unparsable.push(parsed.problem);
-    else objects.push(...parsed.objects);
+  // One input at a time, one document at a time: only findings are kept.
+  const checker = createObjectChecker({ ...options, listChecked: options.output === "junit" });
+  const collectPastSoftLimit = collectorPastSoftLimit(DOCUMENTS_BETWEEN_MEMORY_CHECKS);
+  const check = (object: SourceObject) => {
+    checker.check(object);
+    collectPastSoftLimit();
+  };
+  const problems: InputProblem[] = [];
+  let files = 0;
+  for await (const input of readInputs(options.paths, io.readStdin)) {
+    if ("problem" in input) {
+      problems.push(input.problem);
+      continue;
+    }
+    files++;
+    const unparsable = parseSource(input.source, check);
+    if (unparsable) problems.push(unparsable);
   }
-  const summary = checkObjects(objects, options);
-  const report = { summary, files: sources.length, problems: [...problems, ...unparsable] };
+  const summary = checker.summary();
+  const report = { summary, files, problems };
   const output = render(options.output, report, { sharedStream: io.stderrSharesStdout() });
   await io.stdout(output.stdout);
   await io.stderr(output.stderr);

@@ -22,38 +22,45 @@ export interface DocumentText {
 
 // `---` and `...` at the start of a line, followed by a space or the line's
 // end, are document markers wherever they appear (YAML forbids them as
-// content there), so cutting at them needs no parser.
-const DIRECTIVES_END = /^---(?=[ \t\r\n]|$)/gm;
-const DOCUMENT_END = /^\.\.\.(?=[ \t\r\n]|$)[^\n]*(?:\n|$)/gm;
+// content there), so cutting at them needs no parser. One pattern finds
+// both in the order they come: a stream is cut without holding its cuts.
+const MARKER = /^---(?=[ \t\r\n]|$)|^\.\.\.(?=[ \t\r\n]|$)[^\n]*(?:\n|$)/gm;
 const NOTHING = /^(?:[ \t]*(?:#.*)?(?:\r?\n|$))*$/;
 const DIRECTIVES_ONLY = /^(?:[ \t]*(?:#.*)?(?:\r?\n|$)|%[^\n]*(?:\n|$))*$/;
 
+/** Where the stream is cut, in increasing order: before each `---`, after each `...`, and its end. */
+function* cutsOf(stream: string): Generator<number> {
+  let last = 0;
+  for (const marker of stream.matchAll(MARKER)) {
+    const cut = marker[0].startsWith("-") ? marker.index : marker.index + marker[0].length;
+    if (cut <= last) continue;
+    last = cut;
+    yield cut;
+  }
+  if (stream.length > last) yield stream.length;
+}
+
 /**
- * The stream cut before each `---` marker and after each `...` marker.
- * Directives before a `---` belong to the document that marker starts; a
- * piece holding only blank lines and comments is no document.
+ * The stream cut before each `---` marker and after each `...` marker, one
+ * document at a time. Directives before a `---` belong to the document that
+ * marker starts; a piece holding only blank lines and comments is no document.
  */
-export function documentTexts(stream: string): DocumentText[] {
-  const cuts = new Set<number>([0, stream.length]);
-  for (const marker of stream.matchAll(DIRECTIVES_END)) cuts.add(marker.index);
-  for (const marker of stream.matchAll(DOCUMENT_END)) cuts.add(marker.index + marker[0].length);
-  const offsets = [...cuts].sort((a, b) => a - b);
+export function* documentTexts(stream: string): Generator<DocumentText> {
   const lineAt = lineCounter(stream);
-  const documents: DocumentText[] = [];
   let directivesStart: number | undefined;
-  for (const [index, start] of offsets.slice(0, -1).entries()) {
-    const end = offsets[index + 1] ?? stream.length;
+  let start = 0;
+  for (const end of cutsOf(stream)) {
     const piece = stream.slice(start, end);
-    if (directivesStart === undefined && NOTHING.test(piece)) continue;
     const from = directivesStart ?? start;
+    start = end;
+    if (directivesStart === undefined && NOTHING.test(piece)) continue;
     if (end < stream.length && DIRECTIVES_ONLY.test(piece)) {
       directivesStart = from;
       continue;
     }
     directivesStart = undefined;
-    documents.push({ text: stream.slice(from, end), firstLine: lineAt(from) });
+    yield { text: stream.slice(from, end), firstLine: lineAt(from) };
   }
-  return documents;
 }
 
 /** The value of one document from {@link documentTexts}; throws on a syntax error. */

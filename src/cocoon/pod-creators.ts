@@ -17,7 +17,10 @@ export interface OwnerKind {
 
 export const COCOONSET_OWNER: OwnerKind = { group: COCOON_GROUP, kind: COCOONSET_KIND };
 /** sandbox-operator's Sandbox (any version of the group: v1alpha1 and v1beta1 are served). */
-export const SANDBOX_OWNER: OwnerKind = { group: "agents.x-k8s.io", kind: "Sandbox" };
+export const SANDBOX_OWNER = {
+  group: "agents.x-k8s.io",
+  kind: "Sandbox",
+} as const satisfies OwnerKind;
 
 /** Each trusted identity with the owner kinds it may create gated pods for. */
 export type PodCreators = ReadonlyMap<string, readonly OwnerKind[]>;

@@ -21,6 +21,12 @@ import {
   isDnsLabel,
   isDnsSubdomain,
 } from "./name-grammar";
+import {
+  createReadBudget,
+  type ReadBudget,
+  type ReadBudgetOptions,
+  type ReadHold,
+} from "./read-budget";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -35,6 +41,8 @@ export interface KubeApiOptions {
   readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
+  /** Bounds on the reads in flight and what their answers hold; read-budget.ts's unless given. */
+  readonly readBudget?: ReadBudgetOptions;
   readonly log?: Logger;
 }
 
@@ -125,9 +133,14 @@ function listerOver(
 
 function kubeApiOver(
   transport: ApiserverTransport | undefined,
-  { log, listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "log" | "listPageSize">,
+  {
+    log,
+    listPageSize = LIST_PAGE_LIMIT,
+    readBudget,
+  }: Pick<KubeApiOptions, "log" | "listPageSize" | "readBudget">,
 ): KubeApi {
   const connected = connectedTo(transport);
+  const budget = createReadBudget(readBudget);
   return {
     /**
      * A verified GET: the very object asked for, `undefined` on the apiserver's
@@ -140,48 +153,52 @@ function kubeApiOver(
     ) {
       const operation = `GET ${resource.plural} ${namespace === undefined ? cutShort(name) : `${cutShort(namespace)}/${cutShort(name)}`}`;
       requireValidNames(operation, resource, { namespace, name });
-      return instrumented(
-        { verb: "get", resource: resource.plural, operation },
-        async (): Promise<Fields | undefined> => {
-          const expected: ExpectedObject = {
-            apiVersion: apiVersionOf(resource),
-            kind: resource.kind,
-            resource: resource.plural,
-            name,
-            ...(namespace === undefined ? {} : { namespace }),
-          };
-          const answer = await connected(operation).get(
-            `${collectionPath(resource, namespace)}/${name}`,
-            { operation, maxBytes: MAX_OBJECT_ANSWER_BYTES },
-          );
-          if (isVerifiedNotFound(operation, answer, expected)) return undefined;
-          return verifiedObject(operation, answer, expected, resource.fields);
-        },
-        (object) => (object === undefined ? "not_found" : "success"),
-        log,
+      return withinBudget(budget, operation, (hold) =>
+        instrumented(
+          { verb: "get", resource: resource.plural, operation },
+          async (): Promise<Fields | undefined> => {
+            const expected: ExpectedObject = {
+              apiVersion: apiVersionOf(resource),
+              kind: resource.kind,
+              resource: resource.plural,
+              name,
+              ...(namespace === undefined ? {} : { namespace }),
+            };
+            const answer = await connected(operation).get(
+              `${collectionPath(resource, namespace)}/${name}`,
+              { operation, maxBytes: MAX_OBJECT_ANSWER_BYTES, hold },
+            );
+            if (isVerifiedNotFound(operation, answer, expected)) return undefined;
+            return verifiedObject(operation, answer, expected, resource.fields);
+          },
+          (object) => (object === undefined ? "not_found" : "success"),
+          log,
+        ),
       );
     },
     async list(resource: ApiResource, namespace: string) {
       const operation = `LIST ${resource.plural} in ${cutShort(namespace)}`;
       requireValidNames(operation, resource, { namespace });
-      return instrumented(
-        { verb: "list", resource: resource.plural, operation },
-        () => {
-          const expected: ExpectedList = {
-            apiVersion: apiVersionOf(resource),
-            kind: `${resource.kind}List`,
-            itemKind: resource.kind,
-          };
-          return listAllPages(
-            connected(operation),
-            collectionPath(resource, namespace),
-            operation,
-            expected,
-            listPageSize,
-          );
-        },
-        () => "success",
-        log,
+      return withinBudget(budget, operation, (hold) =>
+        instrumented(
+          { verb: "list", resource: resource.plural, operation },
+          () => {
+            const expected: ExpectedList = {
+              apiVersion: apiVersionOf(resource),
+              kind: `${resource.kind}List`,
+              itemKind: resource.kind,
+            };
+            return listAllPages(
+              connected(operation),
+              collectionPath(resource, namespace),
+              operation,
+              expected,
+              { pageSize: listPageSize, hold },
+            );
+          },
+          () => "success",
+          log,
+        ),
       );
     },
   };
@@ -197,11 +214,12 @@ async function listAllPages(
   path: string,
   operation: string,
   expected: ExpectedList,
-  pageSize: number,
+  { pageSize, hold }: { pageSize: number; hold: ReadHold },
 ): Promise<readonly JsonObject[]> {
   const items: JsonObject[] = [];
   const pages = listPages(transport, path, operation, expected, {
     pageSize,
+    hold,
     maxPageBytes: MAX_LIST_PAGE_BYTES,
     maxObjects: MAX_LISTED_OBJECTS,
     maxTotalBytes: MAX_LIST_BYTES,
@@ -209,6 +227,24 @@ async function listAllPages(
   });
   for await (const page of pages) for (const item of page) items.push(item);
   return items;
+}
+
+/**
+ * One read a review waits on, counted among the reads in flight (refused at
+ * once past their bound) and holding its answers' bytes until its caller has
+ * the answer. Refused before any request is made, so not counted as one.
+ */
+async function withinBudget<T>(
+  budget: ReadBudget,
+  operation: string,
+  read: (hold: ReadHold) => Promise<T>,
+): Promise<T> {
+  const hold = budget.begin(operation);
+  try {
+    return await read(hold);
+  } finally {
+    hold.end();
+  }
 }
 
 /**

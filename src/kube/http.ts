@@ -1,6 +1,8 @@
 import { cutShort, errorText } from "../echo";
+import { ContainerCounter, MAX_DECODED_CONTAINERS } from "../json/containers";
 import type { ApiserverCredentials } from "./credentials";
 import { KubeApiError } from "./kube-api";
+import { decodedCost, type ReadHold } from "./read-budget";
 
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
 export class KubeApiTimeoutError extends KubeApiError {}
@@ -21,6 +23,8 @@ export interface GetOptions {
    * several requests (the pages of a LIST). Default: a fresh one.
    */
   readonly budget?: AbortSignal;
+  /** The read's hold on the answers' budget: the body's bytes and its decoding are charged to it. */
+  readonly hold?: ReadHold;
 }
 
 export interface ApiserverTransport {
@@ -66,7 +70,7 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
   return {
     server,
     budget,
-    async get(path, { operation, maxBytes, budget: given }) {
+    async get(path, { operation, maxBytes, budget: given, hold }) {
       // One signal for the auth headers, the response headers and the body.
       const signal = given ?? budget();
       try {
@@ -91,7 +95,7 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
           await response.body?.cancel();
           throw encodedAnswerError(operation, response, encoding);
         }
-        const body = await readCapped(response, maxBytes, operation);
+        const body = await readCapped(response, { maxBytes, operation, hold });
         if (response.status === 401) options.credentials.unauthorized();
         return { status: response.status, body };
       } catch (error) {
@@ -139,18 +143,23 @@ function encodedAnswerError(operation: string, response: Response, encoding: str
   );
 }
 
-/** The body as text, refused once it grows past `maxBytes` without reading the rest. */
+/**
+ * The body as text, refused once it grows past `maxBytes`, or holds more
+ * objects and arrays than MAX_DECODED_CONTAINERS, without reading the rest:
+ * whoever decodes it then decodes at most what a review may. Its bytes are
+ * charged to the read's hold as they arrive, and what decoding it will cost
+ * once it is whole.
+ */
 async function readCapped(
   response: Response,
-  maxBytes: number,
-  operation: string,
+  { maxBytes, operation, hold }: { maxBytes: number; operation: string; hold?: ReadHold },
 ): Promise<string> {
-  const tooLarge = () =>
+  const refused = (what: string) =>
     new KubeApiError(
-      `${operation}: apiserver answered ${response.status} with a body larger than ${maxBytes} bytes; ` +
-        "such an answer is refused unread",
+      `${operation}: apiserver answered ${response.status} with a body ${what}; such an answer is refused unread`,
       response.status,
     );
+  const tooLarge = () => refused(`larger than ${maxBytes} bytes`);
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();
@@ -159,17 +168,31 @@ async function readCapped(
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
+  const containers = new ContainerCounter();
   let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
+  let contained = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) throw tooLarge();
+      contained = containers.add(value, MAX_DECODED_CONTAINERS);
+      if (contained > MAX_DECODED_CONTAINERS) {
+        throw refused(
+          `holding more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays, more than one ` +
+            "answer may decode; no object or page the apiserver stores is shaped like that",
+        );
+      }
+      hold?.charge(value.byteLength);
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    chunks.length = 0;
+    await reader.cancel().catch(() => {});
+    throw error;
   }
+  hold?.charge(decodedCost(received, contained) - received);
   return Buffer.concat(chunks, received).toString("utf8");
 }
 

@@ -18,9 +18,16 @@ import { isDnsLabel } from "./name-grammar";
 export const MAX_STREAMED_PAGE_BYTES = 32 * 1024 * 1024;
 
 /**
+ * Objects of one kind a streamed LIST may hold, well past the 150 000 pods
+ * Kubernetes supports in one cluster: with the page size it bounds the pages
+ * of a list that never ends (2 000 pages of 500).
+ */
+export const MAX_STREAMED_OBJECTS = 1_000_000;
+
+/**
  * Whole collections read page by page, for a reader that checks each page
  * and drops it (`cocoon-webhook audit`): memory is bounded by one page, not
- * by the size of the cluster, so there is no bound on the total.
+ * by the size of the cluster; the pages are bounded by MAX_STREAMED_OBJECTS.
  */
 export interface KubeLister {
   /**
@@ -57,7 +64,7 @@ export function kubeListerOver(
         {
           pageSize,
           maxPageBytes: MAX_STREAMED_PAGE_BYTES,
-          maxObjects: Number.POSITIVE_INFINITY,
+          maxObjects: MAX_STREAMED_OBJECTS,
           maxTotalBytes: Number.POSITIVE_INFINITY,
           budget: "per-page",
         },

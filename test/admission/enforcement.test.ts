@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import {
   DENY_EVERYWHERE,
   enforce,
-  LISTED_PROBLEMS_LIMIT,
   parseEnforcement,
   remediesOf,
   warnModeEndpoints,
@@ -10,7 +9,9 @@ import {
 import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
 import { collectViolations, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
+import { LISTED_PROBLEMS_LIMIT } from "../../src/echo";
 import { REFUSAL_REMEDIES } from "../../src/policies/remedies";
+import { configErrorOf } from "../support/config-error";
 
 describe("ENFORCEMENT", () => {
   test("unset or empty denies everywhere", () => {
@@ -41,15 +42,15 @@ describe("ENFORCEMENT", () => {
   });
 
   test("problems are listed up to a limit, then counted, each value quoted with invisible characters escaped", () => {
-    const parsed = parseEnforcement(
-      ["mutate\u200b=warn", ...Array.from({ length: 30 }, (_, index) => `e${index}=warn`)].join(
-        ",",
-      ),
-    );
-    if (!("problems" in parsed)) throw new Error("expected problems");
-    expect(parsed.problems).toHaveLength(LISTED_PROBLEMS_LIMIT + 1);
-    expect(parsed.problems[0]).toStartWith('"mutate\\u200b" is not an endpoint');
-    expect(parsed.problems.at(-1)).toBe(`… and ${31 - LISTED_PROBLEMS_LIMIT} more problems`);
+    const text = [
+      "mutate\u200b=warn",
+      ...Array.from({ length: 30 }, (_, index) => `e${index}=warn`),
+    ].join(",");
+    expect(() => loadConfig({ ENFORCEMENT: text })).toThrow(ConfigError);
+    const { problems } = configErrorOf({ ENFORCEMENT: text });
+    expect(problems).toHaveLength(LISTED_PROBLEMS_LIMIT + 1);
+    expect(problems[0]).toStartWith('ENFORCEMENT: "mutate\\u200b" is not an endpoint');
+    expect(problems.at(-1)).toBe(`ENFORCEMENT: … and ${31 - LISTED_PROBLEMS_LIMIT} more problems`);
   });
 
   test("a bad value stops start-up naming the variable and every problem", () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { MAX_REVIEW_CONTAINERS } from "../../src/admission/request-body";
+import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
 import { admissionReview } from "../support/admission-review";
 import { memoryCgroupUnavailable } from "../support/memory-cgroup";
 import { MIB, peakRssBytes, resetPeakRss } from "../support/procfs";
@@ -91,9 +91,9 @@ describe.skipIf(!CHAOS_ENABLED || unavailable !== undefined)(
         problems.push(`concurrent chunked reviews: ${summary(concurrent)}`);
 
       // 3. The densest review accepted, and one past the cap of the same bytes.
-      const densest = emptyToolboxes(MAX_REVIEW_CONTAINERS - 16);
+      const densest = emptyToolboxes(MAX_DECODED_CONTAINERS - 16);
       const accepted = await measure(
-        `${MAX_REVIEW_CONTAINERS - 16} empty toolboxes`,
+        `${MAX_DECODED_CONTAINERS - 16} empty toolboxes`,
         async () => (await webhook.post("/validate-cocoonset", densest)).status,
       );
       rows[`densest accepted review: bytes`] = densest.length;

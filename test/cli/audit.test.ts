@@ -7,9 +7,14 @@ import {
   workloadFindings,
 } from "../../src/cli/audit/checks";
 import { renderAudit, summaryLine } from "../../src/cli/audit/output";
+import { OwnerIndex } from "../../src/cli/audit/owners";
 import { scanCluster } from "../../src/cli/audit/scan";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { DEFAULT_POD_CREATORS, parsePodCreators } from "../../src/cocoon/pod-creators";
+import {
+  COCOONSET_OWNER as COCOONSET_KIND,
+  DEFAULT_POD_CREATORS,
+  parsePodCreators,
+} from "../../src/cocoon/pod-creators";
 import type { JsonObject } from "../../src/json/read";
 import { KubeApiError } from "../../src/kube/kube-api";
 import type { KubeLister } from "../../src/kube/list-stream";
@@ -34,6 +39,8 @@ const object = (
   metadata: { namespace, name, uid: `uid-${name}`, ...metadata },
   ...rest,
 });
+
+const HOUR = 3_600_000;
 
 const rulesOf = (findings: readonly { severity: string; rule: string; path: string }[]) =>
   findings.map(({ severity, rule, path }) => `${severity} ${rule} ${path}`);
@@ -120,10 +127,34 @@ describe("CocoonHibernations: their own rules, then one per pod in the order the
       "error hibernation.wait-for-terminating spec.podRef.name",
     ]);
   });
+  test("N for one pod give N - 1 findings, each naming the first the webhook would name", () => {
+    const audit = new HibernationAudit();
+    const count = 2000;
+    const created = (index: number) => new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString();
+    audit.check(
+      "v",
+      hibernation("vm-0-old", "vm-0", created(0), { deletionTimestamp: created(9999) }),
+    );
+    for (let index = 1; index < count; index++) {
+      audit.check("v", hibernation(`vm-0-${index}`, "vm-0", created(index)));
+    }
+    const conflicts = audit.conflicts();
+    expect(conflicts).toHaveLength(count - 1);
+    // The first live one waits for the terminating one; every later one duplicates the first live one.
+    expect(rulesOf(conflicts.slice(0, 2))).toEqual([
+      "error hibernation.wait-for-terminating spec.podRef.name",
+      "error hibernation.one-per-pod spec.podRef.name",
+    ]);
+    expect(new Set(conflicts.map(({ name }) => name)).size).toBe(count - 1);
+    expect(
+      conflicts.slice(1).every(({ message }) => message.includes('CocoonHibernation "vm-0-1"')),
+    ).toBe(true);
+  });
 });
 
 describe("pods: as the pod gate would judge them on CREATE", () => {
-  const context = { podCreators, vmNodes: new Set(["vm-node"]) };
+  // No owner kind listed: owner references are not judged here (see "forged owners").
+  const context = { podCreators, vmNodes: new Set(["vm-node"]), owners: new OwnerIndex() };
   const gated = (ownerReferences: JsonObject[], spec: JsonObject = {}) =>
     object("team-a", "p", { spec: { tolerations: [TOLERATION], ...spec } }, { ownerReferences });
 
@@ -213,12 +244,69 @@ describe("nodes and workloads", () => {
 });
 
 /** A lister over fixed pages per resource; a resource named in `failing` throws on its second page. */
+describe("pods: forged owners", () => {
+  const stored = object("team-a", "s", {}, { uid: "uid-real" });
+  const owners = new OwnerIndex();
+  owners.add(COCOONSET_KIND, stored);
+  owners.listedAll(COCOONSET_KIND);
+  const context = { podCreators, vmNodes: new Set<string>(), owners };
+  const gatedWith = (...ownerReferences: JsonObject[]) =>
+    object("team-a", "p", { spec: { tolerations: [TOLERATION] } }, { ownerReferences });
+
+  test("an owner reference that names the stored CocoonSet by name and uid passes", () => {
+    expect(podFindings(gatedWith({ ...COCOONSET_OWNER, uid: "uid-real" }), context)).toEqual([]);
+  });
+
+  test("another uid, another name, no uid, or another namespace: forged, at its path", () => {
+    const forged = [
+      gatedWith({ ...COCOONSET_OWNER, uid: "uid-other" }),
+      gatedWith(REPLICASET_OWNER, { ...COCOONSET_OWNER, name: "gone", uid: "uid-real" }),
+      gatedWith({ ...COCOONSET_OWNER }),
+      object(
+        "team-b",
+        "p",
+        { spec: { tolerations: [TOLERATION] } },
+        {
+          ownerReferences: [{ ...COCOONSET_OWNER, uid: "uid-real" }],
+        },
+      ),
+    ];
+    expect(forged.map((pod) => rulesOf(podFindings(pod, context)))).toEqual([
+      ["error pod.forged-owner metadata.ownerReferences[0]"],
+      ["error pod.forged-owner metadata.ownerReferences[1]"],
+      ["error pod.forged-owner metadata.ownerReferences[0]"],
+      ["error pod.forged-owner metadata.ownerReferences[0]"],
+    ]);
+    const [finding] = podFindings(forged[0] as JsonObject, context);
+    expect(finding?.message).toContain(
+      'names cocoonset.cocoonstack.io/CocoonSet "s" (uid "uid-other") as its owner',
+    );
+  });
+
+  test("a kind audit could not list to the end is not judged", () => {
+    expect(podFindings(gatedWith({ ...SANDBOX_OWNER, uid: "uid-x" }), context)).toEqual([]);
+  });
+
+  test("an unmarked pod's owners are not judged", () => {
+    const plain = object("team-a", "p", { spec: {} }, { ownerReferences: [COCOONSET_OWNER] });
+    expect(podFindings(plain, context)).toEqual([]);
+  });
+});
+
+/**
+ * Pages of each resource by plural; those in `failing` fail on the second
+ * page (or after the first); `notServed` (`plural/version`) answer 404.
+ */
 function fakeLister(
   pages: Record<string, JsonObject[][]>,
   failing = new Set<string>(),
+  notServed = new Set<string>(),
 ): KubeLister {
   return {
     async *pages(resource) {
+      if (notServed.has(`${resource.plural}/${resource.version}`)) {
+        throw new KubeApiError(`LIST ${resource.plural}: apiserver answered 404 Not Found`, 404);
+      }
       const all = pages[resource.plural] ?? [];
       for (const [index, page] of all.entries()) {
         if (failing.has(resource.plural) && index === 1) {
@@ -259,6 +347,7 @@ describe("scanCluster", () => {
         new Set(["pods"]),
       ),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(report.problems).toEqual([
       {
@@ -276,12 +365,100 @@ describe("scanCluster", () => {
     expect(summaryLine(report)).toEndWith("; could not check Pods");
   });
 
+  test("past the time limit, the kind being read and every later one are not checked", async () => {
+    let clock = 0;
+    const pod = (name: string) => object("a", name, { spec: {} });
+    const pods = fakeLister({ pods: [[pod("p-0")], [pod("p-1")], [pod("p-2")]] });
+    const report = await scanCluster({
+      lister: {
+        // Each page of pods takes a second: the second one ends past the limit.
+        async *pages(resource, namespace) {
+          for await (const page of pods.pages(resource, namespace)) {
+            clock += 1000;
+            yield page;
+          }
+        },
+      },
+      podCreators,
+      timeLimitMs: 1500,
+      now: () => clock,
+    });
+    expect(report.problems.map(({ kind }) => kind)).toEqual(["Pod", "Deployment", "StatefulSet"]);
+    expect(report.problems[0]?.message).toBe(
+      "the audit did not finish within --timeout (1500 ms) after 2 pages of this kind; give it " +
+        "more time, or audit one namespace at a time (--namespace)",
+    );
+    expect(report.checked.Pod).toBe(2);
+    expect(summaryLine(report)).toEndWith("; could not check Pods, Deployments, StatefulSets");
+  });
+
   test("no one-per-pod check on an incomplete hibernation list", async () => {
     const report = await scanCluster({
       lister: fakeLister({ cocoonhibernations: [dupes, []] }, new Set(["cocoonhibernations"])),
       podCreators,
+      timeLimitMs: HOUR,
     });
     expect(rulesOf(report.findings)).toEqual(["error hibernation.name-matches-pod metadata.name"]);
+  });
+
+  test("a pod's owner must be a stored CocoonSet or Sandbox; Sandboxes from v1alpha1 when v1beta1 is not served", async () => {
+    const pod = (name: string, owner: JsonObject) =>
+      object("a", name, { spec: { tolerations: [TOLERATION] } }, { ownerReferences: [owner] });
+    const pods = [
+      pod("real-set", { ...COCOONSET_OWNER, name: "set", uid: "uid-set" }),
+      pod("forged-set", { ...COCOONSET_OWNER, name: "set", uid: "uid-forged" }),
+      pod("real-sandbox", { ...SANDBOX_OWNER, name: "box", uid: "uid-box" }),
+      pod("forged-sandbox", { ...SANDBOX_OWNER, name: "nobox", uid: "uid-nobox" }),
+    ];
+    const report = await scanCluster({
+      lister: fakeLister(
+        {
+          cocoonsets: [[object("a", "set", { spec: { agent: { image: "a:1" } } })]],
+          sandboxes: [[object("a", "box")]],
+          pods: [pods],
+        },
+        new Set(),
+        new Set(["sandboxes/v1beta1"]),
+      ),
+      podCreators,
+      timeLimitMs: HOUR,
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.findings.map(({ name, rule }) => `${name} ${rule}`)).toEqual([
+      "forged-set pod.forged-owner",
+      "forged-sandbox pod.forged-owner",
+    ]);
+    // A Sandbox is listed to resolve owners, not judged: no PolicyReport counts it.
+    expect(report.checkedByNamespace.get("a")).toBe(5);
+  });
+
+  test("without Sandboxes served at all, none exists; a failed LIST judges no Sandbox owner", async () => {
+    const boxed = object(
+      "a",
+      "p",
+      { spec: { tolerations: [TOLERATION] } },
+      { ownerReferences: [{ ...SANDBOX_OWNER, uid: "uid-s" }] },
+    );
+    const unserved = await scanCluster({
+      lister: fakeLister(
+        { pods: [[boxed]] },
+        new Set(),
+        new Set(["sandboxes/v1beta1", "sandboxes/v1alpha1"]),
+      ),
+      podCreators,
+      timeLimitMs: HOUR,
+    });
+    expect(unserved.problems).toEqual([]);
+    expect(rulesOf(unserved.findings)).toEqual([
+      "error pod.forged-owner metadata.ownerReferences[0]",
+    ]);
+    const failed = await scanCluster({
+      lister: fakeLister({ pods: [[boxed]] }, new Set(["sandboxes"])),
+      podCreators,
+      timeLimitMs: HOUR,
+    });
+    expect(failed.problems.map(({ kind }) => kind)).toEqual(["Sandbox"]);
+    expect(failed.findings).toEqual([]);
   });
 
   test("pods and workloads in the namespaces the webhook leaves out are skipped", async () => {
@@ -292,6 +469,7 @@ describe("scanCluster", () => {
         pods: [[pod("kube-system"), pod("cert-manager"), pod("sandbox-system"), pod("team-a")]],
       }),
       podCreators,
+      timeLimitMs: HOUR,
     });
     // sandbox-system is gated like any other namespace.
     expect(report.findings.map((finding) => finding.namespace)).toEqual([
@@ -318,6 +496,7 @@ describe("scanCluster", () => {
         ],
       }),
       podCreators,
+      timeLimitMs: HOUR,
     });
     const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
     const { items } = JSON.parse(stdout);
@@ -337,13 +516,18 @@ describe("scanCluster", () => {
   });
 
   test("no PolicyReport at all when no namespace had an object to check", async () => {
-    const report = await scanCluster({ lister: fakeLister({}), podCreators });
+    const report = await scanCluster({ lister: fakeLister({}), podCreators, timeLimitMs: HOUR });
     const { stdout } = renderAudit("policyreport", report);
     expect(JSON.parse(stdout)).toEqual({ apiVersion: "v1", kind: "List", items: [] });
   });
 
   test("--namespace: that namespace's report, even with nothing left to check, scoped to it", async () => {
-    const report = await scanCluster({ lister: fakeLister({}), podCreators, namespace: "team-a" });
+    const report = await scanCluster({
+      lister: fakeLister({}),
+      podCreators,
+      namespace: "team-a",
+      timeLimitMs: HOUR,
+    });
     const { stdout } = renderAudit("policyreport", report, { now: new Date(1_700_000_000_000) });
     expect(JSON.parse(stdout).items).toEqual([
       {

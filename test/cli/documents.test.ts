@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { parseSource, type SourceObject } from "../../src/cli/documents";
+import type { SourceObject } from "../../src/cli/documents";
 import { documentTexts } from "../../src/cli/yaml-stream";
+import { parseWhole } from "../support/validate-input";
 
 function objectsIn(text: string): SourceObject[] {
-  const parsed = parseSource({ file: "f.yaml", text });
+  const parsed = parseWhole({ file: "f.yaml", text });
   if (parsed.problem) throw new Error(parsed.problem.message);
   return parsed.objects;
 }
@@ -22,11 +23,11 @@ describe("documentTexts", () => {
     ["a: 1\n...\n%YAML 1.2\n# c\n---\nb: 2\n", ["a: 1\n...\n", "%YAML 1.2\n# c\n---\nb: 2\n"]],
     ["a: |\n  ---x\n  ...x\n", ["a: |\n  ---x\n  ...x\n"]],
   ])("%p", (text, documents) => {
-    expect(documentTexts(text).map((document) => document.text)).toEqual(documents);
+    expect([...documentTexts(text)].map((document) => document.text)).toEqual(documents);
   });
 
   test("each document knows the line it starts on", () => {
-    const lines = documentTexts("# c\na: 1\n---\nb: 2\n...\n\nc: 3\n").map(
+    const lines = [...documentTexts("# c\na: 1\n---\nb: 2\n...\n\nc: 3\n")].map(
       (document) => document.firstLine,
     );
     expect(lines).toEqual([1, 3, 6]);
@@ -35,7 +36,7 @@ describe("documentTexts", () => {
 
 /** Every object's value, or the problem's message. */
 function valuesIn(text: string): unknown {
-  const parsed = parseSource({ file: "f.yaml", text });
+  const parsed = parseWhole({ file: "f.yaml", text });
   return parsed.problem ? parsed.problem.message : parsed.objects.map((object) => object.value);
 }
 
@@ -85,7 +86,7 @@ describe("one YAML reading", () => {
       const [name, previous] = [String.fromCharCode(97 + level), String.fromCharCode(96 + level)];
       levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`);
     }
-    const parsed = parseSource({ file: "bomb.yaml", text: `${levels.join("\n")}\n` });
+    const parsed = parseWhole({ file: "bomb.yaml", text: `${levels.join("\n")}\n` });
     expect(parsed.problem).toMatchObject({ file: "bomb.yaml", line: 1 });
   });
 });
@@ -126,7 +127,7 @@ items:
   });
 
   test("a parse error names its line and column", () => {
-    const parsed = parseSource({ file: "f.yaml", text: "a: 1\nb: [1\nc: 2\n" });
+    const parsed = parseWhole({ file: "f.yaml", text: "a: 1\nb: [1\nc: 2\n" });
     expect(parsed.problem).toMatchObject({ file: "f.yaml", line: 3, column: 1 });
     expect(parsed.problem?.message).not.toContain("\n");
   });

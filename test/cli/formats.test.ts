@@ -3,12 +3,11 @@ import sarifSchema from "@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.jso
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { checkObjects } from "../../src/cli/check";
-import { parseSource } from "../../src/cli/documents";
 import { ALL_RULES } from "../../src/cli/manifest-rules";
 import { OUTPUT_FORMATS, render } from "../../src/cli/output";
 import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
 import { RULE_CATALOGUE } from "../../src/policies/catalogue";
+import { checkText } from "../support/validate-input";
 
 /** Findings of every kind: a rule violation, warnings, a hibernation, hostile text. */
 const MANIFESTS = `apiVersion: cocoonset.cocoonstack.io/v1
@@ -38,10 +37,11 @@ kind: ConfigMap
 `;
 
 function reportOf(strict = false): RunReport {
-  const parsed = parseSource({ file: "deploy/sets dir/m.yaml", text: MANIFESTS });
-  if (parsed.problem) throw new Error(parsed.problem.message);
   return {
-    summary: checkObjects(parsed.objects, { namespace: "default", strict }),
+    summary: checkText(
+      { file: "deploy/sets dir/m.yaml", text: MANIFESTS },
+      { namespace: "default", strict, listChecked: true },
+    ),
     files: 2,
     problems: [{ file: "deploy/broken.yaml", line: 3, column: 7, message: 'bad "yaml" & <more>' }],
   };
@@ -94,9 +94,10 @@ describe("--output junit, one object twice", () => {
   test("two hibernations of one name in one file are two cases; only the later one fails", () => {
     const hibernation =
       "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonHibernation\nmetadata: {name: p}\nspec: {podRef: {name: p}, desire: Wake}\n";
-    const parsed = parseSource({ file: "h.yaml", text: `${hibernation}---\n${hibernation}` });
-    if (parsed.problem) throw new Error(parsed.problem.message);
-    const summary = checkObjects(parsed.objects, { namespace: "default", strict: false });
+    const summary = checkText(
+      { file: "h.yaml", text: `${hibernation}---\n${hibernation}` },
+      { namespace: "default", strict: false, listChecked: true },
+    );
     const xml = render("junit", { summary, files: 1, problems: [] }).stdout;
     const cases = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml)
       .testsuites.testsuite.testcase;

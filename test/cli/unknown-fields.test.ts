@@ -1,13 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { checkObjects } from "../../src/cli/check";
-import { parseSource } from "../../src/cli/documents";
 import { unknownFields } from "../../src/cli/unknown-fields";
 import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS } from "../../src/cocoon/crd-fields";
+import { checkText } from "../support/validate-input";
 
 function check(text: string, strict = false) {
-  const parsed = parseSource({ file: "m.yaml", text });
-  if (parsed.problem) throw new Error(parsed.problem.message);
-  return checkObjects(parsed.objects, { namespace: "default", strict });
+  return checkText({ file: "m.yaml", text }, { namespace: "default", strict });
 }
 
 describe("unknownFields", () => {
@@ -74,7 +71,7 @@ spec:
     replicass: 2
 `;
 
-describe("checkObjects", () => {
+describe("createObjectChecker", () => {
   test("an unknown field is a warning at its line and column; --strict makes it an error", () => {
     const [warning] = check(TYPO).findings;
     expect(warning).toMatchObject({

@@ -15,7 +15,13 @@ import { BINARY } from "./harness";
 
 const COCOON_API_VERSION = "cocoonset.cocoonstack.io/v1";
 const TOLERATION = { key: COCOON_TOLERATION_KEY, operator: "Exists" };
-const OWNER = { apiVersion: COCOON_API_VERSION, kind: "CocoonSet", name: "agents", uid: "u-1" };
+/** The stored CocoonSet team-a/agents, by name and uid. */
+const OWNER = {
+  apiVersion: COCOON_API_VERSION,
+  kind: "CocoonSet",
+  name: "agents",
+  uid: "uid-agents",
+};
 const LONG_SET = "a-cocoonset-whose-name-is-long-enough-to-break-the-budget";
 
 let apiserver: FakeApiserver;
@@ -97,7 +103,12 @@ async function audit(args: readonly string[], env: Record<string, string> = {}) 
     new Response(child.stderr).text(),
     child.exited,
   ]);
-  return { code, stdout, stderr };
+  return {
+    code,
+    stdout,
+    stderr,
+    peakBytes: child.resourceUsage()?.maxRSS ?? Number.POSITIVE_INFINITY,
+  };
 }
 
 /** `SEVERITY: KIND NS/NAME: PATH [rule]` of each text finding, without the message. */
@@ -151,9 +162,30 @@ describe("cocoon-webhook audit: what it finds", () => {
     expect(stdout).toContain("note: who created a pod is not stored in the cluster");
     expect(stdout.trimEnd().split("\n").at(-1)).toBe(
       "7 errors, 1 warning, 1 notice about 8 objects; 15 objects checked in all namespaces " +
-        "(2 Nodes, 3 CocoonSets, 3 CocoonHibernations, 5 Pods, 2 Deployments, 0 StatefulSets); " +
+        "(2 Nodes, 3 CocoonSets, 0 Sandboxes, 3 CocoonHibernations, 5 Pods, 2 Deployments, 0 StatefulSets); " +
         "1 object in namespaces the webhook leaves out not checked",
     );
+  });
+
+  test("a VM pod whose CocoonSet owner reference names no stored set (by uid) is a forged owner", async () => {
+    apiserver.setList("pods", [
+      {
+        ...meta("team-a", "agents-forged", { ownerReferences: [{ ...OWNER, uid: "uid-forged" }] }),
+        spec: { tolerations: [TOLERATION] },
+      },
+    ]);
+    try {
+      const { code, stdout } = await audit([]);
+      expect(code).toBe(1);
+      expect(located(stdout).filter((line) => line.includes(": Pod "))).toEqual([
+        "error: Pod team-a/agents-forged: metadata.ownerReferences[0] [pod.forged-owner]",
+      ]);
+      expect(stdout).toContain(
+        'names cocoonset.cocoonstack.io/CocoonSet "agents" (uid "uid-forged")',
+      );
+    } finally {
+      seedCluster();
+    }
   });
 
   test("pages of APISERVER_LIST_PAGE_SIZE are followed to the end with the same result", async () => {
@@ -349,12 +381,97 @@ describe("cocoon-webhook audit: answers it cannot trust fail closed (exit 2)", (
   });
 });
 
+describe("cocoon-webhook audit: bounded in pages, time, memory and findings", () => {
+  const podList = (items: unknown[], next?: string) => ({
+    apiVersion: "v1",
+    kind: "PodList",
+    metadata: next ? { continue: next } : {},
+    items,
+  });
+  const podRequests = () => apiserver.requests.filter(({ path }) => path.includes("/pods")).length;
+
+  test("a continue token that repeats forever: exit 2 at its first repeat", async () => {
+    apiserver.failPath("/pods", { kind: "answer", body: podList([], "again") });
+    const before = podRequests();
+    const { code, stdout, stderr } = await audit([]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "could not check Pods: LIST pods: page 2 carries a continue token an earlier page carried",
+    );
+    expect(stdout).toContain("; could not check Pods\n");
+    expect(podRequests() - before).toBe(2);
+  });
+
+  test("a list that never ends with ever new tokens: exit 2 at --timeout, the kinds after it not checked", async () => {
+    let page = 0;
+    apiserver.failPath("/pods", {
+      kind: "answer",
+      body: () =>
+        podList([{ metadata: { name: `p-${page}`, namespace: "a" }, spec: {} }], `t-${++page}`),
+    });
+    const { code, stdout, stderr } = await audit(["--timeout", "2s"], {
+      APISERVER_LIST_PAGE_SIZE: "1",
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "could not check Pods: the audit did not finish within --timeout (2000 ms)",
+    );
+    expect(stderr).toContain("could not check Deployments: the audit did not finish");
+    expect(stdout).toContain("; could not check Pods, Deployments, StatefulSets\n");
+  });
+
+  test("--timeout must be a positive duration", async () => {
+    const { code, stderr } = await audit(["--timeout", "0s"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--timeout must be a positive duration such as 90s or 10m, got "0s"');
+  });
+
+  test("one dense PodList page within the byte cap: 'could not check Pods', decoded never", async () => {
+    // 11 million empty objects in just under the 32 MiB a streamed page may have.
+    const items = "{},".repeat(11_000_000);
+    apiserver.failPath("/pods", {
+      kind: "answer",
+      body: `{"apiVersion":"v1","kind":"PodList","metadata":{},"items":[${items}{}]}`,
+    });
+    const { code, stdout, stderr, peakBytes } = await audit([]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "could not check Pods: LIST pods: apiserver answered 200 with a body holding more than 1048576 JSON objects and arrays",
+    );
+    expect(stdout).toContain("; could not check Pods\n");
+    // Decoded, the page would take gigabytes; read and refused, it is a few tens of MiB.
+    expect(peakBytes).toBeLessThan(256 * MIB);
+  }, 60_000);
+
+  test("2 000 CocoonHibernations for one pod: 1 999 findings, not two million", async () => {
+    const count = 2000;
+    apiserver.setList(
+      "cocoonhibernations",
+      Array.from({ length: count }, (_, index) => ({
+        ...meta("team-a", index === 0 ? "vm-0" : `vm-0-${index}`, {
+          creationTimestamp: new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString(),
+        }),
+        spec: { desire: "Hibernate", podRef: { name: "vm-0" } },
+      })),
+    );
+    const { code, stdout } = await audit(["-o", "json"]);
+    expect(code).toBe(1);
+    const findings = JSON.parse(stdout) as { rule: string; message: string }[];
+    const duplicates = findings.filter(({ rule }) => rule === "hibernation.one-per-pod");
+    expect(duplicates).toHaveLength(count - 1);
+    expect(duplicates.every(({ message }) => message.includes('CocoonHibernation "vm-0"'))).toBe(
+      true,
+    );
+  }, 60_000);
+});
+
 describe("cocoon-webhook audit: memory", () => {
   test("50 000 pods streamed page by page stay well inside 256 MiB", async () => {
     apiserver.setList("pods", {
       count: 50_000,
       make: (index) => ({
-        ...meta(`team-${index % 50}`, `agents-${index}`, { ownerReferences: [OWNER] }),
+        // All owned by the stored CocoonSet of their namespace.
+        ...meta("team-a", `agents-${index}`, { ownerReferences: [OWNER] }),
         spec: {
           tolerations: [TOLERATION],
           nodeName: "vm-node",
@@ -380,7 +497,9 @@ describe("cocoon-webhook audit: memory", () => {
     const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     clearInterval(sampling);
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toHaveLength(EXPECTED.length - 3);
+    expect(JSON.parse(stdout)).toHaveLength(
+      EXPECTED.filter((finding) => !finding.includes(": Pod ")).length,
+    );
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(256 * MIB);
   }, 60_000);
@@ -415,6 +534,7 @@ describe("cocoon-webhook audit: usage", () => {
       "--strict",
       "--exit-zero",
       "--output-file",
+      "--timeout",
       "--kubeconfig",
       "--context",
     ]) {

@@ -96,8 +96,8 @@ describe("serve start-up", () => {
   });
 });
 
-describe("an invalid ENFORCEMENT", () => {
-  test("is reported within a few KB however many entries are wrong, with invisible characters escaped", () => {
+describe("an invalid variable, whichever it is", () => {
+  test("ENFORCEMENT is reported within a few KB however many entries are wrong, with invisible characters escaped", () => {
     // 10 000 entries: about as long as one environment variable may be (128 KiB).
     const entries = ["mutate\u200b=warn", ...Array<string>(10_000).fill("x=warn")];
     const { code, stderr } = run(["serve"], { ENFORCEMENT: entries.join(",") });
@@ -162,5 +162,30 @@ describe("--help", () => {
     expect(stderr).toStartWith(
       "cocoon-webhook: serve takes no arguments\nusage: cocoon-webhook serve",
     );
+  });
+});
+
+describe("every variable's problems, bounded and escaped as ENFORCEMENT's are", () => {
+  test("POD_CREATORS with 10 000 bad entries is reported within a few KB", () => {
+    // Short entries: one environment variable may be at most 128 KiB.
+    const entries = Array.from({ length: 10_000 }, (_, index) => `u${index}=x`);
+    const { code, stderr } = run(["serve"], { POD_CREATORS: entries.join(",") });
+    expect(code).toBe(2);
+    expect(stderr).toContain('POD_CREATORS: entry "u0=x"');
+    expect(stderr).toContain("POD_CREATORS: … and 9990 more problems");
+    expect(stderr.length).toBeLessThan(4096);
+  });
+
+  test.each([
+    ["POD_CREATORS", "\u001b[2J\u001b[31mfake=not/a kind"],
+    ["LISTEN_ADDR", "\u001b]0;owned\u0007:8443x"],
+    ["APISERVER_TIMEOUT", "3s\u001b[1A\u001b[K"],
+  ])("%s with ESC sequences: written as escapes, never sent to the terminal", (variable, value) => {
+    const { code, stderr } = run(["serve"], { [variable]: value });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${variable}: `);
+    expect(stderr).toContain("\\u001b");
+    expect(stderr).not.toContain("\u001b");
+    expect(stderr).not.toContain("\u0007");
   });
 });

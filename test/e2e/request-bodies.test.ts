@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { COLLECT_ANYWAY_ABOVE_RSS_BYTES } from "../../src/admission/large-reviews";
-import { MAX_REVIEW_CONTAINERS } from "../../src/admission/request-body";
+import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
 import { admissionReview } from "../support/admission-review";
 import { eventually } from "../support/eventually";
 import { anonymousRssBytes, MIB } from "../support/procfs";
@@ -141,8 +141,8 @@ describe("request bodies within one memory budget", () => {
     await silent.closed;
   }, 10_000);
 
-  test(`a review of more than ${MAX_REVIEW_CONTAINERS} objects and arrays is refused before it is decoded`, async () => {
-    const toolboxes = `[${Array(MAX_REVIEW_CONTAINERS + 1)
+  test(`a review of more than ${MAX_DECODED_CONTAINERS} objects and arrays is refused before it is decoded`, async () => {
+    const toolboxes = `[${Array(MAX_DECODED_CONTAINERS + 1)
       .fill("{}")
       .join(",")}]`;
     const body = JSON.stringify(admissionReview({ object: { spec: { toolboxes: [] } } })).replace(
@@ -153,7 +153,7 @@ describe("request bodies within one memory budget", () => {
     const answer = await webhook.post("/validate-cocoonset", body);
     expect(answer.status).toBe(413);
     expect((await readError(answer)).error).toContain(
-      `more than ${MAX_REVIEW_CONTAINERS} JSON objects and arrays`,
+      `more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays`,
     );
   }, 30_000);
 });

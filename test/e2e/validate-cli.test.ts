@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -8,7 +8,7 @@ import packageJson from "../../package.json";
 import type { OutputFormat } from "../../src/cli/output";
 import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
 import { waitUntil } from "../support/eventually";
-import { processCpuSeconds, processState } from "../support/procfs";
+import { MIB, processCpuSeconds, processState } from "../support/procfs";
 import { BINARY, readReview, startWebhook, type WebhookProcess } from "./harness";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/validate");
@@ -489,6 +489,88 @@ describe("cocoon-webhook validate", () => {
     expect(unreadable.code).toBe(2);
     expect(unreadable.stdout).toContain('errors="1"');
   });
+});
+
+describe("validate reads only what it can bound", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "cocoon-validate-bounds-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** The peak resident memory of `validate -f PATH`, which must find nothing. */
+  const peakOf = (path: string) => {
+    const result = Bun.spawnSync([BINARY, "validate", "-f", path], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+    });
+    expect(result.exitCode).toBe(0);
+    return result.resourceUsage?.maxRSS ?? Number.POSITIVE_INFINITY;
+  };
+  const cocoonSet = (index: number) =>
+    `apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata:\n  name: s${index}\nspec:\n  agent:\n    image: a:1\n`;
+
+  test("a FIFO named *.yaml and a *.yaml symlink to /dev/zero exit 2 as not regular files, unread", () => {
+    const fifo = join(scratch, "pipe.yaml");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const zero = join(scratch, "zero.yaml");
+    symlinkSync("/dev/zero", zero);
+    for (const [path, kind] of [
+      [fifo, "a FIFO"],
+      [zero, "a character device"],
+    ] as const) {
+      // Without the safe reader the FIFO blocks until the 10 s spawn timeout, /dev/zero reads until killed.
+      const { code, stderr } = validate(["-f", path]);
+      expect({ path, code }).toEqual({ path, code: 2 });
+      expect(stderr).toContain(`${path}: cannot read: ${path} is ${kind}, not a regular file`);
+    }
+    const walked = validate(["-f", scratch]);
+    expect(walked.code).toBe(2);
+    expect(walked.stderr).toContain("not a regular file");
+  });
+
+  test("stdin is read up to the same cap, then refused: < /dev/zero exits 2", () => {
+    const result = Bun.spawnSync([BINARY, "validate", "-f", "-"], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdin: Bun.file("/dev/zero"),
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 20_000,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.toString()).toContain(
+      "<stdin>: cannot read: <stdin> is larger than the 67108864-byte limit",
+    );
+  });
+
+  test("100 000 documents (10 MB) are checked one at a time: the peak stays near that of 10 000", () => {
+    const file = (count: number) => {
+      const path = join(scratch, `sets-${count}.yaml`);
+      const sets = Array.from({ length: count }, (_, index) => cocoonSet(index));
+      writeFileSync(path, sets.join("---\n"));
+      return path;
+    };
+    const few = peakOf(file(10_000));
+    const many = peakOf(file(100_000));
+    console.log(
+      `validate: peak ${Math.round(few / MIB)} MiB for 10 000 documents, ${Math.round(many / MIB)} MiB for 100 000`,
+    );
+    // What grows is the 10 MB text itself, held while its documents are read; before, every
+    // document's decoded objects were kept until the end (300 MB for 100 000).
+    expect(many - few).toBeLessThan(64 * MIB);
+  }, 90_000);
+
+  test("2 000 files of one document each are read with buffers of their size: the peak stays near one file's", () => {
+    const one = join(scratch, "one");
+    const many = join(scratch, "many");
+    mkdirSync(one);
+    mkdirSync(many);
+    writeFileSync(join(one, "s0.yaml"), cocoonSet(0));
+    for (let index = 0; index < 2000; index++) {
+      writeFileSync(join(many, `s${index}.yaml`), cocoonSet(index));
+    }
+    // A buffer of the 64 MiB cap for each file took 332 MiB and 8 s for these.
+    expect(peakOf(many) - peakOf(one)).toBeLessThan(32 * MIB);
+  }, 60_000);
 });
 
 describe("validate agrees with /validate-cocoonset", () => {

@@ -278,16 +278,24 @@ describe("list: CocoonHibernations, page by page", () => {
     }
   });
 
+  const listPage = (items: unknown[], continueToken?: string) => ({
+    kind: "answer" as const,
+    body: {
+      apiVersion: "cocoonset.cocoonstack.io/v1",
+      kind: "CocoonHibernationList",
+      metadata: continueToken ? { continue: continueToken } : {},
+      items,
+    },
+  });
+
+  /** Pages of `items` without end, each with a continue token no page had before. */
+  const endlessPages = (items: unknown[]) => {
+    let page = 0;
+    return { ...listPage(items), body: () => listPage(items, `page-${++page}`).body };
+  };
+
   test("a list that never ends is refused after the page bound", async () => {
-    apiserver.failAlways({
-      kind: "answer",
-      body: {
-        apiVersion: "cocoonset.cocoonstack.io/v1",
-        kind: "CocoonHibernationList",
-        metadata: { continue: "again" },
-        items: [],
-      },
-    });
+    apiserver.failAlways(endlessPages([]));
     const sent = apiserver.requests.length;
     const pages = MAX_LISTED_OBJECTS / LIST_PAGE_LIMIT;
     const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
@@ -297,14 +305,16 @@ describe("list: CocoonHibernations, page by page", () => {
     expect(apiserver.requests.length - sent).toBe(pages);
   });
 
-  const listPage = (items: unknown[], continueToken?: string) => ({
-    kind: "answer" as const,
-    body: {
-      apiVersion: "cocoonset.cocoonstack.io/v1",
-      kind: "CocoonHibernationList",
-      metadata: continueToken ? { continue: continueToken } : {},
-      items,
-    },
+  test("a continue token that comes back is refused at once", async () => {
+    apiserver.failAlways(listPage([], "again"));
+    const sent = apiserver.requests.length;
+    const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
+    expect(error.message).toBe(
+      "LIST cocoonhibernations in team-a: page 2 carries a continue token an earlier page " +
+        "carried, so the list would never end; refusing to read more (the apiserver, or " +
+        "something in between, answers the same pages again)",
+    );
+    expect(apiserver.requests.length - sent).toBe(2);
   });
 
   test("a page with more items than the limit asked for fails, counted as an error", async () => {
@@ -329,7 +339,7 @@ describe("list: CocoonHibernations, page by page", () => {
       listPageSize: pageSize,
     });
     const page = Array.from({ length: pageSize }, (_, index) => hibernation(`h${index}`));
-    apiserver.failAlways(listPage(page, "more"));
+    apiserver.failAlways(endlessPages(page));
     const sent = apiserver.requests.length;
     const error = await kubeApiErrorFrom(paged.list(COCOONHIBERNATIONS, "team-a"));
     expect(error.message).toBe(
@@ -340,12 +350,7 @@ describe("list: CocoonHibernations, page by page", () => {
 
   test("a list whose pages together pass MAX_LIST_BYTES fails", async () => {
     const fat = (index: number) => hibernation(`h${index}`, { padding: "x".repeat(70_000) });
-    apiserver.failAlways(
-      listPage(
-        Array.from({ length: 100 }, (_, index) => fat(index)),
-        "more",
-      ),
-    );
+    apiserver.failAlways(endlessPages(Array.from({ length: 100 }, (_, index) => fat(index))));
     const sent = apiserver.requests.length;
     const error = await kubeApiErrorFrom(api.list(COCOONHIBERNATIONS, "team-a"));
     expect(error.message).toBe(

@@ -49,7 +49,11 @@ export type FakeFailure =
       readonly status: 301 | 302 | 303 | 307 | 308;
       readonly location: string;
     }
-  /** Answer `status` (default 200) with `body`: JSON-encoded unless it is a string. */
+  /**
+   * Answer `status` (default 200) with `body`: JSON-encoded unless it is a
+   * string; a function makes the body of each request (a list whose every
+   * page carries a new continue token).
+   */
   | { readonly kind: "answer"; readonly status?: number; readonly body: unknown }
   /**
    * Answer 200 with a JSON body of about `bytes` bytes, streamed in 64 KiB
@@ -376,11 +380,13 @@ class ApiserverState {
           status: failure.status,
           headers: { Location: failure.location },
         });
-      case "answer":
-        return new Response(
-          typeof failure.body === "string" ? failure.body : JSON.stringify(failure.body),
-          { status: failure.status ?? 200, headers: { "Content-Type": "application/json" } },
-        );
+      case "answer": {
+        const body = typeof failure.body === "function" ? failure.body(url) : failure.body;
+        return new Response(typeof body === "string" ? body : JSON.stringify(body), {
+          status: failure.status ?? 200,
+          headers: { "Content-Type": "application/json" },
+        });
+      }
       case "oversized":
         return this.oversized(failure.bytes, failure.declareLength ?? false);
       case "encoded":

@@ -1,7 +1,15 @@
 import { collectViolations, type Violation } from "../../admission/violations";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import { describeTrustedOwners, type PodCreators, pairedOwners } from "../../cocoon/pod-creators";
+import {
+  describeTrustedOwners,
+  includesKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwners,
+} from "../../cocoon/pod-creators";
+import { cutShort } from "../../echo";
 import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
+import { apiGroupOf } from "../../kube/api-resources";
 import type { HibernationRuleId, RuleId } from "../../policies/catalogue";
 import { cocoonSetViolations } from "../../policies/cocoonset/cocoonset";
 import {
@@ -17,6 +25,7 @@ import {
   requestedNodeName,
 } from "../../policies/pod-gate";
 import { workloadIsCocoon } from "../../policies/scale-guard";
+import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
 /*
@@ -76,6 +85,7 @@ interface KeptHibernation {
   readonly identity: ObjectIdentity;
   readonly createdAt: string;
   readonly podName: string;
+  readonly terminating: boolean;
   readonly value: JsonObject;
 }
 
@@ -100,6 +110,7 @@ export class HibernationAudit {
       kept.push({
         identity,
         podName,
+        terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
         createdAt: stringAt(item, ["metadata", "creationTimestamp"]) ?? "",
         value: {
           metadata: { name: identity.name, deletionTimestamp },
@@ -111,7 +122,13 @@ export class HibernationAudit {
     return violations.map((violation) => fromViolation(identity, violation));
   }
 
-  /** Each hibernation created after another for the same pod, as the webhook's LIST check would have seen it. */
+  /**
+   * Each hibernation created after another for the same pod, as the webhook's
+   * LIST check would have refused it: one finding per such object, naming
+   * the first that the webhook names (the earliest live one, else the
+   * earliest still terminating), so the findings grow with the objects, not
+   * with their pairs.
+   */
   conflicts(): AuditFinding[] {
     const findings: AuditFinding[] = [];
     for (const kept of this.#byPod.values()) {
@@ -120,13 +137,19 @@ export class HibernationAudit {
         (a, b) =>
           a.createdAt.localeCompare(b.createdAt) || a.identity.name.localeCompare(b.identity.name),
       );
-      ordered.forEach((later, index) => {
-        const earlier = ordered.slice(0, index).map((each) => each.value);
-        const { listed } = collectViolations<HibernationRuleId>((report) =>
-          checkNoOtherHibernation(later.podName, earlier, report),
-        );
-        for (const violation of listed) findings.push(fromViolation(later.identity, violation));
-      });
+      let firstLive: KeptHibernation | undefined;
+      let firstTerminating: KeptHibernation | undefined;
+      for (const later of ordered) {
+        const earlier = firstLive ?? firstTerminating;
+        if (earlier) {
+          const { listed } = collectViolations<HibernationRuleId>((report) =>
+            checkNoOtherHibernation(later.podName, [earlier.value], report),
+          );
+          for (const violation of listed) findings.push(fromViolation(later.identity, violation));
+        }
+        if (later.terminating) firstTerminating ??= later;
+        else firstLive ??= later;
+      }
     }
     return findings;
   }
@@ -142,6 +165,8 @@ export function vmNodeNames(nodes: readonly JsonObject[]): string[] {
 export interface PodContext {
   readonly podCreators: PodCreators;
   readonly vmNodes: ReadonlySet<string>;
+  /** The stored owners of the kinds audit lists, to tell a forged owner reference. */
+  readonly owners: OwnerIndex;
 }
 
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
@@ -157,7 +182,7 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
   const owners = pairedOwners(podOwnerKinds(pod), context.podCreators);
   const creator = `it was created by field manager ${firstManager(pod)} (the requester itself is not stored, so who made it cannot be checked now)`;
   if (readPodMarkers(pod) === "gated") {
-    if (owners.length > 0) return [];
+    if (owners.length > 0) return forgedOwnerFindings(pod, identity, context);
     return [
       {
         ...identity,
@@ -193,6 +218,44 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
         `${creator}; move it off the VM node, or create it through a CocoonSet`,
     },
   ];
+}
+
+/**
+ * A marked pod's owner references of a paired kind that name no stored
+ * object of that kind, name and uid: written by a client that is not its
+ * operator (the reference is client-set), or left behind by an owner that is
+ * gone. Kinds audit did not list to the end are not judged.
+ */
+function forgedOwnerFindings(
+  pod: JsonObject,
+  identity: ObjectIdentity,
+  context: PodContext,
+): AuditFinding[] {
+  const references = valueAt(pod, ["metadata", "ownerReferences"]);
+  if (!Array.isArray(references)) return [];
+  const paired = pairedOwners(podOwnerKinds(pod), context.podCreators);
+  const findings: AuditFinding[] = [];
+  references.forEach((reference: unknown, index) => {
+    if (!isJsonObject(reference)) return;
+    const { apiVersion, kind, name, uid } = reference;
+    if (typeof apiVersion !== "string" || typeof kind !== "string") return;
+    const ownerKind = { group: apiGroupOf(apiVersion), kind };
+    if (!includesKind(paired, ownerKind)) return;
+    if (context.owners.resolves(ownerKind, identity.namespace, name, uid) !== false) return;
+    findings.push({
+      ...identity,
+      severity: "error",
+      rule: "pod.forged-owner",
+      path: `metadata.ownerReferences[${index}]`,
+      message:
+        `the pod carries a cocoon marker (${MARKERS}) and names ${ownerKindText(ownerKind)} ` +
+        `${JSON.stringify(cutShort(String(name)))} (uid ${JSON.stringify(cutShort(String(uid)))}) as its owner, ` +
+        `but no ${kind} of that name and uid is stored in namespace "${identity.namespace}": an owner ` +
+        "reference is written by the client, so this one was forged or outlived its owner; delete the " +
+        `pod and let the ${kind}'s operator create it`,
+    });
+  });
+  return findings;
 }
 
 function hasKeylessExistsToleration(pod: JsonObject): boolean {

@@ -2,7 +2,7 @@ import { escapeData, escapeProperty } from "../formats/github";
 import { escapeXml } from "../formats/junit";
 import { ruleDescriptor, sarifTool } from "../formats/sarif";
 import { OUTPUT_FORMATS } from "../output";
-import { count } from "../report";
+import { count, pluralOf } from "../report";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import { policyReports } from "./policy-report";
 import { AUDITED_RULES } from "./rules";
@@ -40,7 +40,7 @@ export function renderAudit(
   const summary = summaryLine(report);
   const notes = AUDIT_NOTES.map((note) => `note: ${note}`);
   const problems = report.problems.map(
-    ({ kind, message }) => `${TOOL}: could not check ${kind}s: ${message}`,
+    ({ kind, message }) => `${TOOL}: could not check ${pluralOf(kind)}: ${message}`,
   );
   const beside = (...texts: string[]) => (sharedStream ? [] : texts);
   switch (format) {
@@ -94,7 +94,7 @@ export function summaryLine(report: AuditReport): string {
   const skipped = report.skipped
     ? `; ${count(report.skipped, "object")} in namespaces the webhook leaves out not checked`
     : "";
-  const failed = report.problems.map(({ kind }) => `${kind}s`);
+  const failed = report.problems.map(({ kind }) => pluralOf(kind));
   return `${found}; ${checked}${skipped}${failed.length ? `; could not check ${failed.join(", ")}` : ""}`;
 }
 
@@ -137,13 +137,17 @@ function junitReport(report: AuditReport, summary: string): string {
     const problem = report.problems.find((each) => each.kind === kind);
     if (problem) {
       cases.push(
-        testCase(kind, `list ${kind}s`, [
+        testCase(kind, `list ${pluralOf(kind)}`, [
           `      <error message="${escapeXml(problem.message)}" type="list">${escapeXml(problem.message)}</error>`,
         ]),
       );
     }
     const counts = `tests="${cases.length}" failures="${failures}" errors="${problem ? 1 : 0}" skipped="0"`;
-    return [`  <testsuite name="${TOOL}: ${kind}s" ${counts}>`, ...cases, "  </testsuite>"];
+    return [
+      `  <testsuite name="${TOOL}: ${pluralOf(kind)}" ${counts}>`,
+      ...cases,
+      "  </testsuite>",
+    ];
   });
   const properties = [["summary", summary], ...AUDIT_NOTES.map((note) => ["note", note])].map(
     ([name, value]) => `    <property name="${name}" value="${escapeXml(value ?? "")}"/>`,
@@ -203,7 +207,7 @@ function sarifReport(report: AuditReport, summary: string): string {
             toolExecutionNotifications: [
               ...report.problems.map(({ kind, message }) => ({
                 level: "error",
-                message: { text: `could not check ${kind}s: ${message}` },
+                message: { text: `could not check ${pluralOf(kind)}: ${message}` },
               })),
               ...[...AUDIT_NOTES, summary].map((text) => ({ level: "note", message: { text } })),
             ],
@@ -234,7 +238,7 @@ function githubAnnotations(report: AuditReport): string {
       ),
     ),
     ...report.problems.map(({ kind, message }) =>
-      command("error", `${TOOL}: could not check ${kind}s`, message),
+      command("error", `${TOOL}: could not check ${pluralOf(kind)}`, message),
     ),
     ...AUDIT_NOTES.map((note) => `::notice::${escapeData(note)}\n`),
   ].join("");

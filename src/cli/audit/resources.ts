@@ -5,6 +5,7 @@ import {
   COCOONHIBERNATIONS,
   COCOONSET_KIND,
 } from "../../cocoon/crd-resources";
+import { SANDBOX_OWNER } from "../../cocoon/pod-creators";
 import {
   type JsonObject,
   MISTYPED,
@@ -64,6 +65,22 @@ export const AUDITED_COCOONSETS = {
   fields: namespacedIdentity,
 } as const satisfies ApiResource;
 
+/** sandbox-operator's Sandboxes: listed only to resolve the owner references of their pods. */
+export const AUDITED_SANDBOXES = {
+  group: SANDBOX_OWNER.group,
+  version: "v1beta1",
+  kind: SANDBOX_OWNER.kind,
+  plural: "sandboxes",
+  namespaced: true,
+  fields: namespacedIdentity,
+} as const satisfies ApiResource;
+
+/** The version sandbox-operator served before v1beta1, tried when v1beta1 is not served. */
+export const AUDITED_SANDBOXES_V1ALPHA1 = {
+  ...AUDITED_SANDBOXES,
+  version: "v1alpha1",
+} as const satisfies ApiResource;
+
 export const AUDITED_HIBERNATIONS = {
   ...COCOONHIBERNATIONS,
   kind: COCOONHIBERNATION_KIND,
@@ -97,10 +114,14 @@ const workloadItem: FieldsCheck = (object) =>
 export const AUDITED_DEPLOYMENTS = { ...DEPLOYMENTS, fields: workloadItem } as const;
 export const AUDITED_STATEFULSETS = { ...STATEFULSETS, fields: workloadItem } as const;
 
-/** What audit lists, in the order it lists them (nodes first: the pod check needs the VM nodes). */
+/**
+ * What audit lists, in the order it lists them: nodes, CocoonSets and
+ * Sandboxes before pods, whose checks need the VM nodes and the owners.
+ */
 export const AUDITED_RESOURCES = [
   AUDITED_NODES,
   AUDITED_COCOONSETS,
+  AUDITED_SANDBOXES,
   AUDITED_HIBERNATIONS,
   AUDITED_PODS,
   AUDITED_DEPLOYMENTS,

@@ -11,6 +11,10 @@ export const AUDIT_RULES = [
     text: "Pod: a pod that enters the cocoon gate (the toleration `virtual-kubelet.io/provider` or the annotation `vm.cocoonstack.io/name`) has an owner reference of a kind POD_CREATORS pairs with a creator; the pod gate refuses any other (not_owned).",
   },
   {
+    id: "pod.forged-owner",
+    text: "Pod: each owner reference of a pod that enters the cocoon gate, of a kind POD_CREATORS pairs with a creator (CocoonSet, Sandbox), names a stored object of that kind, name and uid; any other was written by someone other than its operator, or outlived its owner.",
+  },
+  {
     id: "pod.unmarked-on-vm-node",
     text: "Pod: a pod without a cocoon marker does not run on a VM node (a node tainted `virtual-kubelet.io/provider`); the pod gate refuses placing one there by name or by a Binding, unless its operator does it. A warning when an owner of a paired kind or a keyless toleration may explain it.",
   },

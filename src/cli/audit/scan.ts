@@ -1,10 +1,11 @@
 import { ENDPOINTS } from "../../admission/endpoints";
-import type { PodCreators } from "../../cocoon/pod-creators";
+import { COCOONSET_OWNER, type PodCreators, SANDBOX_OWNER } from "../../cocoon/pod-creators";
 import { errorText } from "../../echo";
 import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
 import { KubeApiError } from "../../kube/kube-api";
 import type { KubeLister } from "../../kube/list-stream";
+import { collectorPastSoftLimit } from "../cli-io";
 import {
   type AuditFinding,
   cocoonSetFindings,
@@ -13,6 +14,7 @@ import {
   vmNodeNames,
   workloadFindings,
 } from "./checks";
+import { OwnerIndex } from "./owners";
 import {
   AUDITED_COCOONSETS,
   AUDITED_DEPLOYMENTS,
@@ -20,6 +22,8 @@ import {
   AUDITED_NODES,
   AUDITED_PODS,
   AUDITED_RESOURCES,
+  AUDITED_SANDBOXES,
+  AUDITED_SANDBOXES_V1ALPHA1,
   AUDITED_STATEFULSETS,
 } from "./resources";
 
@@ -70,12 +74,24 @@ export interface ScanOptions {
   readonly namespace?: string;
   /** Called after each page with the report so far (the terminal's progress line). */
   readonly progress?: (report: AuditReport) => void;
+  /**
+   * The whole audit's time limit (`--timeout`), in milliseconds: checked
+   * before each page, so a run ends within it and one APISERVER_TIMEOUT.
+   */
+  readonly timeLimitMs: number;
+  /** Milliseconds since some fixed point; performance.now unless given. */
+  readonly now?: () => number;
 }
+
+/** Thrown between pages once the audit's time limit has passed. */
+class OutOfTime extends Error {}
 
 /**
  * Lists each kind page by page and checks every object as the webhook would
  * on CREATE, dropping each page once checked. A kind whose LIST fails is
- * reported as not checked; the others are still checked.
+ * reported as not checked; the others are still checked. Past the time
+ * limit, the kind being read and every kind after it are reported as not
+ * checked, so a run that could not finish never reads as clean.
  */
 export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   const report: AuditReport = {
@@ -86,15 +102,35 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     skipped: 0,
     namespace: options.namespace,
   };
+  const collectPastSoftLimit = collectorPastSoftLimit();
+  const now = options.now ?? (() => performance.now());
+  const deadline = now() + options.timeLimitMs;
+  const outOfTime = (pages: number) =>
+    new OutOfTime(
+      `the audit did not finish within --timeout (${options.timeLimitMs} ms)${pages > 0 ? ` after ${pages} pages of this kind` : ""}; ` +
+        "give it more time, or audit one namespace at a time (--namespace)",
+    );
+  /**
+   * Checks every item of `resource`: "listed" when its LIST went to the end,
+   * "failed" when it could not (reported as a problem), "not_served" for a
+   * 404 of a kind that may not be installed (`optional`).
+   */
   const each = async (
-    resource: (typeof AUDITED_RESOURCES)[number],
+    resource: (typeof AUDITED_RESOURCES)[number] | typeof AUDITED_SANDBOXES_V1ALPHA1,
     check: (item: JsonObject) => readonly AuditFinding[],
-    excluded: ReadonlySet<string> = new Set(),
-  ): Promise<boolean> => {
+    {
+      excluded = new Set(),
+      optional = false,
+      judged = true,
+    }: { excluded?: ReadonlySet<string>; optional?: boolean; judged?: boolean } = {},
+  ): Promise<"listed" | "failed" | "not_served"> => {
     const { kind } = resource;
     const namespace = resource.namespaced ? options.namespace : undefined;
+    let pages = 0;
     try {
+      if (now() > deadline) throw outOfTime(pages);
       for await (const page of options.lister.pages(resource, namespace)) {
+        pages++;
         for (const item of page) {
           if (excluded.has(stringAt(item, ["metadata", "namespace"]) ?? "")) {
             report.skipped++;
@@ -102,17 +138,20 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
           }
           report.findings.push(...check(item));
           report.checked[kind]++;
-          if (resource.namespaced) countIn(report.checkedByNamespace, item);
+          if (resource.namespaced && judged) countIn(report.checkedByNamespace, item);
         }
         options.progress?.(report);
         collectPastSoftLimit();
+        if (now() > deadline) throw outOfTime(pages);
       }
-      return true;
+      return "listed";
     } catch (error) {
-      if (!(error instanceof KubeApiError)) throw error;
-      const advice = error.status === 403 ? forbiddenAdvice(resource.plural) : "";
+      if (!(error instanceof KubeApiError || error instanceof OutOfTime)) throw error;
+      if (optional && error instanceof KubeApiError && error.status === 404) return "not_served";
+      const forbidden = error instanceof KubeApiError && error.status === 403;
+      const advice = forbidden ? forbiddenAdvice(resource.plural) : "";
       report.problems.push({ kind, message: `${errorText(error)}${advice}` });
-      return false;
+      return "failed";
     }
   };
 
@@ -121,39 +160,58 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     for (const name of vmNodeNames([node])) vmNodes.add(name);
     return [];
   });
+  const owners = new OwnerIndex();
   const cocoonSetVersion = apiVersionOf(AUDITED_COCOONSETS);
-  await each(AUDITED_COCOONSETS, (set) => cocoonSetFindings(cocoonSetVersion, set));
+  const setsListed = await each(AUDITED_COCOONSETS, (set) => {
+    owners.add(COCOONSET_OWNER, set);
+    return cocoonSetFindings(cocoonSetVersion, set);
+  });
+  if (setsListed === "listed") owners.listedAll(COCOONSET_OWNER);
+  if (await listSandboxes(each, owners)) owners.listedAll(SANDBOX_OWNER);
   const hibernations = new HibernationAudit();
   const hibernationVersion = apiVersionOf(AUDITED_HIBERNATIONS);
   const listedAll = await each(AUDITED_HIBERNATIONS, (item) =>
     hibernations.check(hibernationVersion, item),
   );
   // An incomplete list would make the first one seen look like the original.
-  if (listedAll) report.findings.push(...hibernations.conflicts());
-  const podContext = { podCreators: options.podCreators, vmNodes };
-  await each(AUDITED_PODS, (pod) => podFindings(pod, podContext), UNGATED_NAMESPACES);
-  await each(
-    AUDITED_DEPLOYMENTS,
-    (workload) => workloadFindings("Deployment", workload),
-    UNGATED_NAMESPACES,
-  );
-  await each(
-    AUDITED_STATEFULSETS,
-    (workload) => workloadFindings("StatefulSet", workload),
-    UNGATED_NAMESPACES,
-  );
+  if (listedAll === "listed") report.findings.push(...hibernations.conflicts());
+  const podContext = { podCreators: options.podCreators, vmNodes, owners };
+  await each(AUDITED_PODS, (pod) => podFindings(pod, podContext), {
+    excluded: UNGATED_NAMESPACES,
+  });
+  await each(AUDITED_DEPLOYMENTS, (workload) => workloadFindings("Deployment", workload), {
+    excluded: UNGATED_NAMESPACES,
+  });
+  await each(AUDITED_STATEFULSETS, (workload) => workloadFindings("StatefulSet", workload), {
+    excluded: UNGATED_NAMESPACES,
+  });
   return report;
 }
 
-/**
- * The runtime collects lazily, so a long audit grows by pages it no longer
- * holds: past this size a full collection after a page brings it back to what
- * one page needs. Below it a collection per page would cost more than it saves.
- */
-const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
+type Each = (
+  resource: typeof AUDITED_SANDBOXES | typeof AUDITED_SANDBOXES_V1ALPHA1,
+  check: (item: JsonObject) => readonly AuditFinding[],
+  options: { optional: boolean; judged: boolean },
+) => Promise<"listed" | "failed" | "not_served">;
 
-function collectPastSoftLimit(): void {
-  if (process.memoryUsage.rss() > SOFT_LIMIT_BYTES) Bun.gc(true);
+/**
+ * Sandboxes, to resolve their pods' owner references: v1beta1, else the
+ * older v1alpha1. Whether every Sandbox was seen: also when neither version
+ * is served, since then none exists.
+ */
+async function listSandboxes(each: Each, owners: OwnerIndex): Promise<boolean> {
+  for (const resource of [AUDITED_SANDBOXES, AUDITED_SANDBOXES_V1ALPHA1]) {
+    const listed = await each(
+      resource,
+      (sandbox) => {
+        owners.add(SANDBOX_OWNER, sandbox);
+        return [];
+      },
+      { optional: true, judged: false },
+    );
+    if (listed !== "not_served") return listed === "listed";
+  }
+  return true;
 }
 
 function countIn(counts: Map<string, number>, item: JsonObject): void {

@@ -1,0 +1,39 @@
+import { type OwnerKind, ownerKindText, sameOwnerKind } from "../../cocoon/pod-creators";
+import { type JsonObject, stringAt } from "../../json/read";
+
+/**
+ * The stored objects a pod's owner reference may name, by kind: for each
+ * kind audit listed to the end, the uid of every object by namespace and
+ * name. An owner reference of such a kind resolves only to an object of that
+ * name and uid; a kind audit could not list is not judged.
+ */
+export class OwnerIndex {
+  private readonly uids = new Map<string, string>();
+  private readonly listed: OwnerKind[] = [];
+
+  private static key(kind: OwnerKind, namespace: string, name: string): string {
+    return `${ownerKindText(kind)}\n${namespace}\n${name}`;
+  }
+
+  add(kind: OwnerKind, object: JsonObject): void {
+    const namespace = stringAt(object, ["metadata", "namespace"]) ?? "";
+    const name = stringAt(object, ["metadata", "name"]) ?? "";
+    const uid = stringAt(object, ["metadata", "uid"]) ?? "";
+    this.uids.set(OwnerIndex.key(kind, namespace, name), uid);
+  }
+
+  /** Every object of `kind` has been added: its references can be judged. */
+  listedAll(kind: OwnerKind): void {
+    this.listed.push(kind);
+  }
+
+  /**
+   * Whether a reference to `kind` `name` with `uid` in `namespace` resolves:
+   * `undefined` when `kind` was not listed to the end, so it cannot be told.
+   */
+  resolves(kind: OwnerKind, namespace: string, name: unknown, uid: unknown): boolean | undefined {
+    if (!this.listed.some((listed) => sameOwnerKind(listed, kind))) return undefined;
+    if (typeof name !== "string" || typeof uid !== "string" || uid === "") return false;
+    return this.uids.get(OwnerIndex.key(kind, namespace, name)) === uid;
+  }
+}

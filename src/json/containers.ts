@@ -1,0 +1,54 @@
+/**
+ * Objects and arrays one JSON text may decode: a review's body, an apiserver
+ * answer or an audit page. A decoded container costs a hundred-odd bytes of
+ * heap whatever a text makes of it (`{},` is three bytes of JSON), so a text
+ * of a million of them takes most of the headroom the manifests' 256 MiB
+ * leave; the largest review the apiserver can send of CocoonSets (two
+ * objects of empty toolboxes) holds about as many, and a LIST page of 500
+ * real pods a quarter of them.
+ */
+export const MAX_DECODED_CONTAINERS = 1024 * 1024;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/**
+ * Counts the objects and arrays of a JSON text that arrives in chunks
+ * (brackets inside strings do not count), so a reader can refuse a text the
+ * moment it passes a cap, before the rest is read or anything decodes it.
+ */
+export class ContainerCounter {
+  #containers = 0;
+  #inString = false;
+  #escaped = false;
+
+  /** Counts `chunk`, the next bytes of the text; the total so far. */
+  add(chunk: Uint8Array, limit = Number.POSITIVE_INFINITY): number {
+    let containers = this.#containers;
+    let inString = this.#inString;
+    let escaped = this.#escaped;
+    for (let index = 0; index < chunk.length; index++) {
+      const byte = chunk[index];
+      if (escaped) escaped = false;
+      else if (inString) {
+        if (byte === BACKSLASH) escaped = true;
+        else if (byte === QUOTE) inString = false;
+      } else if (byte === QUOTE) {
+        inString = true;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        if (++containers > limit) break;
+      }
+    }
+    this.#containers = containers;
+    this.#inString = inString;
+    this.#escaped = escaped;
+    return containers;
+  }
+}
+
+/** Objects and arrays in a whole JSON text, up to `limit` + 1. */
+export function countContainers(json: Uint8Array, limit: number): number {
+  return new ContainerCounter().add(json, limit);
+}
