@@ -49,7 +49,7 @@ IMAGE_OUTPUT := --output type=registry,rewrite-timestamp=true
 IMAGE_METADATA := dist/image-metadata.json
 
 .PHONY: help deps tools run test typecheck lint lint-shell lint-workflows lint-chart chart unused \
-  unit build e2e controlplane dist dist-test image bench chaos kind-e2e generate clean
+  alerts unit build e2e controlplane dist dist-test image bench chaos kind-e2e generate clean
 
 .DEFAULT_GOAL := help
 
@@ -74,8 +74,8 @@ $(DEV_CERTS)/tls.crt:
 	scripts/dev-cert.sh $(DEV_CERTS)
 
 ## everything CI runs: checks, unit, build, e2e, the real control plane, dist-test
-test: deps typecheck lint lint-shell lint-workflows lint-chart unused unit build e2e controlplane \
-  dist-test
+test: deps typecheck lint lint-shell lint-workflows lint-chart unused alerts unit build e2e \
+  controlplane dist-test
 
 ## build helm, kustomize and actionlint from test/tools into the cache; print its folder
 tools:
@@ -118,10 +118,17 @@ chart: deps
 lint-chart: deps
 	tools="$$($(GO_TOOLS))"; COCOON_TOOLS_DIR="$$tools" $(BUN) test --timeout 60000 test/chart
 
+# promtool comes from its own Go module (test/tools/promtool), built on first use into
+# the cache like the tools above (scripts/tools.ts).
+## the alerts with promtool: check rules, and a firing and a quiet unit test per alert
+alerts: deps
+	$(BUN) test --timeout 120000 test/alerts
+
 ## unit and property tests (no binary needed)
 unit: deps
 	$(BUN) test --path-ignore-patterns='test/e2e/**' --path-ignore-patterns='test/chaos/**' \
-	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/release/dist*.test.ts' \
+	  --path-ignore-patterns='test/chart/**' --path-ignore-patterns='test/alerts/**' \
+	  --path-ignore-patterns='test/release/dist*.test.ts' \
 	  --path-ignore-patterns='test/controlplane/**'
 
 ## compile dist/cocoon-webhook for this machine

@@ -19,6 +19,7 @@ import { readFileSync } from "node:fs";
 import { DENY_EVERYWHERE } from "../src/admission/enforcement";
 import { createLogger } from "../src/observability/logger";
 import { buildHandlers } from "../src/policies";
+import { REFUSAL_REMEDIES } from "../src/policies/remedies";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { GC_RESULT_MARKER } from "./lib/fixed-rate";
@@ -50,7 +51,12 @@ function cocoonApp(): (request: Request) => Response | Promise<Response> {
     }),
     { ready: true },
     createLogger("info"),
-    { maxRequestBytes: 3 * 1024 * 1024, bodyReadTimeoutMs: 2000, enforcement: DENY_EVERYWHERE },
+    {
+      maxRequestBytes: 3 * 1024 * 1024,
+      bodyReadTimeoutMs: 2000,
+      enforcement: DENY_EVERYWHERE,
+      remedies: REFUSAL_REMEDIES,
+    },
   );
   return (request) => app.fetch(request);
 }

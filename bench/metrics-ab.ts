@@ -33,6 +33,7 @@ import {
 import { createLogger } from "../src/observability/logger";
 import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
 import { buildHandlers } from "../src/policies";
+import { REFUSAL_REMEDIES } from "../src/policies/remedies";
 import { mountProbes } from "../src/server/probes";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";
@@ -108,6 +109,7 @@ function admissionApp(measures: RequestMeasures): App {
       maxRequestBytes: 5 * 1024 * 1024,
       bodyReadTimeoutMs: 2000,
       enforcement: DENY_EVERYWHERE,
+      remedies: REFUSAL_REMEDIES,
     },
   );
   mountProbes(app, { ready: true });

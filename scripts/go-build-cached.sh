@@ -12,6 +12,9 @@
 # GO_LDFLAGS   optional -ldflags for every binary (-X of a variable a package
 #              does not have is ignored, so one string can serve several)
 #
+# GO_BUILD_TAGS optional -tags for every binary (promtool's remove_all_sd leaves
+#              out the service-discovery plugins, and their cloud SDKs, it never uses here)
+#
 # GO_BINARY_NAMES optional "PACKAGE=NAME ..." for binaries not to be named after
 #              their package (go.etcd.io/etcd/server/v3=etcd)
 #
@@ -65,7 +68,14 @@ has_binaries() {
   done
 }
 
-key="$(cat "$module_dir/go.mod" "$module_dir/go.sum" <(go env GOVERSION GOARCH) <(printf '%s\n%s' "${GO_LDFLAGS:-}" "${GO_BINARY_NAMES:-}") |
+# Build tags join the key only when given, so the keys of builds without them stay as they were.
+build_options() {
+  printf '%s\n%s' "${GO_LDFLAGS:-}" "${GO_BINARY_NAMES:-}"
+  if [[ -n ${GO_BUILD_TAGS:-} ]]; then
+    printf '\ntags %s' "$GO_BUILD_TAGS"
+  fi
+}
+key="$(cat "$module_dir/go.mod" "$module_dir/go.sum" <(go env GOVERSION GOARCH) <(build_options) |
   sha256sum | cut -c1-16)"
 cache_root="${GO_BUILD_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/cocoon-webhook}/$cache_name"
 cache_dir="$cache_root/$key"
@@ -92,7 +102,7 @@ echo "building ${packages[*]} from $module_dir into $cache_dir (a cold build tak
   cd "$module_dir"
   export CGO_ENABLED=0 GOFLAGS=-mod=readonly
   for package in "${packages[@]}"; do
-    go build -trimpath -ldflags "${GO_LDFLAGS:-}" -o "$staging/$(binary_name "$package")" "$package"
+    go build -trimpath -tags "${GO_BUILD_TAGS:-}" -ldflags "${GO_LDFLAGS:-}" -o "$staging/$(binary_name "$package")" "$package"
   done
 ) >&2
 rm -rf "$cache_dir"

@@ -50,6 +50,20 @@ export function helm3(): string {
   return join(helm3Directory, "helm3");
 }
 
+let promtoolDirectory: string | undefined;
+
+/**
+ * promtool, from its own module (test/tools/promtool), without Prometheus's
+ * service-discovery plugins (the build tag remove_all_sd): checking and
+ * unit-testing rule files needs none of them. Built on first use like goTool.
+ */
+export function promtool(): string {
+  promtoolDirectory ??= buildCached("test/tools/promtool", "promtool", {
+    GO_BUILD_TAGS: "remove_all_sd",
+  });
+  return join(promtoolDirectory, "promtool");
+}
+
 /** Runs a tool from test/tools in the repository root; throws with its stderr when it fails. */
 export function runTool(name: GoTool, args: readonly string[]): string {
   const result = Bun.spawnSync([goTool(name), ...args], {

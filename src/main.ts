@@ -14,7 +14,7 @@ async function main(args: readonly string[]): Promise<number> {
   switch (command) {
     // Each command loads only its own modules: `validate` starts no server and reads no kube config.
     case "serve":
-      return (await import("./cli/serve")).runServe();
+      return (await import("./cli/serve")).runServe(args.slice(1));
     case "validate":
       return (await import("./cli/validate")).runValidate(args.slice(1));
     case "audit":

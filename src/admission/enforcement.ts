@@ -1,5 +1,11 @@
 import { quoted } from "../echo";
-import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./endpoints";
+import {
+  type COMMON_REASONS,
+  ENDPOINT_KEYS,
+  ENDPOINTS,
+  type EndpointKey,
+  type ReasonOf,
+} from "./endpoints";
 import type { Decision, Verdict } from "./verdict";
 import { NO_VIOLATIONS } from "./violations";
 
@@ -72,14 +78,48 @@ const isAction = (text: string): text is EnforcementAction =>
 export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
   ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
 
+/** The reasons of endpoint `E`'s own refusals (not the review route's `internal`). */
+type RefusalReason<E extends EndpointKey> = Exclude<
+  ReasonOf<E, "deny"> | ReasonOf<E, "error">,
+  (typeof COMMON_REASONS)["error"][number]
+>;
+
+/**
+ * What to do first about a refusal, in a few words: a warning leads with it,
+ * since kubectl shows a warning's first 256 characters, and the explanation
+ * follows. The policies write them (policies/remedies.ts); the type wants one
+ * for every refusal reason the table lists.
+ */
+export interface RefusalRemedies {
+  /** By endpoint and reason: for a refusal that names no violation. */
+  readonly reasons: { readonly [E in EndpointKey]: Readonly<Record<RefusalReason<E>, string>> };
+  /** By rule id: for each violation a denial lists. */
+  readonly rules: Readonly<Record<string, string>>;
+}
+
+/** One endpoint's remedies, as its review hands them to `enforce`. */
+export interface EndpointRemedies {
+  readonly reasons: Readonly<Record<string, string>>;
+  readonly rules: Readonly<Record<string, string>>;
+}
+
+export const remediesOf = (remedies: RefusalRemedies, endpoint: EndpointKey): EndpointRemedies => ({
+  reasons: remedies.reasons[endpoint],
+  rules: remedies.rules,
+});
+
+/** The remedy of a handler that threw (reason `internal`, the review route's own). */
+const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log line";
+
 /**
  * The verdict as the endpoint's action makes it: under `warn` a denial, and
  * a check that could not be made, become allowed warnings with the same
- * reason, message and violations; warn never blocks.
+ * reason, message and violations, and the reason's remedy; warn never blocks.
  */
 export function enforce<E extends EndpointKey, Rule extends string>(
   verdict: Verdict<E, Rule>,
   action: EnforcementAction,
+  remedies: EndpointRemedies,
 ): Decision<E, Rule> {
   if (action === "deny" || verdict.allowed) return verdict;
   return {
@@ -87,6 +127,8 @@ export function enforce<E extends EndpointKey, Rule extends string>(
     result: "warn",
     reason: verdict.reason,
     message: verdict.message,
+    remedy: remedies.reasons[verdict.reason] ?? INTERNAL_REMEDY,
+    ruleRemedies: remedies.rules,
     violations: verdict.result === "deny" ? verdict.violations : NO_VIOLATIONS,
     refused: verdict.result,
   };

@@ -1,4 +1,5 @@
 import type { RequestMeasures } from "../http/observe";
+import { REJECTION_STATUSES } from "../http/rejection";
 import type { CountCell, Observer } from "../observability/cells";
 import {
   admissionDecisions,
@@ -15,7 +16,9 @@ import { ENDPOINT_KEYS, ENDPOINTS, endpointAt, resultReasons } from "./endpoints
  * status; for an answered review its duration and its decision by result and
  * reason, in the endpoint's `handler` label. Every (result, reason) the
  * table lists for an endpoint has its cell from the start, so each series
- * exists, and `increase()` sees its first decision, from the first scrape.
+ * exists, and `increase()` sees its first decision, from the first scrape;
+ * so does every path label's response series for each status a Rejection
+ * answers with (the rejecting-requests alert reads them).
  * The admission app hands these to its one observing middleware
  * (`measureRequests`, http/observe.ts).
  */
@@ -34,6 +37,8 @@ export function admissionMeasures(): RequestMeasures {
     for (const { result, reason } of resultReasons(endpoint)) cellOf(result, reason);
     decisions.set(path, cellOf);
   }
+  for (const label of [...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path), OTHER_PATH])
+    for (const status of REJECTION_STATUSES) responsesOf(label, status);
   return {
     inFlight: {
       inc: () => requestsInFlight.count++,
@@ -48,7 +53,9 @@ export function admissionMeasures(): RequestMeasures {
   };
 }
 
+const OTHER_PATH = "other";
+
 /** The `path` label: one of the endpoints' paths, or `other`, so a scanner cannot grow the label set. */
 function pathLabel(path: string): string {
-  return endpointAt(path) === undefined ? "other" : path;
+  return endpointAt(path) === undefined ? OTHER_PATH : path;
 }

@@ -59,13 +59,26 @@ export function encodeResponse(
 /**
  * What a refusal would have said, one warning per violation (or its message
  * when it names none), each within what the apiserver passes through whole,
- * at most LISTED_WARNINGS_LIMIT and then one that counts the rest.
+ * at most LISTED_WARNINGS_LIMIT and then one that counts the rest. Each
+ * leads with what identifies it and what to do first, since kubectl shows
+ * only a warning's first 256 characters: a violation's rule id and its
+ * rule's remedy, then its path and message; a refusal that names none, its
+ * reason and the reason's remedy, then its message.
  */
-export function warningsOf({ message, violations }: Warned): string[] {
+export function warningsOf({
+  reason,
+  message,
+  remedy,
+  ruleRemedies,
+  violations,
+}: Warned): string[] {
   const texts =
     violations.total === 0
-      ? [message]
-      : violations.listed.map((violation) => `${violation.path}: ${violation.message}`);
+      ? [`${reason}: ${remedy}. ${message}`]
+      : violations.listed.map(
+          (violation) =>
+            `${violation.rule}: ${ruleRemedies[violation.rule] ?? remedy}. ${violation.path}: ${violation.message}`,
+        );
   const warnings = texts
     .slice(0, LISTED_WARNINGS_LIMIT)
     .map((text) =>

@@ -3,7 +3,14 @@ import type { RejectionEnv } from "../http/rejection";
 import type { Logger } from "../observability/logger";
 import { logDecision } from "./decision-log";
 import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./endpoints";
-import { type Enforcement, type EnforcementAction, enforce } from "./enforcement";
+import {
+  type EndpointRemedies,
+  type Enforcement,
+  type EnforcementAction,
+  enforce,
+  type RefusalRemedies,
+  remediesOf,
+} from "./enforcement";
 import { createLargeReviewGate, type LargeReviewGate } from "./large-reviews";
 import { gateOperations } from "./operation-gate";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
@@ -18,6 +25,8 @@ export interface ReviewRouteOptions {
   readonly bodyReadTimeoutMs: number;
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
+  /** What to do first about each refusal reason: a warn-mode warning leads with it. */
+  readonly remedies: RefusalRemedies;
 }
 
 /**
@@ -36,7 +45,10 @@ export function mountReviewRoutes(
   for (const endpoint of ENDPOINT_KEYS) {
     const { path } = ENDPOINTS[endpoint];
     const handler: Handler = handlers[endpoint];
-    const reviewed = review(endpoint, handler, log, options.enforcement[endpoint]);
+    const reviewed = review(endpoint, handler, log, {
+      action: options.enforcement[endpoint],
+      remedies: remediesOf(options.remedies, endpoint),
+    });
     app.post(path, ...validation, reviewed);
   }
 }
@@ -81,13 +93,13 @@ function review<E extends EndpointKey>(
   endpoint: E,
   handler: Handler<E>,
   log: Logger,
-  action: EnforcementAction,
+  { action, remedies }: { action: EnforcementAction; remedies: EndpointRemedies },
 ) {
   const examine = gateOperations(endpoint, handler);
   return async (c: Context<RejectionEnv, string, ReviewInput>): Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
     const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
-      const decision = enforce(verdict, action);
+      const decision = enforce(verdict, action, remedies);
       c.set("decision", decision);
       logDecision(log, endpoint, request, decision, thrown);
       // Response.json, not c.json(): Hono's would make a Headers object per answer.

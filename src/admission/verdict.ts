@@ -61,6 +61,10 @@ export interface Warned<E extends EndpointKey = EndpointKey, Rule extends string
   readonly reason: ReasonOf<E, "deny"> | ReasonOf<E, "error">;
   /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
+  /** What to do first about it: the remedy of its reason (RefusalRemedies), which a warning leads with. */
+  readonly remedy: string;
+  /** What to do first about each rule, by id: a violation's warning leads with its rule's. */
+  readonly ruleRemedies: Readonly<Record<string, string>>;
   /** The violations of a denial; none for a check that could not be made. */
   readonly violations: CollectedViolations<Rule>;
   /** What the endpoint answers under `deny`. */

@@ -25,7 +25,8 @@ Checks CocoonSet and CocoonHibernation manifests offline with the webhook's own 
 and reports fields their CRD does not define and cocoonstack.io objects it does not know.
 
   -f, --filename PATH   a file, a directory (its *.yaml, *.yml, *.json files, recursively,
-                        hidden entries skipped) or - for stdin; repeatable; PATH arguments
+                        hidden entries skipped), a glob ('deploy/**/*.yaml', quoted so
+                        the shell leaves it) or - for stdin; repeatable; PATH arguments
                         without -f count the same
   -n, --namespace NS    namespace for objects without metadata.namespace (default "default")
   -o, --output FORMAT   text (default), json, junit, sarif or github (workflow annotations)

@@ -5,7 +5,9 @@ import { cutShort } from "../echo";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */
-type RejectionStatus = 400 | 404 | 405 | 408 | 413 | 415;
+/** Every status a Rejection answers with. */
+export const REJECTION_STATUSES = [400, 404, 405, 408, 413, 415] as const;
+type RejectionStatus = (typeof REJECTION_STATUSES)[number];
 
 /**
  * A request refused for what it is (path, method, size, type, envelope) or

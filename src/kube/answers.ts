@@ -53,7 +53,7 @@ export function statusError(operation: string, answer: RawAnswer): KubeApiError 
 function hintFor(status: number): string {
   if (status === 401)
     return " (check the bearer token or client certificate of the kubeconfig user)";
-  if (status === 403) return " (check the webhook's RBAC)";
+  if (status === 403) return " (check the RBAC of the account this client runs as)";
   return "";
 }
 

@@ -138,12 +138,17 @@ export const tlsCertificateExpiry = new Gauge({
   registers: [registry],
 });
 
+export const TLS_RELOAD_RESULTS = ["success", "failure"] as const;
+
 export const tlsReloadsTotal = new Counter({
   name: "cocoon_webhook_tls_reloads_total",
   help: "Serving certificate reloads after a change on disk, by result (success, failure).",
   labelNames: ["result"] as const,
   registers: [registry],
 });
+// Both series exist at 0 from the start: `increase()` ignores a series' first sample, so a
+// failure counter born at 1 would never move the reload alert.
+for (const result of TLS_RELOAD_RESULTS) tlsReloadsTotal.inc({ result }, 0);
 
 /**
  * The exposition text, rendered at most once per `intervalMs` however many

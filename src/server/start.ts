@@ -10,6 +10,7 @@ import {
   tlsRotationSteeringFallbacksTotal,
   warnMode,
 } from "../observability/metrics";
+import { REFUSAL_REMEDIES } from "../policies/remedies";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
@@ -52,6 +53,7 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
     maxRequestBytes: config.maxRequestBytes,
     bodyReadTimeoutMs: config.bodyReadTimeoutMs,
     enforcement: config.enforcement,
+    remedies: REFUSAL_REMEDIES,
   });
   const listener = new AdmissionListener(
     {

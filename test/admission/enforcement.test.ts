@@ -3,12 +3,14 @@ import {
   DENY_EVERYWHERE,
   enforce,
   parseEnforcement,
+  remediesOf,
   warnModeEndpoints,
 } from "../../src/admission/enforcement";
 import { allowed, denied, errored, skipped } from "../../src/admission/verdict";
 import { collectViolations, violation } from "../../src/admission/violations";
 import { ConfigError, loadConfig } from "../../src/config";
 import { LISTED_PROBLEMS_LIMIT } from "../../src/echo";
+import { REFUSAL_REMEDIES } from "../../src/policies/remedies";
 import { configErrorOf } from "../support/config-error";
 
 describe("ENFORCEMENT", () => {
@@ -76,31 +78,56 @@ describe("enforce", () => {
       denied("invalid_spec", "no", violations),
       errored("decode", "unreadable"),
     ]) {
-      expect(enforce(verdict, "deny")).toBe(verdict);
+      expect(enforce(verdict, "deny", remediesOf(REFUSAL_REMEDIES, "cocoonSet"))).toBe(verdict);
     }
   });
 
-  test("warn allows a denial and a failed check, keeping what they would have said", () => {
-    expect(enforce(denied("invalid_spec", "no", violations), "warn")).toEqual({
+  test("warn allows a denial and a failed check, keeping what they would have said, with the reason's remedy", () => {
+    expect(
+      enforce(
+        denied("invalid_spec", "no", violations),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "cocoonSet"),
+      ),
+    ).toEqual({
       allowed: true,
       result: "warn",
       reason: "invalid_spec",
       message: "no",
+      remedy: REFUSAL_REMEDIES.reasons.cocoonSet.invalid_spec,
+      ruleRemedies: REFUSAL_REMEDIES.rules,
       violations,
       refused: "deny",
     });
-    expect(enforce(errored("list", "cannot verify"), "warn")).toMatchObject({
+    expect(
+      enforce(
+        errored("list", "cannot verify"),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "cocoonHibernation"),
+      ),
+    ).toMatchObject({
       allowed: true,
       result: "warn",
       reason: "list",
+      remedy: REFUSAL_REMEDIES.reasons.cocoonHibernation.list,
       refused: "error",
       violations: { total: 0 },
     });
   });
 
+  test("a handler that threw (reason internal, the route's own) warns with the generic remedy", () => {
+    expect(
+      enforce(
+        errored("internal", "internal error"),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "podGate"),
+      ),
+    ).toMatchObject({ reason: "internal", remedy: expect.stringMatching(/^retry/) });
+  });
+
   test("warn leaves what is allowed anyway alone", () => {
     const verdict = skipped("not_cocoon");
-    expect(enforce(verdict, "warn")).toBe(verdict);
-    expect(enforce(allowed(), "warn")).toBe(allowed());
+    expect(enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(verdict);
+    expect(enforce(allowed(), "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(allowed());
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { enforce } from "../../src/admission/enforcement";
+import { enforce, remediesOf } from "../../src/admission/enforcement";
 import {
   AUDIT_VALUE_MAX_CHARACTERS,
   encodeResponse,
@@ -13,9 +13,10 @@ import {
   LISTED_VIOLATIONS_LIMIT,
   violation,
 } from "../../src/admission/violations";
+import { REFUSAL_REMEDIES } from "../../src/policies/remedies";
 
 const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
-  const decision = enforce(verdict, "warn");
+  const decision = enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, "podGate"));
   if (decision.result !== "warn") throw new Error("not warned");
   return decision;
 };
@@ -28,24 +29,28 @@ const toolboxViolations = (count: number, rule = "toolbox.image-required") =>
   }, LISTED_VIOLATIONS_LIMIT);
 
 describe("warnings", () => {
-  test("a denial without violations is one warning: its message", () => {
+  test("a denial without violations is one warning: its reason, its remedy, then its message", () => {
     expect(warningsOf(warned(denied("not_owned", "pod a/b has no CocoonSet owner")))).toEqual([
-      "cocoon-webhook: pod a/b has no CocoonSet owner",
+      `cocoon-webhook: not_owned: ${REFUSAL_REMEDIES.reasons.podGate.not_owned}. pod a/b has no CocoonSet owner`,
     ]);
   });
 
   test(`at most ${LISTED_WARNINGS_LIMIT} warnings, then one that counts the rest`, () => {
     const warnings = warningsOf(warned(denied("invalid_spec", "m", toolboxViolations(25))));
     expect(warnings).toHaveLength(LISTED_WARNINGS_LIMIT + 1);
-    expect(warnings[0]).toBe("cocoon-webhook: spec.toolboxes[0].image: is required");
+    expect(warnings[0]).toBe(
+      "cocoon-webhook: toolbox.image-required: set an image on every run or clone toolbox. spec.toolboxes[0].image: is required",
+    );
     expect(warnings.at(-1)).toStartWith("cocoon-webhook: … and 15 more;");
   });
 
   test(`each within ${WARNING_MAX_CHARACTERS} characters, cut on a character with a marker`, () => {
-    const long = `${"é".repeat(150)}${"🦀".repeat(300)}`;
+    const long = `${"é".repeat(50)}${"🦀".repeat(300)}`;
     const [warning = ""] = warningsOf(warned(errored("node_fetch", long)));
     expect([...warning]).toHaveLength(WARNING_MAX_CHARACTERS);
-    expect(warning).toStartWith("cocoon-webhook: éé");
+    expect(warning).toStartWith(
+      `cocoon-webhook: node_fetch: ${REFUSAL_REMEDIES.reasons.podGate.node_fetch}. éé`,
+    );
     expect(warning.endsWith("🦀…")).toBeTrue();
   });
 });
@@ -58,7 +63,7 @@ describe("control characters", () => {
       'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
     );
     expect(warningsOf(warned(verdict))).toEqual([
-      'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
+      `cocoon-webhook: creator: ${REFUSAL_REMEDIES.reasons.podGate.creator}. user "eve\\n\\rX\\u0007" may not create it`,
     ]);
   });
 });

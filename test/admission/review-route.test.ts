@@ -17,6 +17,7 @@ import { measureRequests } from "../../src/http/observe";
 import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
+import { REFUSAL_REMEDIES } from "../../src/policies/remedies";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 
@@ -40,7 +41,7 @@ function appWith(
     app,
     { ...(others as Record<EndpointKey, typeof unused>), cocoonSet: handler },
     logger,
-    { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
+    { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement, remedies: REFUSAL_REMEDIES },
   );
   return app;
 }
@@ -249,8 +250,8 @@ describe("the review routes", () => {
         uid: "uid-1",
         allowed: true,
         warnings: [
-          "cocoon-webhook: spec.toolboxes[0].image: is required",
-          "cocoon-webhook: spec.toolboxes[1].image: is required",
+          `cocoon-webhook: toolbox.image-required: ${REFUSAL_REMEDIES.rules["toolbox.image-required"]}. spec.toolboxes[0].image: is required`,
+          `cocoon-webhook: toolbox.image-required: ${REFUSAL_REMEDIES.rules["toolbox.image-required"]}. spec.toolboxes[1].image: is required`,
         ],
         auditAnnotations: {
           endpoint: "validate-cocoonset",
@@ -281,7 +282,9 @@ describe("the review routes", () => {
       );
       expect(cannot.body.response).toMatchObject({
         allowed: true,
-        warnings: ["cocoon-webhook: cannot read spec"],
+        warnings: [
+          `cocoon-webhook: decode: ${REFUSAL_REMEDIES.reasons.cocoonSet.decode}. cannot read spec`,
+        ],
         auditAnnotations: { decision: "warn", reason: "decode" },
       });
       const before = await samples("warn", "internal");

@@ -350,7 +350,11 @@ describe("scanCluster", () => {
       timeLimitMs: HOUR,
     });
     expect(report.problems).toEqual([
-      { kind: "Pod", message: "LIST pods: apiserver answered 403 Forbidden" },
+      {
+        kind: "Pod",
+        message:
+          "LIST pods: apiserver answered 403 Forbidden; audit needs list on pods: in the cluster it runs as ServiceAccount cocoon-system/cocoon-webhook-audit, bound to ClusterRole cocoon-webhook-audit (manifests/audit); with a kubeconfig, as that kubeconfig's user",
+      },
     ]);
     expect(rulesOf(report.findings)).toEqual([
       "error hibernation.name-matches-pod metadata.name",

@@ -77,7 +77,7 @@ describe("in warn mode", () => {
     expect(result?.exitCode).toBe(0);
     expect(result?.stdout).toContain(`pod/${name} created`);
     expect(result?.stderr).toStartWith(
-      `Warning: cocoon-webhook: pod ${namespace}/${name} carries a cocoon marker`,
+      `Warning: cocoon-webhook: not_owned: let the owning resource (such as a CocoonSet) create the pod, or remove the cocoon marker. pod ${namespace}/${name} carries a cocoon marker`,
     );
     expect(counted).toEqual({ "warn/not_owned": 1 });
     expect(auditedCreate("pods", name)?.annotations).toMatchObject({
@@ -101,7 +101,7 @@ describe("in warn mode", () => {
     );
     expect(answer.status).toBe(201);
     expect(answer.warnings).toEqual([
-      'cocoon-webhook: spec.agent.os: firecracker cannot boot Windows guests; use backend "cloud-hypervisor" for os "windows"',
+      'cocoon-webhook: firecracker.no-windows: use backend cloud-hypervisor for Windows guests. spec.agent.os: firecracker cannot boot Windows guests; use backend "cloud-hypervisor" for os "windows"',
     ]);
     expect(auditedCreate("cocoonsets", name)?.annotations).toMatchObject({
       "cocoonsets.cocoon-webhook.cocoonstack.io/decision": "warn",

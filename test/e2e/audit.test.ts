@@ -370,9 +370,14 @@ describe("cocoon-webhook audit: answers it cannot trust fail closed (exit 2)", (
     expect(code).toBe(2);
     const invocation = JSON.parse(stdout).runs[0].invocations[0];
     expect(invocation.executionSuccessful).toBe(false);
-    expect(invocation.toolExecutionNotifications[0].message.text).toStartWith(
+    const text: string = invocation.toolExecutionNotifications[0].message.text;
+    expect(text).toStartWith(
       "could not check Deployments: LIST deployments: apiserver answered 403",
     );
+    expect(text).toContain(
+      "audit needs list on deployments: in the cluster it runs as ServiceAccount cocoon-system/cocoon-webhook-audit, bound to ClusterRole cocoon-webhook-audit (manifests/audit)",
+    );
+    expect(text).not.toContain("webhook's RBAC");
   });
 });
 

@@ -1,9 +1,18 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import packageJson from "../../package.json";
+import { ENVIRONMENT_VARIABLES } from "../../src/config";
 import { BINARY, startWebhook } from "./harness";
 
-function run(args: string[], env: Record<string, string> = {}) {
+/** A folder of its own for runs that must leave nothing behind. */
+const scratch = mkdtempSync(join(tmpdir(), "cocoon-cli-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string> = {}, cwd?: string) {
   const result = Bun.spawnSync([BINARY, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -97,6 +106,62 @@ describe("an invalid variable, whichever it is", () => {
     expect(stderr).toContain("… and 9991 more problems");
     expect(stderr.length).toBeLessThan(4096);
     expect(stderr.split("\n").length).toBeLessThan(20);
+  });
+});
+
+/**
+ * `--help` of every subcommand the top-level help lists: it prints that
+ * command's usage and exits 0 at once, without doing what the command does —
+ * serve binds no listener and reads no certificate, audit reads no kubeconfig,
+ * validate reads no file — and leaves nothing behind (HOME, KUBECONFIG and the
+ * certificate paths point into an empty folder).
+ */
+const runInScratch = (args: string[]) =>
+  run(
+    args,
+    {
+      HOME: scratch,
+      KUBECONFIG: join(scratch, "kubeconfig"),
+      TLS_CERT: join(scratch, "missing.crt"),
+      TLS_KEY: join(scratch, "missing.key"),
+    },
+    scratch,
+  );
+
+/** The subcommands `cocoon-webhook --help` lists: the first word of each two-space-indented line. */
+const commands = [...run(["--help"]).stdout.matchAll(/^ {2}([a-z]+) /gm)].map(
+  ([, name = ""]) => name,
+);
+
+describe("--help", () => {
+  test("the top-level help lists the subcommands", () => {
+    expect(commands).toEqual(["serve", "version", "validate", "audit"]);
+  });
+
+  test.each(
+    commands.flatMap((command) => [[command, "--help"] as const, [command, "-h"] as const]),
+  )("%s %s prints its usage and exits 0 without side effects", (command, flag) => {
+    const { code, stdout, stderr } = runInScratch([command, flag]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    if (command === "version") expect(stdout).toStartWith("cocoon-webhook ");
+    else expect(stdout).toStartWith(`usage: cocoon-webhook ${command}`);
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  test("serve --help names every environment variable serve reads", () => {
+    const { stdout } = runInScratch(["serve", "--help"]);
+    expect(ENVIRONMENT_VARIABLES.length).toBeGreaterThan(10);
+    for (const variable of ENVIRONMENT_VARIABLES)
+      expect(stdout).toMatch(new RegExp(`\\b${variable}\\b`));
+  });
+
+  test("serve refuses an argument instead of starting", () => {
+    const { code, stderr } = runInScratch(["serve", "--port=8443"]);
+    expect(code).toBe(2);
+    expect(stderr).toStartWith(
+      "cocoon-webhook: serve takes no arguments\nusage: cocoon-webhook serve",
+    );
   });
 });
 

@@ -2,32 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { render } from "../manifests/kustomize";
 import {
   exposedSeriesNames,
+  exprsIn,
+  type LabelMatcher,
   type MetricFamily,
   promqlMetricNames,
+  promqlSelectors,
   SCRAPE_SERIES,
 } from "../support/promql";
 import { startWebhook, type WebhookProcess } from "./harness";
-
-/** Every `expr` string anywhere in the rendered monitoring objects (alerts and dashboard panels). */
-function expressions(value: unknown, into: string[] = []): string[] {
-  if (typeof value === "string") {
-    if (value.trimStart().startsWith("{")) {
-      try {
-        expressions(JSON.parse(value), into); // the dashboard JSON inside its ConfigMap
-      } catch {
-        // plain string that happens to start with a brace
-      }
-    }
-  } else if (Array.isArray(value)) {
-    for (const item of value) expressions(item, into);
-  } else if (typeof value === "object" && value !== null) {
-    for (const [key, child] of Object.entries(value)) {
-      if (key === "expr" && typeof child === "string") into.push(child);
-      else expressions(child, into);
-    }
-  }
-  return into;
-}
 
 /** Metric families as the running binary's /metrics page declares them (`# TYPE name type`). */
 function familiesOf(metricsText: string): MetricFamily[] {
@@ -35,6 +17,38 @@ function familiesOf(metricsText: string): MetricFamily[] {
     name,
     type,
   }));
+}
+
+/** The `name{labels} value` lines of a /metrics page, labels parsed. */
+function samplesOf(metricsText: string) {
+  return [...metricsText.matchAll(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/gm)].map(
+    ([, name = "", labels = "", value = ""]) => ({
+      name,
+      labels: Object.fromEntries(
+        [...labels.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(
+          ([, label = "", labelValue = ""]) => [label, labelValue],
+        ),
+      ),
+      value: Number(value),
+    }),
+  );
+}
+
+/** Whether a sample's labels satisfy a selector's matchers on the labels the webhook sets. */
+function matches(labels: Record<string, string>, matcher: LabelMatcher): boolean {
+  const value = labels[matcher.name];
+  if (value === undefined) return true; // a label the scrape adds (job, namespace, pod)
+  const anchored = new RegExp(`^(?:${matcher.value})$`);
+  switch (matcher.op) {
+    case "=":
+      return value === matcher.value;
+    case "!=":
+      return value !== matcher.value;
+    case "=~":
+      return anchored.test(value);
+    case "!~":
+      return !anchored.test(value);
+  }
 }
 
 let webhook: WebhookProcess;
@@ -47,7 +61,7 @@ afterAll(async () => {
 
 describe("monitoring manifests against the running binary", () => {
   test("every metric an alert or dashboard panel queries is on the binary's /metrics page", async () => {
-    const exprs = expressions(render("manifests/monitoring"));
+    const exprs = exprsIn(render("manifests/monitoring"));
     expect(exprs.length).toBeGreaterThan(10);
     const exposed = exposedSeriesNames(familiesOf(await webhook.metrics()));
     const missing = exprs.flatMap((expr) =>
@@ -56,5 +70,31 @@ describe("monitoring manifests against the running binary", () => {
         .map((name) => `${name} (in: ${expr.slice(0, 80)})`),
     );
     expect(missing).toEqual([]);
+  });
+
+  // increase() and rate() ignore a counter's first sample: a series born at 1 on its first
+  // event would hide that event from every alert (a reload failure, say).
+  test("every counter series an alert reads exists at 0 on a fresh binary", async () => {
+    const rule = render("manifests/monitoring").find((object) => object.kind === "PrometheusRule");
+    const counterSelectors = exprsIn(rule).flatMap((expr) =>
+      promqlSelectors(expr).filter((selector) => selector.metric.endsWith("_total")),
+    );
+    expect(counterSelectors.length).toBeGreaterThan(3);
+    const samples = samplesOf(await webhook.metrics());
+    const absent = counterSelectors
+      .filter(
+        (selector) =>
+          !samples.some(
+            (sample) =>
+              sample.name === selector.metric &&
+              sample.value === 0 &&
+              selector.matchers.every((matcher) => matches(sample.labels, matcher)),
+          ),
+      )
+      .map(
+        (selector) =>
+          `${selector.metric}{${selector.matchers.map((m) => `${m.name}${m.op}"${m.value}"`).join(",")}}`,
+      );
+    expect(absent).toEqual([]);
   });
 });

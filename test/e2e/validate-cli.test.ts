@@ -77,6 +77,19 @@ describe("cocoon-webhook validate", () => {
     );
   });
 
+  test("a mistyped field hides no other violation of its object", () => {
+    const set =
+      "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata: {name: s}\nspec:\n" +
+      '  agent:\n    replicas: "2"\n    backend: qemu\n';
+    const { code, located } = validate(["-f", "-"], set);
+    expect(code).toBe(1);
+    expect(located).toEqual([
+      "<stdin>:5:3: error: CocoonSet default/s: spec.agent.image",
+      "<stdin>:6:5: error: CocoonSet default/s: spec.agent.replicas",
+      "<stdin>:7:5: error: CocoonSet default/s: spec.agent.backend",
+    ]);
+  });
+
   test("a cocoon object of an unknown apiVersion or kind is a warning, an error with --strict", () => {
     const unknown =
       "apiVersion: cocoonset.cocoonstack.io/v1beta1\nkind: CocoonSet\nmetadata: {name: s}\nspec: {}\n" +

@@ -60,7 +60,7 @@ describe("warn mode through the binary", () => {
     expect(response.status).toBeUndefined();
     expect(response.warnings).toHaveLength(1);
     expect(response.warnings?.[0]).toStartWith(
-      "cocoon-webhook: pod team-a/handmade carries a cocoon marker",
+      "cocoon-webhook: not_owned: let the owning resource (such as a CocoonSet) create the pod, or remove the cocoon marker. pod team-a/handmade carries a cocoon marker",
     );
     expect([...(response.warnings?.[0] ?? "")].length).toBeLessThanOrEqual(256);
     expect(response.auditAnnotations).toEqual({
@@ -94,7 +94,7 @@ describe("warn mode through the binary", () => {
     expect(response.allowed).toBeTrue();
     expect(response.warnings).toHaveLength(11);
     expect(response.warnings?.[0]).toBe(
-      'cocoon-webhook: spec.toolboxes[0].image: is required for mode "run"; set the VM image, or use mode "static" for an external VM',
+      'cocoon-webhook: toolbox.image-required: set an image on every run or clone toolbox. spec.toolboxes[0].image: is required for mode "run"; set the VM image, or use mode "static" for an external VM',
     );
     expect(response.warnings?.at(-1)).toStartWith("cocoon-webhook: … and 4 more;");
     expect(response.auditAnnotations).toEqual({

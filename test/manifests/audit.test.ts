@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { AUDITED_RESOURCES } from "../../src/cli/audit/resources";
+import { AUDIT_ACCOUNT } from "../../src/cli/audit/scan";
 import {
   findObject,
   KUBECTL,
@@ -32,6 +33,14 @@ describe("manifests/audit", () => {
   test.skipIf(KUBECTL === undefined)("the same objects as kubectl kustomize", () => {
     expect(byKey(kubectlKustomize("manifests/audit"))).toEqual(byKey(audit));
     expect(byKey(kubectlKustomize("manifests/audit-cronjob"))).toEqual(byKey(cronjob));
+  });
+
+  test("its ServiceAccount and ClusterRole are the ones a 403 to audit names", () => {
+    const { namespace, serviceAccount, clusterRole } = AUDIT_ACCOUNT;
+    expect(get(audit, "ServiceAccount", serviceAccount).metadata.namespace).toBe(namespace);
+    const binding = get(audit, "ClusterRoleBinding", clusterRole);
+    expect(binding.roleRef).toMatchObject({ kind: "ClusterRole", name: clusterRole });
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: serviceAccount, namespace }]);
   });
 
   test("the ClusterRole lists exactly the kinds audit reads, and does nothing else", () => {

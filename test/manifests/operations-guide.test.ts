@@ -52,6 +52,14 @@ describe("operations guide", () => {
     }
   });
 
+  test("the installation guide lists every alert, and no other", () => {
+    const installation = readFileSync(join(REPO, "docs/installation.md"), "utf8");
+    const monitoring = installation.slice(installation.indexOf("**Monitoring**"));
+    const listed = [...monitoring.matchAll(/^\* \[`(\w+)`\]\(operations\.md#(\w+)\)/gm)];
+    expect(listed.map(([, name]) => name)).toEqual(alerts.map((alert) => String(alert.alert)));
+    for (const [, name = "", anchor] of listed) expect(anchor).toBe(name.toLowerCase());
+  });
+
   test("README links the guide", () => {
     expect(readFileSync(join(REPO, "README.md"), "utf8")).toContain("(docs/operations.md)");
   });

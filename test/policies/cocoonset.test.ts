@@ -116,9 +116,10 @@ describe("cocoonSetViolations, messages", () => {
     );
   });
 
-  test("a mistyped field says what it must be and what it is, and its object's other rules wait", async () => {
-    const messages = (object: unknown) =>
-      violationsOf(object).map(({ rule, path, message }) => `${rule} ${path}: ${message}`);
+  const messages = (object: unknown) =>
+    violationsOf(object).map(({ rule, path, message }) => `${rule} ${path}: ${message}`);
+
+  test("a mistyped field says what it must be and what it is, and only its own rules wait", async () => {
     expect(messages(cocoonSet({ agent: { image: 5, replicas: 1.5 } }))).toEqual([
       "cocoonset.field-types spec.agent.image: must be a string, got 5",
       "cocoonset.field-types spec.agent.replicas: must be a whole number, got 1.5",
@@ -138,6 +139,44 @@ describe("cocoonSetViolations, messages", () => {
     ]);
     expect(messages({ metadata: { namespace: {} }, spec: { agent: { image: "x" } } })).toEqual([
       "cocoonset.field-types metadata.namespace: must be a string, got an object",
+    ]);
+  });
+
+  test("a mistyped field hides no other violation of its object", async () => {
+    const rules = (object: unknown) =>
+      violationsOf(object).map(({ rule, path }) => `${rule} @ ${path}`);
+    expect(
+      rules(cocoonSet({ agent: { image: undefined, replicas: "2", backend: "qemu" } })),
+    ).toEqual([
+      "cocoonset.field-types @ spec.agent.replicas",
+      "agent.image-required @ spec.agent.image",
+      "vm.backend @ spec.agent.backend",
+    ]);
+    expect(
+      rules(
+        cocoonSet({
+          toolboxes: [
+            toolbox({ name: 7, image: undefined, os: "beos" }),
+            staticToolbox({ staticIP: 10, staticVMID: undefined }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      "cocoonset.field-types @ spec.toolboxes[0].name",
+      "cocoonset.field-types @ spec.toolboxes[1].staticIP",
+      "toolbox.image-required @ spec.toolboxes[0].image",
+      "vm.os @ spec.toolboxes[0].os",
+      "toolbox.static-target @ spec.toolboxes[1].staticVMID",
+    ]);
+  });
+
+  test("a mistyped field is not also reported missing", async () => {
+    expect(messages(cocoonSet({ agent: { image: 5 } }))).toEqual([
+      "cocoonset.field-types spec.agent.image: must be a string, got 5",
+    ]);
+    expect(messages(cocoonSet({ toolboxes: [toolbox({ name: ["a"], image: false })] }))).toEqual([
+      "cocoonset.field-types spec.toolboxes[0].image: must be a string, got false",
+      "cocoonset.field-types spec.toolboxes[0].name: must be a string, got a list",
     ]);
   });
 

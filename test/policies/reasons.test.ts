@@ -12,6 +12,7 @@ import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/mark
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators } from "../support/handlers";
+import { expectWarningsLeadWithRemedy } from "../support/warnings";
 import { cocoonSet, hibernation } from "./cases/builders";
 
 /*
@@ -263,5 +264,6 @@ describe.each(ENDPOINT_KEYS)("%s gives every reason the table lists", (endpoint)
       kube: kube?.() ?? new FakeKube(),
     });
     expect(`${verdict.result}/${verdict.reason}`).toBe(pair);
+    if (!verdict.allowed) expectWarningsLeadWithRemedy(endpoint, verdict);
   });
 });

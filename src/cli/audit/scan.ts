@@ -27,6 +27,22 @@ import {
   AUDITED_STATEFULSETS,
 } from "./resources";
 
+/** The account manifests/audit gives `cocoon-webhook audit` in the cluster: a 403 names it. */
+export const AUDIT_ACCOUNT = {
+  namespace: "cocoon-system",
+  serviceAccount: "cocoon-webhook-audit",
+  clusterRole: "cocoon-webhook-audit",
+} as const;
+
+/** What a 403 to audit's LIST of `plural` says to check, beside the apiserver's own message. */
+function forbiddenAdvice(plural: string): string {
+  const { namespace, serviceAccount, clusterRole } = AUDIT_ACCOUNT;
+  return (
+    `; audit needs list on ${plural}: in the cluster it runs as ServiceAccount ${namespace}/${serviceAccount}, ` +
+    `bound to ClusterRole ${clusterRole} (manifests/audit); with a kubeconfig, as that kubeconfig's user`
+  );
+}
+
 /** The kinds audit checks, in the order it lists them. */
 export type AuditedKind = (typeof AUDITED_RESOURCES)[number]["kind"];
 export const AUDITED_KINDS: readonly AuditedKind[] = AUDITED_RESOURCES.map(({ kind }) => kind);
@@ -132,7 +148,9 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     } catch (error) {
       if (!(error instanceof KubeApiError || error instanceof OutOfTime)) throw error;
       if (optional && error instanceof KubeApiError && error.status === 404) return "not_served";
-      report.problems.push({ kind, message: errorText(error) });
+      const forbidden = error instanceof KubeApiError && error.status === 403;
+      const advice = forbidden ? forbiddenAdvice(resource.plural) : "";
+      report.problems.push({ kind, message: `${errorText(error)}${advice}` });
       return "failed";
     }
   };

@@ -21,7 +21,7 @@ import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
-import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./shape";
+import { AGENT_PATH, type AgentFields, decodeCocoonSet, isMistyped } from "./shape";
 import { toolboxViolations } from "./toolboxes";
 import { resolvedBackend, vmViolations } from "./vm";
 
@@ -72,7 +72,7 @@ export function cocoonSetViolations(
 }
 
 function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRuleId>): void {
-  if (isUnset(agent.image)) {
+  if (isUnset(agent.image) && !isMistyped(agent, "image")) {
     report("agent.image-required", () =>
       violation(
         "agent.image-required",

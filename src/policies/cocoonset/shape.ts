@@ -29,7 +29,22 @@ export interface MetadataFields {
   readonly namespace?: string;
 }
 
-export interface VmOptionFields {
+/** The typed fields a CocoonSet's agent or toolbox can have mistyped. */
+type TypedField = "image" | "replicas" | "name" | "staticIP" | "staticVMID";
+
+/**
+ * Fields reported as mistyped (cocoonset.field-types) read as undefined and
+ * are listed here, so that a rule requiring one does not report it missing too.
+ */
+interface MistypedFields {
+  readonly mistyped?: ReadonlySet<TypedField>;
+}
+
+/** Whether `field` of `fields` was mistyped: its rules wait until its type is right. */
+export const isMistyped = (fields: MistypedFields, field: TypedField): boolean =>
+  fields.mistyped?.has(field) === true;
+
+export interface VmOptionFields extends MistypedFields {
   readonly image?: string;
   readonly os?: unknown;
   readonly backend?: unknown;
@@ -68,7 +83,7 @@ export function toolboxPath(index: number): PathSegments {
 /** A CocoonSet as far as it could be read; unreadable parts are already reported. */
 export interface DecodedCocoonSet {
   readonly metadata: MetadataFields;
-  /** Undefined when `spec` or `spec.agent` is not an object or has a mistyped field. */
+  /** Undefined when `spec` or `spec.agent` is not an object. */
   readonly agent: AgentFields | undefined;
   readonly toolboxes: DecodedToolboxes;
   readonly snapshotPolicy?: unknown;
@@ -79,10 +94,12 @@ export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
 /**
  * Each object is read field by field, so each mistyped field is reported at
- * its own path and sibling objects are still read. An object with a
- * mistyped field reads as undefined: its other rules wait until its types
- * are right, rather than guessing from a half-read object (a dropped
- * `image: 5` would also read as "image is required").
+ * its own path and everything else is still read and checked: the object's
+ * other fields and its siblings. A mistyped field reads as undefined and is
+ * listed in the object's `mistyped`, so that its own rules wait until its
+ * type is right instead of guessing (a dropped `image: 5` must not also read
+ * as "image is required"). Unreadable metadata (a mistyped name) derives no
+ * names, so the name budget waits too.
  */
 export function decodeCocoonSet(
   root: JsonObject,
@@ -179,9 +196,27 @@ function readAgent(
   const at = () => AGENT_PATH;
   const image = stringField(object, "image", at, report);
   const replicas = intField(object, "replicas", at, report);
-  if (image === MISTYPED || replicas === MISTYPED) return undefined;
   const { os, backend, connType, mode } = object;
-  return { image, os, backend, connType, replicas, mode };
+  return {
+    image: typed(image),
+    os,
+    backend,
+    connType,
+    replicas: typed(replicas),
+    mode,
+    ...mistypedOf({ image, replicas }),
+  };
+}
+
+/** A field's value as read, or undefined when it was mistyped. */
+const typed = <T>(read: Read<T>): T | undefined => (read === MISTYPED ? undefined : read);
+
+/** `{ mistyped }` naming the fields read as MISTYPED; nothing at all when none was. */
+function mistypedOf(reads: Partial<Record<TypedField, unknown>>): MistypedFields {
+  const mistyped = (Object.keys(reads) as TypedField[]).filter(
+    (field) => reads[field] === MISTYPED,
+  );
+  return mistyped.length > 0 ? { mistyped: new Set(mistyped) } : {};
 }
 
 function readToolboxes(value: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
@@ -214,11 +249,19 @@ function readToolbox(
   const name = stringField(object, "name", at, report);
   const staticIP = stringField(object, "staticIP", at, report);
   const staticVMID = stringField(object, "staticVMID", at, report);
-  if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
-    return undefined;
-  }
   const { os, backend, connType, mode } = object;
-  return { image, os, backend, connType, name, mode, staticIP, staticVMID };
+  const fields = { os, backend, connType, mode };
+  if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
+    return {
+      ...fields,
+      image: typed(image),
+      name: typed(name),
+      staticIP: typed(staticIP),
+      staticVMID: typed(staticVMID),
+      ...mistypedOf({ image, name, staticIP, staticVMID }),
+    };
+  }
+  return { ...fields, image, name, staticIP, staticVMID };
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -6,7 +6,7 @@ import { formatPath, type PathSegments } from "../../json/path";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/name-grammar";
 import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
-import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./shape";
+import { type DecodedToolboxes, isMistyped, type ToolboxFields, toolboxPath } from "./shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 
 const PURELY_NUMERIC = /^[0-9]+$/;
@@ -43,12 +43,13 @@ const nameRequired = (index: number) =>
 
 function nameViolations(
   index: number,
-  { name }: ToolboxFields,
+  fields: ToolboxFields,
   earlier: Map<string, number>,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
+  const { name } = fields;
   if (isUnset(name)) {
-    report("toolbox.name-required", nameRequired, index);
+    if (!isMistyped(fields, "name")) report("toolbox.name-required", nameRequired, index);
     return;
   }
   if (PURELY_NUMERIC.test(name)) {
@@ -111,7 +112,7 @@ function staticToolboxViolations(
     ["staticVMID", fields.staticVMID, "the ID of the external VM"],
   ] as const;
   for (const [field, value, meaning] of missing) {
-    if (!isUnset(value)) continue;
+    if (!isUnset(value) || isMistyped(fields, field)) continue;
     report("toolbox.static-target", () =>
       violation(
         "toolbox.static-target",
@@ -140,7 +141,9 @@ function managedToolboxViolations(
   agentBackend: VmBackend | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
-  if (isUnset(fields.image)) report("toolbox.image-required", IMAGE_REQUIRED[mode], index);
+  if (isUnset(fields.image) && !isMistyped(fields, "image")) {
+    report("toolbox.image-required", IMAGE_REQUIRED[mode], index);
+  }
   if (setsVmOptions(fields)) {
     const at = toolboxPath(index);
     vmViolations({ at, fields, mode, modeDefaulted: isUnset(fields.mode) }, report);
