@@ -44,7 +44,10 @@ function labelNamesOf(family: MetricFamily): string[] {
   return [];
 }
 
-/** Labels Prometheus attaches from the scrape target (Service endpoints discovery). */
+/**
+ * Labels Prometheus attaches from the scrape target (Service endpoints discovery), and the
+ * cluster label a Prometheus shared by clusters adds (external labels, Thanos, Mimir).
+ */
 const TARGET_LABELS = new Set([
   "cluster",
   "job",
