@@ -65,7 +65,7 @@ export interface ReadBudgetOptions {
  * whatever their answers: the reads in flight, and the bytes of their
  * answers and of the decoded values they become. A read past either bound
  * is refused, never queued: the review fails closed with a message naming
- * the read, and the apiserver's own retry of a refused review finds room.
+ * the read, and the client's retry (a controller's requeue) finds room.
  * After a read whose answers were large, the heap is collected.
  */
 export function createReadBudget({
