@@ -1,7 +1,7 @@
 import type { AdmissionRequest } from "../admission/review";
 import { allowed, denied, errored, skipped, type Verdict } from "../admission/verdict";
 import { SCHEDULER_USERNAME } from "../cocoon/identities";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../cocoon/markers";
+import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "../cocoon/markers";
 import {
   describePlatformIdentities,
   isPlatformIdentity,
@@ -48,12 +48,14 @@ const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
 /**
- * `/mutate` (CREATE and UPDATE): only a trusted creator may create VM-backed
- * pods, turn an existing pod into one, or put a pod on a VM node by name
- * (`spec.nodeName`, a Binding, which the API only creates) past the taint,
- * and only pods owned by a kind POD_CREATORS pairs it with. Never patches.
- * Without any apiserver call for every pod that neither carries a marker
- * nor names a node.
+ * `/mutate` (CREATE, UPDATE and `pods/status` UPDATE): only a trusted
+ * creator may create VM-backed pods, turn an existing pod into one (by its
+ * own fields, a status write or a Binding's annotations), or put a pod on a
+ * VM node by name (`spec.nodeName`, a Binding, which the API only creates)
+ * past the taint, and only pods owned by a kind POD_CREATORS pairs it with;
+ * only the platform's identities may change a VM-backed pod's gate fields.
+ * Never patches. Without any apiserver call for every pod that neither
+ * carries a marker nor names a node.
  */
 export async function podGate(
   request: AdmissionRequest,
@@ -110,7 +112,7 @@ function gateFieldMessage(
   return (
     `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ${pod}, ` +
     `a VM-backed pod (${MARKERS}): only ${describePlatformIdentities(deps)} may change its ` +
-    `vm.cocoonstack.io/ annotations, cocoon toleration, owner references or node; to hibernate ` +
+    `${VM_ANNOTATION_PREFIX} annotations, cocoon toleration, owner references or node; to hibernate ` +
     `or wake the VM create a CocoonHibernation, to change or remove the VM change its CocoonSet`
   );
 }
@@ -239,7 +241,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
   if (!bound.ok) {
     const why = setsVmAnnotations
-      ? `whose Binding copies vm.cocoonstack.io/ annotations onto it`
+      ? `whose Binding copies ${VM_ANNOTATION_PREFIX} annotations onto it`
       : `which a Binding places on "${nodeName}", ${VM_NODE}`;
     return errored(
       "pod_fetch",
