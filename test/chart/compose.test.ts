@@ -7,15 +7,11 @@
  * the schema check and the subchart's values are all client-side.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { stringify } from "yaml";
-import { CHART_DIR } from "../../scripts/chart-files";
+import { rmSync } from "node:fs";
 import { goTool, helm3, yamlObjects } from "../../scripts/tools";
+import { makeUmbrellaChart } from "../support/umbrella-chart";
 import { CLUSTER_APIS, helmTemplate, type Json, only, webhooksOf } from "./render";
 
-const REPO = join(import.meta.dir, "../..");
 const HELMS = [
   ["Helm 4", () => goTool("helm")],
   ["Helm 3", helm3],
@@ -26,27 +22,7 @@ const nameOf = (object: Json) => String((object.metadata as Json).name);
 let umbrella: string;
 
 beforeAll(() => {
-  umbrella = mkdtempSync(join(tmpdir(), "umbrella-"));
-  mkdirSync(join(umbrella, "charts"));
-  cpSync(join(REPO, CHART_DIR), join(umbrella, "charts/cocoon-webhook"), { recursive: true });
-  writeFileSync(
-    join(umbrella, "Chart.yaml"),
-    stringify({
-      apiVersion: "v2",
-      name: "platform",
-      version: "1.0.0",
-      dependencies: [
-        { name: "cocoon-webhook", version: ">=0.0.0-0", condition: "cocoon-webhook.enabled" },
-      ],
-    }),
-  );
-  writeFileSync(
-    join(umbrella, "values.yaml"),
-    stringify({
-      global: { imageRegistry: "registry.example", clusterName: "east" },
-      "cocoon-webhook": { commonLabels: { "team.example/owner": "platform" } },
-    }),
-  );
+  umbrella = makeUmbrellaChart({ commonLabels: { "team.example/owner": "platform" } });
 });
 
 afterAll(() => rmSync(umbrella, { recursive: true, force: true }));
