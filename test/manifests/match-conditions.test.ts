@@ -18,7 +18,9 @@ import {
   isPlatformIdentity,
 } from "../../src/cocoon/platform-identities";
 import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
+import { jsonEqual } from "../../src/json/equal";
 import { isJsonObject, valueAt } from "../../src/json/read";
+import { validateCocoonSet } from "../../src/policies/cocoonset/cocoonset";
 import {
   podEntersCocoonGate,
   podGate as podGateRule,
@@ -777,5 +779,92 @@ describe("workloads webhook matchConditions: examples with absent and null count
     const expression = "has(object.spec.replicas)";
     expect(compileCondition(expression, "null-is-absent")(bindings)).toBe(false);
     expect(compileCondition(expression, "null-is-present")(bindings)).toBe(true);
+  });
+});
+
+// ====================================================================
+// Validating webhook cocoonsets.*: an UPDATE that leaves spec as it was
+// never reaches the webhook, which would skip it as no_change.
+// ====================================================================
+
+describe("CocoonSet matchConditions: only a create or a changed spec is sent", () => {
+  const cocoonSetWebhookCalled = compileBothReadings("cocoonSet");
+  const setRequest = (operation: "CREATE" | "UPDATE"): Json =>
+    requestBinding({
+      uid: "705ab4f5-6393-11e8-b7cc-42010a800006",
+      kind: { group: "cocoonset.cocoonstack.io", version: "v1", kind: "CocoonSet" },
+      resource: { group: "cocoonset.cocoonstack.io", version: "v1", resource: "cocoonsets" },
+      name: "agents",
+      operation,
+    });
+  const agent = record(
+    {},
+    {
+      image: orNull(fc.constantFrom("agent:1", "agent:2", "https://images.example/a.img")),
+      replicas: orNull(fc.integer({ min: -1, max: 3 })),
+      mode: orNull(fc.constantFrom("clone", "run", "Clone")),
+      storage: orNull(fc.constantFrom("20Gi", "20480Mi", "lots")),
+    },
+  );
+  const spec = orNull(record({}, { agent: orNull(agent), snapshotPolicy: orNull(label) }));
+  const cocoonSet = record(
+    {
+      apiVersion: fc.constant("cocoonset.cocoonstack.io/v1"),
+      kind: fc.constant("CocoonSet"),
+      metadata: record({ name: fc.constant("agents") }, { finalizers: fc.constant(["f"]) }),
+    },
+    { spec },
+  );
+  /** An unrelated pair, or the same spec with other metadata (the operator's writes). */
+  const setUpdate: fc.Arbitrary<[Json, Json]> = fc.oneof(
+    fc.tuple(cocoonSet, cocoonSet),
+    fc.tuple(cocoonSet, label).map(([before, annotation]): [Json, Json] => {
+      const after = structuredClone(before) as { metadata: Json };
+      return [before, { ...after, metadata: { name: "agents", annotations: { a: annotation } } }];
+    }),
+  );
+
+  test("an UPDATE is not sent exactly when both specs are there and equal, and then the webhook skips it", async () => {
+    await fc.assert(
+      fc.asyncProperty(setUpdate, async ([oldObject, object]) => {
+        const sent = cocoonSetWebhookCalled({ object, oldObject, request: setRequest("UPDATE") });
+        const specOf = (set: Json) => (isJsonObject(set) ? set.spec : undefined);
+        const before = specOf(oldObject);
+        const after = specOf(object);
+        const unchanged = isJsonObject(before) && isJsonObject(after) && jsonEqual(before, after);
+        expect(sent).toBe(!unchanged);
+        if (sent) return;
+        const verdict = await validateCocoonSet(
+          admissionRequestSchema.parse({ ...(setRequest("UPDATE") as object), object, oldObject }),
+        );
+        expect(`${verdict.result}/${verdict.reason}`).toBe("skipped/no_change");
+      }),
+      RUNS,
+    );
+  });
+
+  test("generated updates keep the spec as often as not", () => {
+    const sample = fc.sample(setUpdate, { numRuns: 1000, seed: 1 });
+    const kept = sample.filter(
+      ([before, after]) =>
+        !cocoonSetWebhookCalled({
+          object: after,
+          oldObject: before,
+          request: setRequest("UPDATE"),
+        }),
+    ).length;
+    expect(kept).toBeGreaterThan(200);
+    expect(kept).toBeLessThan(800);
+  });
+
+  test("a CREATE is always sent", () => {
+    fc.assert(
+      fc.property(cocoonSet, (object) => {
+        expect(
+          cocoonSetWebhookCalled({ object, oldObject: null, request: setRequest("CREATE") }),
+        ).toBe(true);
+      }),
+      RUNS,
+    );
   });
 });
