@@ -269,6 +269,20 @@ describe("structured values, rendered into the environment", () => {
     );
   });
 
+  test("an empty runtimeIdentities list trusts no runtime identity, in the binary and the CEL alike", () => {
+    const rendered = withValuesFile({ runtimeIdentities: [] }, helmTemplateWith);
+    const env = environmentOf(rendered);
+    expect(env.RUNTIME_IDENTITIES).toBe(",");
+    expect(loadConfig(env).runtimeIdentities).toEqual({ usernames: new Set(), boundNodes: false });
+    const [pods] = webhooksOf(rendered) as {
+      matchConditions: { name: string; expression: string }[];
+    }[];
+    const runtime = pods?.matchConditions.find(
+      (condition) => condition.name === "vm-pod-not-by-runtime-identity",
+    );
+    expect(runtime?.expression).toStartWith("!(','.split(',')");
+  });
+
   test("an identity that would break the CEL string is refused", () => {
     expect(helmError("runtimeIdentities[0]=o'brien")).toContain("/runtimeIdentities/0");
     expect(helmError('podCreators[0].identity=a"b')).toContain("/podCreators/0/identity");

@@ -163,9 +163,12 @@ template and helm lint know no cluster: pass --api-versions cert-manager.io/v1 t
 {{- join "," $entries -}}
 {{- end }}
 
-{{/* RUNTIME_IDENTITIES from runtimeIdentities: usernames and system:node:*, joined with commas. */}}
+{{/*
+RUNTIME_IDENTITIES from runtimeIdentities: usernames and system:node:*, joined with commas. An
+empty list is a lone ",", which lists no one (an empty variable would take the binary's default).
+*/}}
 {{- define "cocoon-webhook.runtimeIdentities" -}}
-{{- join "," (.Values.runtimeIdentities | default list) -}}
+{{- with .Values.runtimeIdentities }}{{ join "," . }}{{ else }},{{ end -}}
 {{- end }}
 
 {{/* ENFORCEMENT from enforcement, in the endpoint table's order (test/chart checks the list). */}}
