@@ -249,13 +249,14 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
         retryOnceReachable("get", PODS.plural),
     );
   }
+  // The pod as the Binding leaves it: with the Binding's annotations.
+  const boundPod =
+    bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
   if (setsVmAnnotations && bound.answer !== undefined) {
-    const annotated = bindingAnnotationsGate(request, pod, bound.answer, deps);
+    const annotated = bindingAnnotationsGate(request, pod, bound.answer, boundPod, deps);
     if (!annotated.allowed) return annotated;
   }
   if (node.answer === "not_vm") return skipped("not_cocoon");
-  const boundPod =
-    bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
   const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
@@ -286,9 +287,9 @@ function bindingAnnotationsGate(
   request: AdmissionRequest,
   pod: string,
   stored: unknown,
+  bound: unknown,
   deps: PodGateDeps,
 ): PodGateVerdict {
-  const bound = afterBinding(stored, request.object);
   if (podEntersCocoonGate(stored)) return vmPodUpdateGate(request, stored, bound, deps);
   if (!podEntersCocoonGate(bound)) return skipped("not_cocoon");
   const binding = `user "${cutShort(request.userInfo?.username ?? "")}" may not bind ${pod} with the annotation "${VM_NAME_ANNOTATION}" in the Binding's metadata.annotations, which the apiserver copies onto the pod and which makes it VM-backed`;
