@@ -15,6 +15,7 @@ import {
   type KubeObject,
   kubectlCreate,
   messageOf,
+  ownerReferenceTo,
   pod,
   uniqueName,
   vmNode,
@@ -330,5 +331,176 @@ describe("who changes a VM pod, through a real apiserver", () => {
       expect(after.metadata.ownerReferences, subresource).toEqual(before.metadata.ownerReferences);
       expect(after.spec.tolerations, subresource).toEqual(before.spec.tolerations);
     }
+  });
+});
+
+describe("a user with only pod patch and pods/status rights, through a real apiserver", () => {
+  const PATCHERS = "cocoon-test:patchers";
+  const MALLORY = { user: "mallory", groups: [PATCHERS] };
+  const patchAs = (name: string, body: unknown, contentType: string, subresource = "") =>
+    cluster.request("PATCH", `/api/v1/namespaces/${namespace}/pods/${name}${subresource}`, {
+      as: MALLORY,
+      contentType,
+      body,
+    });
+  const MERGE = "application/merge-patch+json";
+  const JSON_PATCH = "application/json-patch+json";
+  const STRATEGIC = "application/strategic-merge-patch+json";
+
+  beforeAll(async () => {
+    const role = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "cocoon-test-patchers" },
+      rules: [{ apiGroups: [""], resources: ["pods", "pods/status"], verbs: ["get", "patch"] }],
+    };
+    const binding = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "cocoon-test-patchers" },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: role.metadata.name,
+      },
+      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: PATCHERS }],
+    };
+    const applied = await cluster.kubectl(["apply", "--server-side", "-f", "-"], {
+      stdin: [role, binding].map((object) => JSON.stringify(object)).join("\n"),
+    });
+    expect(applied.exitCode).toBe(0);
+  });
+
+  test("every path that would make a plain pod a VM pod is refused", async () => {
+    const name = uniqueName("plain");
+    await expectCreated(createPod(pod(name)));
+    const counted = await admissionsDuring("mutate", async () => {
+      for (const [path, send] of [
+        [
+          "pods/status adding the VM name",
+          () =>
+            patchAs(
+              name,
+              { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-x" } } },
+              MERGE,
+              "/status",
+            ),
+        ],
+        [
+          "a merge patch adding the VM name",
+          () =>
+            patchAs(name, { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-x" } } }, MERGE),
+        ],
+        [
+          "a JSON patch adding the cocoon toleration",
+          () =>
+            patchAs(
+              name,
+              [{ op: "add", path: "/spec/tolerations/-", value: COCOON_TOLERATION }],
+              JSON_PATCH,
+            ),
+        ],
+        [
+          "a strategic merge patch adding the toleration and a CocoonSet owner",
+          () =>
+            patchAs(
+              name,
+              {
+                metadata: { ownerReferences: [ownerReferenceTo(owner)] },
+                spec: { tolerations: [COCOON_TOLERATION] },
+              },
+              STRATEGIC,
+            ),
+        ],
+      ] as const) {
+        expect((await send()).status, path).toBe(403);
+      }
+    });
+    expect(counted).toEqual({ "deny/not_owned": 3, "deny/creator": 1 });
+    const stored = (await cluster.request("GET", `/api/v1/namespaces/${namespace}/pods/${name}`))
+      .body;
+    expect(stored.metadata.annotations?.[VM_NAME_ANNOTATION]).toBeUndefined();
+    expect(stored.metadata.ownerReferences).toBeUndefined();
+  });
+
+  test("every path that would change an operator's VM pod is refused; a label passes", async () => {
+    const name = uniqueName("vm");
+    await expectCreated(createPod(gatedPod(name, owner), OPERATOR));
+    const counted = await admissionsDuring("mutate", async () => {
+      for (const [path, send] of [
+        [
+          "retargeting the VM name",
+          () =>
+            patchAs(
+              name,
+              { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-other" } } },
+              MERGE,
+            ),
+        ],
+        [
+          "retargeting it through pods/status",
+          () =>
+            patchAs(
+              name,
+              { metadata: { annotations: { [VM_NAME_ANNOTATION]: "vk-other" } } },
+              MERGE,
+              "/status",
+            ),
+        ],
+        [
+          "hibernating it by annotation",
+          () =>
+            patchAs(
+              name,
+              { metadata: { annotations: { "vm.cocoonstack.io/hibernate": "true" } } },
+              MERGE,
+            ),
+        ],
+        [
+          "dropping its owner",
+          () => patchAs(name, [{ op: "remove", path: "/metadata/ownerReferences" }], JSON_PATCH),
+        ],
+        [
+          "adding a second cocoon toleration",
+          () =>
+            patchAs(
+              name,
+              [
+                {
+                  op: "add",
+                  path: "/spec/tolerations/-",
+                  value: { ...COCOON_TOLERATION, effect: "NoExecute" },
+                },
+              ],
+              JSON_PATCH,
+            ),
+        ],
+      ] as const) {
+        const refused = await send();
+        expect(refused.status, path).toBe(403);
+        expect(messageOf(refused), path).toContain(`user "${MALLORY.user}" may not change`);
+      }
+      await expectCreated(patchAs(name, { metadata: { labels: { team: "research" } } }, MERGE));
+    });
+    expect(counted).toEqual({ "deny/gate_field": 5 });
+  });
+
+  test("creating a pod or a Binding is RBAC's refusal, before the webhook", async () => {
+    const name = uniqueName("plain");
+    await expectCreated(createPod(pod(name)));
+    const counted = await admissionsDuring("mutate", async () => {
+      const created = await createPod(gatedPod(uniqueName("vm"), owner), MALLORY);
+      expect(created.status).toBe(403);
+      const bound = await cluster.request(
+        "POST",
+        `/api/v1/namespaces/${namespace}/pods/${name}/binding`,
+        {
+          as: MALLORY,
+          body: bindingTo(name, vmNodeName),
+        },
+      );
+      expect(bound.status).toBe(403);
+    });
+    expect(counted).toEqual({});
   });
 });
