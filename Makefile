@@ -220,7 +220,7 @@ kind-e2e:
 
 # The webhook configurations, the RBAC role, the no-match-conditions component and the
 # Deployment's ENFORCEMENT value in manifests/, and the endpoint lists the docs mark with
-# <!-- generated: NAME -->, follow from the endpoint table (src/admission/endpoints.ts);
+# <!-- generated: NAME -->, follow from the endpoint table (src/endpoints/index.ts);
 # `make unit` fails while a committed file differs from what this writes. The chart's templates
 # are kept by hand: `make lint-chart` checks them against the same table.
 ## write what follows from the endpoint table (webhooks, RBAC role, ENFORCEMENT, doc lists)

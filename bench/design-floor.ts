@@ -3,7 +3,7 @@
  * request — a Hono app on Bun.serve whose routes run exactly the middleware
  * the product's review routes run (body limit, Content-Type, the envelope
  * through @hono/zod-validator: reviewValidation in
- * src/admission/review-route.ts) and then answer a fixed allow (uid echoed).
+ * src/http/review-chain.ts) and then answer a fixed allow (uid echoed).
  * No observing middleware, no handler, no metrics, no logs: what the product
  * costs above this is what it adds on top of the framework.
  *

@@ -16,10 +16,10 @@
 
 import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
-import { DENY_EVERYWHERE } from "../src/admission/enforcement";
+import { DENY_EVERYWHERE } from "../src/endpoints/enforcement";
 import { createLogger } from "../src/observability/logger";
-import { buildHandlers } from "../src/policies";
-import { REFUSAL_REMEDIES } from "../src/policies/remedies";
+import { buildHandlers } from "../src/endpoints/handlers";
+import { REFUSAL_REMEDIES } from "../src/endpoints/remedies";
 import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { GC_RESULT_MARKER } from "./lib/fixed-rate";

@@ -19,10 +19,10 @@
 
 import { Hono } from "hono";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../src/admission/endpoints";
-import { DENY_EVERYWHERE } from "../src/admission/enforcement";
-import { admissionMeasures } from "../src/admission/measures";
-import { mountReviewRoutes } from "../src/admission/review-route";
+import { ENDPOINT_KEYS, ENDPOINTS, endpointAt } from "../src/endpoints/index";
+import { DENY_EVERYWHERE } from "../src/endpoints/enforcement";
+import { admissionMeasures } from "../src/http/review-metrics";
+import { mountReviewRoutes } from "../src/http/review-chain";
 import { measureRequests, type RequestMeasures, warnOnRejection } from "../src/http/observe";
 import {
   answerErrors,
@@ -32,8 +32,8 @@ import {
 } from "../src/http/rejection";
 import { createLogger } from "../src/observability/logger";
 import { childrenOf, LATENCY_BUCKETS } from "../src/observability/metrics";
-import { buildHandlers } from "../src/policies";
-import { REFUSAL_REMEDIES } from "../src/policies/remedies";
+import { buildHandlers } from "../src/endpoints/handlers";
+import { REFUSAL_REMEDIES } from "../src/endpoints/remedies";
 import { mountProbes } from "../src/server/probes";
 import { FakeKube } from "../test/support/fake-kube";
 import { designFloorApp } from "./lib/design-floor-app";

@@ -14,11 +14,11 @@ async function main(args: readonly string[]): Promise<number> {
   switch (command) {
     // Each command loads only its own modules: `validate` starts no server and reads no kube config.
     case "serve":
-      return (await import("./cli/serve")).runServe(args.slice(1));
+      return (await import("./server/serve-command")).runServe(args.slice(1));
     case "validate":
-      return (await import("./cli/validate")).runValidate(args.slice(1));
+      return (await import("./cli/validate/command")).runValidate(args.slice(1));
     case "audit":
-      return (await import("./cli/audit")).runAudit(args.slice(1));
+      return (await import("./cli/audit/command")).runAudit(args.slice(1));
     case "version":
     case "--version":
     case "-v":

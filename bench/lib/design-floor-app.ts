@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
-import { reviewValidation } from "../../src/admission/review-route";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints/index";
+import { reviewValidation } from "../../src/http/review-chain";
 import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import { createLogger } from "../../src/observability/logger";
 
@@ -9,7 +9,7 @@ const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
 /**
  * The design floor's app: every review route runs exactly the middleware of
  * the product's review routes (reviewValidation of
- * src/admission/review-route.ts), then answers a fixed allow (uid echoed).
+ * src/http/review-chain.ts), then answers a fixed allow (uid echoed).
  */
 export function designFloorApp(): Hono<RejectionEnv> {
   const app = new Hono<RejectionEnv>();

@@ -1,7 +1,7 @@
 /** What one run of `cocoon-webhook validate` found, and the lines every output format shares. */
 import { isAbsolute, relative, sep } from "node:path";
-import type { CheckSummary, Finding } from "./check";
-import type { InputProblem } from "./inputs";
+import type { CheckSummary, Finding } from "./validate/check";
+import type { InputProblem } from "./validate/inputs";
 
 /** Everything one run found: what the formats render. */
 export interface RunReport {

@@ -1,7 +1,7 @@
 import { NODE_USERNAME_PREFIX, SCHEDULER_USERNAME } from "./identities";
 import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "./markers";
-import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "./platform-identities";
-import { DEFAULT_POD_CREATORS } from "./pod-creators";
+import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "../endpoints/pod-gate/platform-identities";
+import { DEFAULT_POD_CREATORS } from "../endpoints/pod-gate/creators";
 
 /*
  * The CEL pre-filters of the webhook registrations (Kubernetes >= 1.30, beta
@@ -90,7 +90,7 @@ const cocoonTolerationsOf = (object: string) =>
   `${fieldOr(object, ["spec", "tolerations"], "[]")}` +
   `.filter(t, t != null && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}')`;
 
-/** The gate fields the update changes (changedGateFields in src/policies/pod-gate-changes.ts). */
+/** The gate fields the update changes (changedGateFields in src/endpoints/pod-gate/gate-fields.ts). */
 const GATE_FIELD_CHANGED: Cel = [
   `${annotationsOf("object")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
   `&& (!(k in ${annotationsOf("oldObject")})`,
@@ -148,7 +148,7 @@ export function podGateConditions(podCreators: string, runtimeIdentities: string
       "and changes to the gate fields of a VM-backed pod by anyone but the platform's " +
       "identities, so a webhook outage cannot block ordinary pods, scheduling, or the " +
       "platform's runtime patches and status writes. The expressions mirror the pod gate " +
-      "(src/policies/pod-gate.ts). The identity lists are POD_CREATORS and RUNTIME_IDENTITIES " +
+      "(src/endpoints/pod-gate/decide.ts). The identity lists are POD_CREATORS and RUNTIME_IDENTITIES " +
       "as the Deployment's ConfigMap holds them (kustomize writes them in). For older " +
       "clusters, see manifests/components/no-match-conditions.",
     conditions: [
@@ -252,7 +252,7 @@ export const SCALE_GUARD_CONDITIONS: MatchConditions = {
       ),
       "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
         "updates only of workloads whose old pod template carries the cocoon toleration " +
-        "(workloadIsCocoon in src/policies/scale-guard.ts, applied to oldObject).",
+        "(workloadIsCocoon in src/endpoints/scale-guard.ts, applied to oldObject).",
     ),
     condition(
       "replicas-go-down",

@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler, Hono, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { cutShort } from "../echo";
+import { cutShort } from "../bounded-text";
 import type { Logger } from "../observability/logger";
 
 /** The 4xx answers the listeners give before any handler decides anything. */

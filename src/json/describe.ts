@@ -1,5 +1,5 @@
 /** Plain JSON values as decoded objects hold them, and how messages show them. */
-import { cutShort } from "../echo";
+import { cutShort } from "../bounded-text";
 import { isJsonObject } from "./read";
 
 const QUOTED_VALUE_LIMIT = 100;

@@ -13,9 +13,9 @@
  *
  * zod stays where it is the framework's or the configuration's own: the
  * AdmissionReview envelope through @hono/zod-validator
- * (src/admission/review.ts), the environment (src/config.ts), the CLI's
- * options, and kubeconfig and credential files (src/kube/cluster-access.ts,
- * src/kube/credentials.ts).
+ * (src/contract/admission-request.ts), the environment (src/config.ts), the CLI's
+ * options, and kubeconfig and credential files (src/apiserver/cluster-access.ts,
+ * src/apiserver/credentials.ts).
  */
 
 /** A JSON object (not null, not an array), as decoded objects hold them. */

@@ -1,4 +1,4 @@
-import { cutShort } from "../echo";
+import { cutShort } from "../bounded-text";
 import type { Logger } from "./logger";
 
 /** At most this many `request rejected` lines per window; the rest are summed up in one line. */

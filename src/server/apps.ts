@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { admissionMeasures } from "../admission/measures";
-import { mountReviewRoutes, type ReviewRouteOptions } from "../admission/review-route";
-import type { Handlers } from "../admission/verdict";
+import { admissionMeasures } from "../http/review-metrics";
+import { mountReviewRoutes, type ReviewRouteOptions } from "../http/review-chain";
+import type { Handlers } from "../contract/verdict";
 import { measureRequests, warnOnRejection } from "../http/observe";
 import {
   answerErrors,

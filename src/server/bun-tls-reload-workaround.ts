@@ -1,5 +1,5 @@
 import { readdirSync, readlinkSync } from "node:fs";
-import { errorText } from "../echo";
+import { errorText } from "../bounded-text";
 
 /*
  * The workaround for a Bun limitation: `server.reload({ tls })` does not swap

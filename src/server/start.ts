@@ -1,6 +1,6 @@
-import { ENDPOINT_KEYS, ENDPOINTS } from "../admission/endpoints";
-import { enforcementName, warnModeEndpoints } from "../admission/enforcement";
-import type { Handlers } from "../admission/verdict";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints/index";
+import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
+import type { Handlers } from "../contract/verdict";
 import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import {
@@ -10,7 +10,7 @@ import {
   tlsRotationSteeringFallbacksTotal,
   warnMode,
 } from "../observability/metrics";
-import { REFUSAL_REMEDIES } from "../policies/remedies";
+import { REFUSAL_REMEDIES } from "../endpoints/remedies";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";

@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { errorText } from "../echo";
+import { errorText } from "../bounded-text";
 import { readRegularFile } from "../safe-file";
 
 export interface TlsPair {

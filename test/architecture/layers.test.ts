@@ -13,24 +13,25 @@ const LAYERS: readonly (readonly string[])[] = [
   ["main.ts"],
   ["cli"],
   ["server"],
-  ["config.ts"],
-  ["policies"],
-  ["admission"],
   ["http"],
+  ["config.ts"],
+  ["endpoints"],
+  ["apiserver"],
+  ["contract"],
   ["cocoon"],
   ["kube"],
   ["json"],
   ["observability"],
-  ["echo.ts", "clock.ts", "safe-file.ts", "version.ts"],
+  ["bounded-text.ts", "clock.ts", "safe-file.ts", "version.ts"],
 ];
 
 /** Packages that belong to one concern, and the layers allowed to import them. */
 const PACKAGE_HOMES: Readonly<Record<string, readonly string[]>> = {
-  hono: ["server", "admission", "http"],
-  "@hono/zod-validator": ["admission"],
+  hono: ["server", "http"],
+  "@hono/zod-validator": ["http"],
   "prom-client": ["observability"],
   pino: ["observability"],
-  "@kubernetes/client-node": ["kube"],
+  "@kubernetes/client-node": ["apiserver"],
 };
 
 const SRC = resolve(import.meta.dir, "../../src");

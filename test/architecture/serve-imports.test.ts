@@ -15,10 +15,10 @@ interface MetaInput {
   readonly imports: readonly { readonly path: string; readonly kind: string }[];
 }
 
-/** The modules `src/cli/serve.ts` loads at start, by their paths relative to the repository. */
+/** The modules `src/server/serve-command.ts` loads at start, by their paths relative to the repository. */
 async function modulesLoadedAtStart(): Promise<Map<string, MetaInput>> {
   const built = await Bun.build({
-    entrypoints: [resolve(REPO, "src/cli/serve.ts")],
+    entrypoints: [resolve(REPO, "src/server/serve-command.ts")],
     target: "bun",
     splitting: true,
     metafile: true,
@@ -37,7 +37,7 @@ async function modulesLoadedAtStart(): Promise<Map<string, MetaInput>> {
       if (kind !== "dynamic-import") visit(inputs[path] ? path : key(resolve(REPO, path)));
     }
   };
-  visit(key(resolve(REPO, "src/cli/serve.ts")));
+  visit(key(resolve(REPO, "src/server/serve-command.ts")));
   return loaded;
 }
 

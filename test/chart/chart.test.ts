@@ -2,7 +2,7 @@
  * charts/cocoon-webhook, hand-kept, against what it must agree with: with its
  * default values `helm template` renders exactly what kustomize renders of
  * manifests/, object by object; its webhook registrations and RBAC role are
- * what the endpoint table (src/admission/endpoints.ts) gives; `helm lint`
+ * what the endpoint table (src/endpoints/index.ts) gives; `helm lint`
  * passes. Run by `make lint-chart` (helm and kustomize come from test/tools,
  * built on first use).
  */
@@ -13,7 +13,7 @@ import { parse } from "yaml";
 import { CHART_DIR } from "../../scripts/chart-files";
 import { generatedFiles } from "../../scripts/generated-files";
 import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/admission/endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints/index";
 import { loadConfig } from "../../src/config";
 import {
   containerOf,

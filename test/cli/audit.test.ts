@@ -14,10 +14,10 @@ import {
   COCOONSET_OWNER as COCOONSET_KIND,
   DEFAULT_POD_CREATORS,
   parsePodCreators,
-} from "../../src/cocoon/pod-creators";
+} from "../../src/endpoints/pod-gate/creators";
 import type { JsonObject } from "../../src/json/read";
-import { KubeApiError } from "../../src/kube/kube-api";
-import type { KubeLister } from "../../src/kube/list-stream";
+import { KubeApiError } from "../../src/contract/reads";
+import type { KubeLister } from "../../src/apiserver/list-stream";
 
 const parsed = parsePodCreators(DEFAULT_POD_CREATORS);
 if (!("podCreators" in parsed)) throw new Error("the default POD_CREATORS must parse");

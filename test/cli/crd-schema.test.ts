@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cocoonSetSchemaProblems } from "../../src/cli/crd-schema";
+import { cocoonSetSchemaProblems } from "../../src/cli/validate/crd-schema";
 
 const set = (spec: Record<string, unknown>) => ({
   apiVersion: "cocoonset.cocoonstack.io/v1",

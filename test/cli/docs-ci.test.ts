@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { runValidate } from "../../src/cli/validate";
+import { runValidate } from "../../src/cli/validate/command";
 
 const ROOT = join(import.meta.dir, "../..");
 const GUIDE = readFileSync(join(ROOT, "docs/cli.md"), "utf8");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { SourceObject } from "../../src/cli/documents";
-import { documentTexts } from "../../src/cli/yaml-stream";
+import type { SourceObject } from "../../src/cli/validate/documents";
+import { documentTexts } from "../../src/cli/validate/yaml-stream";
 import { parseWhole } from "../support/validate-input";
 
 function objectsIn(text: string): SourceObject[] {

@@ -7,7 +7,7 @@ import {
   MAX_INPUT_BYTES,
   readInputs,
   type SourceText,
-} from "../../src/cli/inputs";
+} from "../../src/cli/validate/inputs";
 import { readCappedStream } from "../../src/safe-file";
 
 const root = mkdtempSync(join(tmpdir(), "cocoon-inputs-"));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isNode, LineCounter, parseDocument } from "yaml";
-import { positionOf } from "../../src/cli/line-map";
+import { positionOf } from "../../src/cli/validate/line-map";
 import type { PathSegments } from "../../src/json/path";
 
 function lineIn(text: string, segments: PathSegments): number {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parse } from "yaml";
-import { runValidate } from "../../src/cli/validate";
+import { runValidate } from "../../src/cli/validate/command";
 
 const ROOT = join(import.meta.dir, "../..");
 const FIXTURES = join(ROOT, "test/fixtures/validate");

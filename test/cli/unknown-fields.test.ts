@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { unknownFields } from "../../src/cli/unknown-fields";
+import { unknownFields } from "../../src/cli/validate/unknown-fields";
 import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS } from "../../src/cocoon/crd-fields";
 import { checkText } from "../support/validate-input";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import packageJson from "../../package.json";
-import { runAudit } from "../../src/cli/audit";
+import { runAudit } from "../../src/cli/audit/command";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { MIB, peakRssBytes } from "../support/procfs";

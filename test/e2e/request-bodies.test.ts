@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { COLLECT_ANYWAY_ABOVE_RSS_BYTES } from "../../src/admission/large-reviews";
+import { COLLECT_ANYWAY_ABOVE_RSS_BYTES } from "../../src/http/body-budget";
 import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
 import { admissionReview } from "../support/admission-review";
 import { eventually } from "../support/eventually";

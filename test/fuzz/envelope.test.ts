@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type EndpointKey, resultReasons } from "../../src/admission/endpoints";
-import { encodeResponse, MESSAGE_PREFIX } from "../../src/admission/response";
-import { type AdmissionRequest, admissionReviewSchema } from "../../src/admission/review";
-import { denied, type Verdict } from "../../src/admission/verdict";
+import { type EndpointKey, resultReasons } from "../../src/endpoints/index";
+import { encodeResponse, MESSAGE_PREFIX } from "../../src/http/admission-response";
+import { type AdmissionRequest, admissionReviewSchema } from "../../src/contract/admission-request";
+import { denied, type Verdict } from "../../src/contract/verdict";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import type { HandlerDeps } from "../../src/policies";
+import type { HandlerDeps } from "../../src/endpoints/handlers";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";

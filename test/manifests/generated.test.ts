@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { driftedFiles, generatedFiles } from "../../scripts/generated-files";
-import { ENDPOINT_KEYS, ENDPOINTS, type Registration } from "../../src/admission/endpoints";
-import { enforcementName } from "../../src/admission/enforcement";
+import { ENDPOINT_KEYS, ENDPOINTS, type Registration } from "../../src/endpoints/index";
+import { enforcementName } from "../../src/endpoints/enforcement";
 import { repoPath } from "./kustomize";
 
 const committed = (path: string) =>

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import fc from "fast-check";
-import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/admission/endpoints";
-import { admissionRequestSchema } from "../../src/admission/review";
+import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/endpoints/index";
+import { admissionRequestSchema } from "../../src/contract/admission-request";
 import {
   GARBAGE_COLLECTOR_USERNAMES,
   OPERATOR_USERNAME,
@@ -16,23 +16,23 @@ import {
   BOUND_NODES_ENTRY,
   DEFAULT_RUNTIME_IDENTITIES,
   isPlatformIdentity,
-} from "../../src/cocoon/platform-identities";
-import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
+} from "../../src/endpoints/pod-gate/platform-identities";
+import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
 import { jsonEqual } from "../../src/json/equal";
 import { isJsonObject, valueAt } from "../../src/json/read";
-import { validateCocoonSet } from "../../src/policies/cocoonset/cocoonset";
+import { validateCocoonSet } from "../../src/endpoints/cocoonset/decide";
 import {
   podEntersCocoonGate,
   podGate as podGateRule,
   requestedNodeName,
-} from "../../src/policies/pod-gate";
-import { changedGateFields } from "../../src/policies/pod-gate-changes";
+} from "../../src/endpoints/pod-gate/decide";
+import { changedGateFields } from "../../src/endpoints/pod-gate/gate-fields";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
   scaleGuard,
   workloadIsCocoon,
-} from "../../src/policies/scale-guard";
+} from "../../src/endpoints/scale-guard";
 import {
   admissionRequest,
   admissionReview,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { AdmissionRequest } from "../../src/admission/review";
-import type { Verdict } from "../../src/admission/verdict";
-import { DEFAULT_POD_CREATORS } from "../../src/cocoon/pod-creators";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
+import type { Verdict } from "../../src/contract/verdict";
+import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators } from "../support/handlers";

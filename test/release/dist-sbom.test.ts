@@ -78,14 +78,14 @@ describe.each(TARGETS)("the SBOM of cocoon-webhook-%s", (target) => {
 
   test("the bundle is split: client-node, loaded only for a KUBECONFIG, is not in the chunk serve runs from", () => {
     const chunkOf = (file: string) => chunks.findIndex((chunk) => chunk.includes(file));
-    const serve = chunkOf("src/cli/serve.ts");
+    const serve = chunkOf("src/server/serve-command.ts");
     const clientNode = chunks.findIndex((chunk) =>
       chunk.some((file) => file.includes("node_modules/@kubernetes/client-node/")),
     );
     expect(serve).toBeGreaterThanOrEqual(0);
     expect(clientNode).toBeGreaterThanOrEqual(0);
     expect(clientNode).not.toBe(serve);
-    expect(chunkOf("src/cli/validate.ts")).not.toBe(serve);
+    expect(chunkOf("src/cli/validate/command.ts")).not.toBe(serve);
   });
 
   test("lists the Bun runtime the binary is built on, and the binary carries its code", () => {

@@ -1,4 +1,4 @@
-import type { AdmissionRequest } from "../../src/admission/review";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 
 /**

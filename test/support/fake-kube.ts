@@ -3,7 +3,7 @@ import { WORKLOADS, type WorkloadResource } from "../../src/cocoon/workload";
 import { isJsonObject, type JsonObject } from "../../src/json/read";
 import { MalformedField } from "../../src/kube/answer-fields";
 import { type ApiResource, NODES, PODS } from "../../src/kube/api-resources";
-import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/kube/kube-api";
+import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/contract/reads";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";

@@ -1,18 +1,18 @@
-import type { EndpointKey } from "../../src/admission/endpoints";
-import { gateOperations } from "../../src/admission/operation-gate";
-import type { AdmissionRequest } from "../../src/admission/review";
-import type { Verdict } from "../../src/admission/verdict";
+import type { EndpointKey } from "../../src/endpoints/index";
+import { gateOperations } from "../../src/http/operation-gate";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
+import type { Verdict } from "../../src/contract/verdict";
 import {
   DEFAULT_RUNTIME_IDENTITIES,
   parseRuntimeIdentities,
   type RuntimeIdentities,
-} from "../../src/cocoon/platform-identities";
+} from "../../src/endpoints/pod-gate/platform-identities";
 import {
   DEFAULT_POD_CREATORS,
   type PodCreators,
   parsePodCreators,
-} from "../../src/cocoon/pod-creators";
-import { buildHandlers, type HandlerDeps } from "../../src/policies";
+} from "../../src/endpoints/pod-gate/creators";
+import { buildHandlers, type HandlerDeps } from "../../src/endpoints/handlers";
 import { FakeKube } from "./fake-kube";
 
 /**

@@ -1,4 +1,4 @@
-import { createLargeReviewGate } from "../../src/admission/large-reviews";
+import { createLargeReviewGate } from "../../src/http/body-budget";
 
 /**
  * A server in its own process (run with `bun`, the port as argument) that

@@ -8,7 +8,7 @@ import {
   ENDPOINTS,
   resultReasons,
   VERDICT_RESULTS,
-} from "../../src/admission/endpoints";
+} from "../../src/endpoints/index";
 import { admissionDuration, registry, TLS_RELOAD_RESULTS } from "../../src/observability/metrics";
 import {
   exposedSeriesNames,

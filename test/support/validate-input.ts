@@ -1,6 +1,6 @@
-import { type CheckOptions, type CheckSummary, createObjectChecker } from "../../src/cli/check";
-import { parseSource, type SourceObject } from "../../src/cli/documents";
-import type { InputProblem, SourceText } from "../../src/cli/inputs";
+import { type CheckOptions, type CheckSummary, createObjectChecker } from "../../src/cli/validate/check";
+import { parseSource, type SourceObject } from "../../src/cli/validate/documents";
+import type { InputProblem, SourceText } from "../../src/cli/validate/inputs";
 
 /** Every object of a text, or the problem that ended it, as `validate` streams them. */
 export function parseWhole(source: SourceText): {

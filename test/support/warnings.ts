@@ -1,9 +1,9 @@
 import { expect } from "bun:test";
-import type { EndpointKey } from "../../src/admission/endpoints";
-import { enforce, remediesOf } from "../../src/admission/enforcement";
-import { MESSAGE_PREFIX, WARNING_MAX_CHARACTERS, warningsOf } from "../../src/admission/response";
-import type { Verdict } from "../../src/admission/verdict";
-import { REFUSAL_REMEDIES } from "../../src/policies/remedies";
+import type { EndpointKey } from "../../src/endpoints/index";
+import { enforce, remediesOf } from "../../src/endpoints/enforcement";
+import { MESSAGE_PREFIX, WARNING_MAX_CHARACTERS, warningsOf } from "../../src/http/admission-response";
+import type { Verdict } from "../../src/contract/verdict";
+import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
 
 /**
  * Checks what warn mode answers for `verdict` (a refusal of `endpoint`) as

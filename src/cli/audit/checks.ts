@@ -1,4 +1,4 @@
-import { collectViolations, type Violation } from "../../admission/violations";
+import { collectViolations, type Violation } from "../../contract/violations";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
 import {
   describeTrustedOwners,
@@ -6,25 +6,25 @@ import {
   ownerKindText,
   type PodCreators,
   pairedOwners,
-} from "../../cocoon/pod-creators";
-import { cutShort } from "../../echo";
+} from "../../endpoints/pod-gate/creators";
+import { cutShort } from "../../bounded-text";
 import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
 import { apiGroupOf } from "../../kube/api-resources";
-import type { HibernationRuleId, RuleId } from "../../policies/catalogue";
-import { cocoonSetViolations } from "../../policies/cocoonset/cocoonset";
+import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
+import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
 import {
   checkNoOtherHibernation,
   hibernationViolations,
   podNameOf,
   readHibernation,
-} from "../../policies/hibernation";
+} from "../../endpoints/hibernation";
 import {
   podOwnerKinds,
   readNodeKind,
   readPodMarkers,
   requestedNodeName,
-} from "../../policies/pod-gate";
-import { workloadIsCocoon } from "../../policies/scale-guard";
+} from "../../endpoints/pod-gate/decide";
+import { workloadIsCocoon } from "../../endpoints/scale-guard";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 

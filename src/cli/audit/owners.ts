@@ -1,4 +1,4 @@
-import { type OwnerKind, ownerKindText, sameOwnerKind } from "../../cocoon/pod-creators";
+import { type OwnerKind, ownerKindText, sameOwnerKind } from "../../endpoints/pod-gate/creators";
 import { type JsonObject, stringAt } from "../../json/read";
 
 /**

@@ -5,7 +5,7 @@ import {
   COCOONHIBERNATIONS,
   COCOONSET_KIND,
 } from "../../cocoon/crd-resources";
-import { SANDBOX_OWNER } from "../../cocoon/pod-creators";
+import { SANDBOX_OWNER } from "../../endpoints/pod-gate/creators";
 import {
   type JsonObject,
   MISTYPED,

@@ -1,4 +1,4 @@
-import { RULE_CATALOGUE } from "../../policies/catalogue";
+import { RULE_CATALOGUE } from "../../endpoints/catalogue";
 
 /**
  * What only `audit` reports: the pod gate and the scale-down guard judge

@@ -1,10 +1,10 @@
-import { ENDPOINTS } from "../../admission/endpoints";
-import { COCOONSET_OWNER, type PodCreators, SANDBOX_OWNER } from "../../cocoon/pod-creators";
-import { errorText } from "../../echo";
+import { ENDPOINTS } from "../../endpoints/index";
+import { COCOONSET_OWNER, type PodCreators, SANDBOX_OWNER } from "../../endpoints/pod-gate/creators";
+import { errorText } from "../../bounded-text";
 import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
-import { KubeApiError } from "../../kube/kube-api";
-import type { KubeLister } from "../../kube/list-stream";
+import { KubeApiError } from "../../contract/reads";
+import type { KubeLister } from "../../apiserver/list-stream";
 import { collectorPastSoftLimit } from "../cli-io";
 import {
   type AuditFinding,

@@ -1,4 +1,4 @@
-import type { Finding } from "../check";
+import type { Finding } from "../validate/check";
 import type { RunReport } from "../report";
 import { count, findingLine, notesOf, problemLine, summaryLine } from "../report";
 

@@ -1,5 +1,5 @@
 import { VERSION_INFO } from "../../version";
-import { ALL_RULES } from "../manifest-rules";
+import { ALL_RULES } from "../validate/manifest-rules";
 import type { RunReport } from "../report";
 import { notesOf, problemLine, repositoryPath, summaryLine } from "../report";
 

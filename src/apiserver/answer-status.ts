@@ -1,0 +1,309 @@
+import { cutShort } from "../bounded-text";
+import { isJsonObject, type JsonObject, readObjectList, readString, stringAt } from "../json/read";
+import { type FieldsCheck, MalformedField, mistypedAt } from "../kube/answer-fields";
+import { apiGroupOf } from "../kube/api-resources";
+import type { RawAnswer } from "./transport";
+import { KubeApiError } from "../contract/reads";
+
+const EXCERPT_CHARS = 200;
+
+/*
+ * The reason phrases of the statuses an apiserver, or a proxy in front of it,
+ * answers with. A table of our own rather than node:http's STATUS_CODES:
+ * importing node:http costs 2–3 MiB of resident memory for the life of the
+ * process, and nothing else on the serve path loads it (docs/performance.md).
+ * A status not listed is shown by its number alone.
+ */
+const REASONS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+export function isSuccess(answer: RawAnswer): boolean {
+  return answer.status >= 200 && answer.status < 300;
+}
+
+/** `GET …: apiserver answered 403 Forbidden: <the Status message>`. */
+export function statusError(operation: string, answer: RawAnswer): KubeApiError {
+  const reason = REASONS[answer.status] ?? "";
+  const quoted = bodyExcerpt(answer.body);
+  const detail = quoted ? `: ${quoted}` : "";
+  return new KubeApiError(
+    `${operation}: apiserver answered ${answer.status}${reason ? ` ${reason}` : ""}${detail}${hintFor(answer.status)}`,
+    answer.status,
+  );
+}
+
+function hintFor(status: number): string {
+  if (status === 401)
+    return " (check the bearer token or client certificate of the kubeconfig user)";
+  if (status === 403) return " (check the RBAC of the account this client runs as)";
+  return "";
+}
+
+/** The Status message when the body is a Kubernetes Status, else the start of the body. */
+function bodyExcerpt(body: string): string {
+  return excerpt(stringAt(tryParseJson(body), ["message"]) ?? body);
+}
+
+/** A JSON object, or KubeApiError naming the operation. */
+function decodeObject(operation: string, answer: RawAnswer): Record<string, unknown> {
+  const value = tryParseJson(answer.body);
+  if (value === undefined) {
+    throw new KubeApiError(
+      `${operation}: apiserver answered ${answer.status} with a body that is not JSON: ${bodyExcerpt(answer.body)}`,
+      answer.status,
+    );
+  }
+  if (!isJsonObject(value)) {
+    throw new KubeApiError(
+      `${operation}: apiserver answered ${answer.status} with JSON that is not an object`,
+      answer.status,
+    );
+  }
+  return value;
+}
+
+/** The object a GET asks for. `namespace` is absent for a cluster-scoped object (a Node). */
+export interface ExpectedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** Its resource as the URL and a NotFound Status name it: `deployments`, `nodes`. */
+  readonly resource: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/**
+ * Whether `body` is what the apiserver writes when the object of a GET does
+ * not exist, naming that object: a v1 Status of reason NotFound whose details
+ * name the object and its resource (group omitted for the core group).
+ */
+function namesMissingObject(body: unknown, expected: ExpectedObject): boolean {
+  if (!isJsonObject(body)) return false;
+  if (body.apiVersion !== "v1" || body.kind !== "Status" || body.reason !== "NotFound") {
+    return false;
+  }
+  const { details } = body;
+  if (!isJsonObject(details)) return false;
+  // Compared with strings, so a mistyped field never matches; only an absent group is the core one.
+  return (
+    details.name === expected.name &&
+    (details.group === undefined ? "" : details.group) === apiGroupOf(expected.apiVersion) &&
+    details.kind === expected.resource
+  );
+}
+
+/**
+ * Whether the answer says that the object asked for does not exist: a direct
+ * 404 whose body is the apiserver's NotFound Status naming that object (name,
+ * group and resource). Any other 404 — from a proxy in front of the
+ * apiserver, or for a path it does not serve — says nothing about the object
+ * and is a KubeApiError, so callers fail closed. False for other statuses.
+ */
+export function isVerifiedNotFound(
+  operation: string,
+  answer: RawAnswer,
+  expected: ExpectedObject,
+): boolean {
+  if (answer.status !== 404) return false;
+  if (namesMissingObject(tryParseJson(answer.body), expected)) return true;
+  const quoted = bodyExcerpt(answer.body);
+  throw new KubeApiError(
+    `${operation}: apiserver answered 404 Not Found${quoted ? ` (${quoted})` : ""} without naming ` +
+      `the ${describeExpected(expected)} asked for, so it does not say that object is missing; ` +
+      "the answer is not trusted: check the apiserver URL of the kubeconfig and any proxy in between",
+    404,
+  );
+}
+
+/** The list a LIST asks for, such as `CocoonHibernationList` of `CocoonHibernation` items. */
+export interface ExpectedList {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The kind of every item; items carry the list's apiVersion (custom resources always do). */
+  readonly itemKind: string;
+  /** The `limit` the page was asked for: a page with more items is not the apiserver's. */
+  readonly maxItems?: number;
+  /**
+   * Items may leave out apiVersion and kind, as the apiserver writes the items
+   * of built-in lists (PodList, NodeList); when present they must match.
+   */
+  readonly itemsMayOmitKind?: boolean;
+}
+
+/**
+ * The object of a GET answer, trusted only when it is a direct 2xx whose body
+ * is exactly the object asked for (apiVersion, kind, name, namespace) and
+ * whose fields the caller reads have the types `fields` requires. Anything
+ * else — a Status body, `{}`, another kind or object, a mistyped field — is a
+ * KubeApiError, so callers fail closed. A 404 is the caller's to check first
+ * with isVerifiedNotFound.
+ */
+export function verifiedObject<Fields extends JsonObject>(
+  operation: string,
+  answer: RawAnswer,
+  expected: ExpectedObject,
+  fields: FieldsCheck<Fields>,
+): Fields {
+  if (!isSuccess(answer)) throw statusError(operation, answer);
+  const object = decodeObject(operation, answer);
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  const sameObject =
+    object.apiVersion === expected.apiVersion &&
+    object.kind === expected.kind &&
+    metadata.name === expected.name &&
+    (expected.namespace === undefined
+      ? metadata.namespace === undefined || metadata.namespace === ""
+      : metadata.namespace === expected.namespace);
+  if (!sameObject) {
+    throw untrusted(
+      operation,
+      answer,
+      `${describeIdentity(object, metadata)} instead of the ${describeExpected(expected)} asked for`,
+    );
+  }
+  return checkedFields(operation, answer, object, fields, describeExpected(expected));
+}
+
+/** One page of a LIST answer: the items (each a JSON object) and the token of the next page. */
+export interface ListPage {
+  readonly items: readonly Record<string, unknown>[];
+  /** `metadata.continue`; undefined on the last page. */
+  readonly continueToken: string | undefined;
+}
+
+const ITEMS = ["items"] as const;
+const CONTINUE = ["metadata", "continue"] as const;
+
+/**
+ * What a LIST page must hold: `items`, a list of objects (the apiserver
+ * writes `"items": []`, but a Go nil slice would read `null`; both mean
+ * none), and a string `metadata.continue` when there is a next page.
+ */
+interface ListPageFields extends JsonObject {
+  readonly items: readonly JsonObject[] | null;
+  readonly metadata?: { readonly continue?: string | null } | null;
+}
+
+const listPageFields: FieldsCheck<ListPageFields> = (object) =>
+  mistypedAt(object, CONTINUE, readString, "a string") ??
+  (object.items === undefined
+    ? new MalformedField("items", "expected a list of objects, got nothing")
+    : mistypedAt(object, ITEMS, readObjectList, "a list of objects")) ??
+  (object as ListPageFields);
+
+/** A LIST page, trusted only when it is a direct 2xx of the list kind asked for, every item of the kind asked for. */
+export function verifiedListPage(
+  operation: string,
+  answer: RawAnswer,
+  expected: ExpectedList,
+): ListPage {
+  if (!isSuccess(answer)) throw statusError(operation, answer);
+  const object = decodeObject(operation, answer);
+  if (object.apiVersion !== expected.apiVersion || object.kind !== expected.kind) {
+    const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+    throw untrusted(
+      operation,
+      answer,
+      `${describeIdentity(object, metadata)} instead of the ${expected.apiVersion} ${expected.kind} asked for`,
+    );
+  }
+  // Counted before any item is decoded or kept: the apiserver never sends more than asked for.
+  const { maxItems } = expected;
+  if (maxItems !== undefined && Array.isArray(object.items) && object.items.length > maxItems) {
+    throw untrusted(
+      operation,
+      answer,
+      `a page of ${object.items.length} items where at most ${maxItems} were asked for`,
+    );
+  }
+  const page = checkedFields(operation, answer, object, listPageFields, expected.kind);
+  const items = page.items ?? [];
+  const strayIndex = items.findIndex(
+    (item) =>
+      !(expected.itemsMayOmitKind && item.apiVersion === undefined && item.kind === undefined) &&
+      (item.apiVersion !== expected.apiVersion || item.kind !== expected.itemKind),
+  );
+  const stray = items[strayIndex];
+  if (stray) {
+    const metadata = isJsonObject(stray.metadata) ? stray.metadata : {};
+    throw untrusted(
+      operation,
+      answer,
+      `a ${expected.kind} whose items[${strayIndex}] is ${describeIdentity(stray, metadata)}, ` +
+        `not a ${expected.apiVersion} ${expected.itemKind}`,
+    );
+  }
+  return { items, continueToken: page.metadata?.continue || undefined };
+}
+
+function checkedFields<Fields extends JsonObject>(
+  operation: string,
+  answer: RawAnswer,
+  object: JsonObject,
+  fields: FieldsCheck<Fields>,
+  what: string,
+): Fields {
+  const checked = fields(object);
+  if (!(checked instanceof MalformedField)) return checked;
+  throw untrusted(operation, answer, `a malformed ${what}: ${checked.describe()}`);
+}
+
+function untrusted(operation: string, answer: RawAnswer, what: string): KubeApiError {
+  return new KubeApiError(
+    `${operation}: apiserver answered ${answer.status} with ${what}; the answer is not trusted`,
+    answer.status,
+  );
+}
+
+function describeExpected({ apiVersion, kind, name, namespace }: ExpectedObject): string {
+  return `${apiVersion} ${kind} ${namespace === undefined ? name : `${namespace}/${name}`}`;
+}
+
+/** `a v1 Status ("…")`, `apps/v1 Deployment default/other`, `an object without apiVersion/kind`. */
+function describeIdentity(
+  identity: Record<string, unknown>,
+  metadata: Record<string, unknown>,
+): string {
+  const { apiVersion, kind } = identity;
+  if (typeof apiVersion !== "string" || typeof kind !== "string") {
+    return "an object without apiVersion and kind";
+  }
+  if (kind === "Status") {
+    const message = typeof identity.message === "string" ? ` (${excerpt(identity.message)})` : "";
+    return `a ${apiVersion} Status${message}`;
+  }
+  const name = typeof metadata.name === "string" ? metadata.name : "";
+  const namespace = typeof metadata.namespace === "string" ? metadata.namespace : "";
+  const named = namespace ? `${namespace}/${name}` : name;
+  return excerpt(`${apiVersion} ${kind}${named ? ` ${named}` : ""}`);
+}
+
+function excerpt(text: string): string {
+  return cutShort(text.replace(/\s+/g, " ").trim(), EXCERPT_CHARS);
+}
+
+function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,196 @@
+import { existsSync } from "node:fs";
+import { isIPv6 } from "node:net";
+import { dirname, isAbsolute, join } from "node:path";
+import type { Cluster, KubeConfig, User } from "@kubernetes/client-node";
+import { z } from "zod";
+import { errorText } from "../bounded-text";
+import type { Logger } from "../observability/logger";
+import { readRegularFile } from "../safe-file";
+
+/** Where the apiserver address and credentials came from. */
+export type ClusterAccessSource = "kubeconfig" | "in-cluster";
+
+/** The current context of a loaded KubeConfig, plus the token file client-node would not re-read. */
+export interface ClusterAccess {
+  readonly source: ClusterAccessSource;
+  /** The loaded KUBECONFIG, for exec plugins and auth providers; in-cluster needs none. */
+  readonly kubeConfig?: KubeConfig;
+  readonly cluster: Cluster;
+  readonly user: User;
+  /** Absolute path of a bearer-token file to re-read on rotation, if the user has one. */
+  readonly tokenFile?: string;
+}
+
+/** Mirrors client-node's loadFromCluster(), which prefixes these paths with its pathPrefix. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export interface ClusterAccessOptions {
+  /** The KUBECONFIG path; wins over the in-cluster service account. */
+  readonly kubeconfigPath?: string;
+  /** A context of the kubeconfig to use instead of its current-context (`audit --context`). */
+  readonly context?: string;
+  /** Prefix for the service-account files (tests); the real root is "". */
+  readonly inClusterRoot?: string;
+  readonly log?: Logger;
+}
+
+/**
+ * Resolves the apiserver the webhook talks to: the KUBECONFIG file when
+ * given, else the in-cluster service account, else `undefined`. A KUBECONFIG
+ * that cannot be used throws: a typo must not silently fall back.
+ */
+export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess | undefined {
+  if (options.kubeconfigPath) return loadKubeconfigFile(options.kubeconfigPath, options.context);
+  if (options.context !== undefined) {
+    throw new Error(`context "${options.context}" was asked for, but no kubeconfig is given`);
+  }
+  return loadInCluster(options.inClusterRoot ?? "", options.log);
+}
+
+/**
+ * client-node and its dependency tree take most of the webhook's start-up
+ * time and a good part of its memory, so it is loaded only for a KUBECONFIG
+ * (runs outside a cluster), and so is the YAML parser; the in-cluster path
+ * reads three files itself. (Every module loaded stays on the heap, and a
+ * smaller heap is a shorter pause when the garbage collector marks it.)
+ */
+function loadKubeconfigFile(path: string, context: string | undefined): ClusterAccess {
+  const { KubeConfig } =
+    require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const { parse: parseYaml } = require("yaml") as typeof import("yaml");
+  const kubeConfig = new KubeConfig();
+  let text: string;
+  let raw: ReturnType<typeof rawKubeconfig.safeParse>;
+  try {
+    // Read here, not by loadFromFile, so a FIFO or a device cannot hang start-up.
+    text = readRegularFile(path);
+    raw = rawKubeconfig.safeParse(parseYaml(text));
+    if (raw.success) checkInlineTokenFiles(raw.data);
+    kubeConfig.loadFromString(text);
+    kubeConfig.makePathsAbsolute(dirname(path));
+  } catch (error) {
+    throw new Error(`KUBECONFIG ${path}: cannot load kubeconfig: ${errorText(error)}`);
+  }
+  if (context !== undefined) {
+    if (!kubeConfig.getContextObject(context)) {
+      const known = kubeConfig.getContexts().map((each) => each.name);
+      throw new Error(
+        `KUBECONFIG ${path}: it has no context "${context}" (its contexts: ${known.join(", ") || "none"})`,
+      );
+    }
+    kubeConfig.setCurrentContext(context);
+  }
+  const { cluster, user } = currentClusterAndUser(kubeConfig, `KUBECONFIG ${path}`);
+  const tokenFile = kubeconfigTokenFile(path, raw, user);
+  return {
+    source: "kubeconfig",
+    kubeConfig: authenticationOnly(cluster, user),
+    cluster,
+    user,
+    ...(tokenFile ? { tokenFile } : {}),
+  };
+}
+
+/**
+ * client-node reads a user's `token-file` itself, with a plain blocking read,
+ * while it parses the document; each one is checked with the safe reader first.
+ */
+function checkInlineTokenFiles(document: z.infer<typeof rawKubeconfig>): void {
+  for (const entry of document.users ?? []) {
+    const file = entry.user?.["token-file"];
+    if (file) readRegularFile(file);
+  }
+}
+
+/**
+ * The KubeConfig handed to exec plugins and auth providers, without the CA and
+ * client-certificate paths: client-node would re-read those files with plain
+ * blocking reads on every request, while the webhook reads them itself,
+ * through the safe reader, and passes them to fetch.
+ */
+function authenticationOnly(cluster: Cluster, user: User): KubeConfig {
+  const { KubeConfig } =
+    require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const authOnly = new KubeConfig();
+  authOnly.loadFromClusterAndUser(
+    { ...cluster, caFile: undefined },
+    { ...user, certFile: undefined, keyFile: undefined },
+  );
+  return authOnly;
+}
+
+function loadInCluster(root: string, log: Logger | undefined): ClusterAccess | undefined {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) return undefined;
+  const tokenFile = `${root}${SERVICE_ACCOUNT_DIR}/token`;
+  if (!existsSync(tokenFile)) {
+    log?.warn(
+      {
+        tokenFile,
+      },
+      "KUBERNETES_SERVICE_HOST is set but there is no service-account token",
+    );
+    return undefined;
+  }
+  const caFile = `${root}${SERVICE_ACCOUNT_DIR}/ca.crt`;
+  if (!existsSync(caFile)) {
+    throw new Error(`in-cluster config: the cluster CA ${caFile} does not exist`);
+  }
+  // As client-go's InClusterConfig: always HTTPS, the host bracketed when it is IPv6.
+  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const cluster: Cluster = { name: "in-cluster", server, caFile, skipTLSVerify: false };
+  return { source: "in-cluster", cluster, user: { name: "in-cluster" }, tokenFile };
+}
+
+function currentClusterAndUser(
+  kubeConfig: KubeConfig,
+  origin: string,
+): { cluster: Cluster; user: User } {
+  const cluster = kubeConfig.getCurrentCluster();
+  const user = kubeConfig.getCurrentUser();
+  const context = kubeConfig.getCurrentContext();
+  if (!cluster) {
+    throw new Error(
+      `${origin}: current context "${context}" names no cluster; set current-context`,
+    );
+  }
+  if (!user) throw new Error(`${origin}: current context "${context}" names no user`);
+  return { cluster, user };
+}
+
+const tokenFileFields = z.looseObject({
+  tokenFile: z.string().min(1).optional(),
+  "token-file": z.string().min(1).optional(),
+});
+
+const rawKubeconfig = z.looseObject({
+  users: z.array(z.looseObject({ name: z.string(), user: tokenFileFields.nullish() })).nullish(),
+});
+
+const tokenFileAuthProvider = z.looseObject({
+  config: z.looseObject({ tokenFile: z.string().min(1) }),
+});
+
+/**
+ * client-node drops client-go's `tokenFile` user field and reads its own
+ * `token-file` spelling once at load, so the raw document is consulted for
+ * that one field; everything else comes from KubeConfig. A relative path is
+ * relative to the kubeconfig's folder, as in client-go.
+ */
+function kubeconfigTokenFile(
+  kubeconfigPath: string,
+  raw: ReturnType<typeof rawKubeconfig.safeParse>,
+  user: User,
+): string | undefined {
+  const fromAuthProvider = tokenFileAuthProvider.safeParse(user.authProvider);
+  const rawUser = raw.success
+    ? raw.data.users?.find((entry) => entry.name === user.name)
+    : undefined;
+  const path =
+    rawUser?.user?.tokenFile ??
+    rawUser?.user?.["token-file"] ??
+    (fromAuthProvider.success ? fromAuthProvider.data.config.tokenFile : undefined);
+  if (path === undefined) return undefined;
+  return isAbsolute(path) ? path : join(dirname(kubeconfigPath), path);
+}

@@ -1,0 +1,175 @@
+import type { RequestOptions } from "node:https";
+import { z } from "zod";
+import { errorText } from "../bounded-text";
+import type { Logger } from "../observability/logger";
+import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
+import { requireCertificateBundle } from "./certificate-bundle";
+import type { ClusterAccess } from "./cluster-access";
+import { KubeApiError } from "../contract/reads";
+import { type WatchedFile, watchFile } from "./watched-file";
+
+/** How often rotated token, CA and client-certificate files are looked at, at most. */
+export const DEFAULT_FILE_RECHECK_MS = 1000;
+
+/** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
+export interface ApiserverCredentials {
+  /** Authorization (and Impersonate-User) headers; throws KubeApiError when they cannot be made. */
+  headers(): Promise<Record<string, string>>;
+  /** TLS options for Bun's fetch; verification is always on. */
+  tls(): BunFetchRequestInitTLS;
+  /** After a 401 the token file may have just rotated: look at it on the next call. */
+  unauthorized(): void;
+}
+
+const authorizationHeader = z.looseObject({ Authorization: z.string() });
+
+type PemSource = () => string | undefined;
+
+export function createCredentials(
+  access: ClusterAccess,
+  options: { recheckMs?: number; log?: Logger },
+): ApiserverCredentials {
+  const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
+  const watch = (
+    path: string,
+    file: CredentialFile,
+    validate?: (content: string) => void,
+  ): WatchedFile =>
+    watchFile(path, {
+      recheckMs,
+      validate,
+      onError: (error) => {
+        apiserverFileReloadFailuresTotal.labels(file).inc();
+        options.log?.warn(
+          {
+            path,
+            error: errorText(error),
+          },
+          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
+        );
+      },
+    });
+  const pem = (
+    file: CredentialFile,
+    path?: string,
+    base64Data?: string,
+    validate?: (content: string) => void,
+  ): PemSource => {
+    if (path) {
+      const watched = watch(path, file, validate);
+      return () => readOrThrow(watched, DESCRIPTIONS[file]);
+    }
+    const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+    return () => decoded;
+  };
+
+  const { cluster, user } = access;
+  const ca = pem("cluster_ca", cluster.caFile, cluster.caData, requireCertificateBundle);
+  const clientCert = pem("client_certificate", user.certFile, user.certData);
+  const clientKey = pem("client_key", user.keyFile, user.keyData);
+  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer_token") : undefined;
+  requireUsableCa(ca, cluster.caData);
+  const authorization = authorizationSource(access, tokenFile);
+
+  // Built again only when what goes into them changes (a rotated token or
+  // PEM file): every call to the apiserver asks for both.
+  let headersFor: { value: string | undefined; headers: Record<string, string> } | undefined;
+  let tlsFor: { pems: readonly (string | undefined)[]; tls: BunFetchRequestInitTLS } | undefined;
+
+  return {
+    async headers() {
+      const value = await authorization();
+      if (headersFor && headersFor.value === value) return headersFor.headers;
+      const headers: Record<string, string> = {};
+      if (value) headers.Authorization = value;
+      if (user.impersonateUser) headers["Impersonate-User"] = user.impersonateUser;
+      headersFor = { value, headers };
+      return headers;
+    },
+    tls() {
+      const pems = [ca(), clientCert(), clientKey()] as const;
+      if (tlsFor?.pems.every((pem, i) => pem === pems[i])) return tlsFor.tls;
+      const [caPem, certPem, keyPem] = pems;
+      // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED in the environment cannot turn it off.
+      const tls: BunFetchRequestInitTLS = { rejectUnauthorized: true };
+      if (caPem) tls.ca = caPem;
+      if (certPem) tls.cert = certPem;
+      if (keyPem) tls.key = keyPem;
+      if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+      tlsFor = { pems, tls };
+      return tls;
+    },
+    unauthorized() {
+      tokenFile?.recheckNow();
+    },
+  };
+}
+
+/** Which file of the apiserver client a reload failure is counted under. */
+type CredentialFile = "cluster_ca" | "client_certificate" | "client_key" | "bearer_token";
+
+const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
+  cluster_ca: "cluster CA",
+  client_certificate: "client certificate",
+  client_key: "client key",
+  bearer_token: "bearer token file",
+};
+
+/**
+ * The CA is read once at start, so an empty or garbled one stops the process
+ * naming its file; later changes to it are checked the same way and, when
+ * unusable, leave the last good CA in use. Never "no CA": fetch would then
+ * trust the system's default store instead of the cluster's CA.
+ */
+function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
+  const pem = ca();
+  if (pem === undefined || !inlineData) return;
+  try {
+    requireCertificateBundle(pem);
+  } catch (error) {
+    throw new KubeApiError(
+      `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
+    );
+  }
+}
+
+function authorizationSource(
+  access: ClusterAccess,
+  tokenFile: WatchedFile | undefined,
+): () => Promise<string | undefined> {
+  const { user } = access;
+  if (tokenFile) {
+    return async () => {
+      const token = readOrThrow(tokenFile, DESCRIPTIONS.bearer_token).trim();
+      if (token === "") throw new KubeApiError(`bearer token file ${tokenFile.path} is empty`);
+      return `Bearer ${token}`;
+    };
+  }
+  const { kubeConfig } = access;
+  if (kubeConfig && (user.exec || user.authProvider)) {
+    // Exec plugins and auth providers (cloud CLIs on a developer's machine) stay with client-node.
+    return async () => {
+      const requestOptions: RequestOptions = {};
+      await kubeConfig.applyToHTTPSOptions(requestOptions);
+      const headers = authorizationHeader.safeParse(requestOptions.headers);
+      return headers.success ? headers.data.Authorization : undefined;
+    };
+  }
+  if (user.token) {
+    const header = `Bearer ${user.token.trim()}`;
+    return async () => header;
+  }
+  if (user.username) {
+    const basic = Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64");
+    return async () => `Basic ${basic}`;
+  }
+  return async () => undefined;
+}
+
+function readOrThrow(file: WatchedFile, what: string): string {
+  try {
+    return file.read();
+  } catch (error) {
+    throw new KubeApiError(`cannot read the ${what} ${file.path}: ${errorText(error)}`);
+  }
+}

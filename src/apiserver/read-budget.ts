@@ -1,0 +1,128 @@
+import { KubeApiError } from "../contract/reads";
+
+/**
+ * apiserver reads the webhook waits on at once. Past it a review that needs
+ * a read fails closed at once instead of queueing: with the apiserver slow
+ * or down, every review waiting on a read holds its body, and a small body's
+ * hold counts against the room small reviews share (16 of 256 KiB fill it).
+ * Eight hold at most half of that room, so a review that needs no read is
+ * never queued behind reviews that wait on one. A healthy apiserver answers
+ * a GET in milliseconds: eight at once are thousands a second.
+ */
+export const MAX_READS_IN_FLIGHT = 8;
+
+/**
+ * Memory the answers of the reads in flight may hold together: their bytes
+ * as they arrive, then what decoding them costs. A LIST of the most the
+ * webhook reads (MAX_LIST_BYTES of CocoonHibernations) fits; two of the
+ * largest a hostile apiserver could send do not, whatever their shape.
+ */
+export const ANSWERS_BUDGET_BYTES = 80 * 1024 * 1024;
+
+/**
+ * What decoding an answer costs, charged before it is decoded: the text
+ * stays until the decoding ends, its strings are copied into the decoded
+ * value, and each object or array takes a hundred-odd bytes of heap.
+ */
+export function decodedCost(bytes: number, containers: number): number {
+  return 2 * bytes + containers * DECODED_CONTAINER_BYTES;
+}
+
+const DECODED_CONTAINER_BYTES = 128;
+
+/** One read's hold on the budget, from its first request until its caller has its answer. */
+export interface ReadHold {
+  /** Counts `bytes` more against the budget; a KubeApiError naming the read when past it. */
+  charge(bytes: number): void;
+  /** Gives everything back; the read is no longer in flight. */
+  end(): void;
+}
+
+export interface ReadBudget {
+  /** Starts a read: a KubeApiError naming `operation` at once when MAX_READS_IN_FLIGHT are in flight. */
+  begin(operation: string): ReadHold;
+  readonly readsInFlight: number;
+  readonly heldBytes: number;
+}
+
+/**
+ * A read whose answers held at least this much is followed by a full
+ * collection once its caller is done with them: the collector would leave
+ * tens of MiB of decoded answers for later, and the next large answers
+ * would be decoded on top of them.
+ */
+export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
+
+export interface ReadBudgetOptions {
+  readonly maxReads?: number;
+  readonly budgetBytes?: number;
+  /** A full collection of the heap; `Bun.gc(true)` unless given. */
+  readonly collect?: () => void;
+}
+
+/**
+ * Bounds what the reads reviews wait on hold, whatever their number and
+ * whatever their answers: the reads in flight, and the bytes of their
+ * answers and of the decoded values they become. A read past either bound
+ * is refused, never queued: the review fails closed with a message naming
+ * the read, and the client's retry (a controller's requeue) finds room.
+ * After a read whose answers were large, the heap is collected.
+ */
+export function createReadBudget({
+  maxReads = MAX_READS_IN_FLIGHT,
+  budgetBytes = ANSWERS_BUDGET_BYTES,
+  collect = () => Bun.gc(true),
+}: ReadBudgetOptions = {}): ReadBudget {
+  let reads = 0;
+  let held = 0;
+  let collecting = false;
+  // On a later turn of the event loop: by then the review that read has its verdict.
+  const collectSoon = () => {
+    if (collecting) return;
+    collecting = true;
+    setImmediate(() => {
+      collecting = false;
+      collect();
+    });
+  };
+  return {
+    begin(operation) {
+      if (reads >= maxReads) {
+        throw new KubeApiError(
+          `${operation}: ${maxReads} apiserver reads are already waiting for answers, the most ` +
+            "the webhook waits on at once; refused at once rather than queued (the apiserver is " +
+            "slow or unreachable, or reviews that need a read arrive faster than it answers)",
+        );
+      }
+      reads++;
+      let mine = 0;
+      let ended = false;
+      return {
+        charge(bytes) {
+          if (ended) return;
+          if (held + bytes > budgetBytes) {
+            throw new KubeApiError(
+              `${operation}: its answer would take the apiserver answers held at once past ` +
+                `${budgetBytes} bytes (their text and decoded values); refused before decoding it`,
+            );
+          }
+          held += bytes;
+          mine += bytes;
+        },
+        end() {
+          if (ended) return;
+          ended = true;
+          reads--;
+          held -= mine;
+          if (mine >= COLLECT_AFTER_BYTES) collectSoon();
+        },
+      };
+    },
+    get readsInFlight() {
+      return reads;
+    },
+    get heldBytes() {
+      return held;
+    },
+  };
+}

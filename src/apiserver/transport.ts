@@ -1,0 +1,243 @@
+import { cutShort, errorText } from "../bounded-text";
+import { ContainerCounter, MAX_DECODED_CONTAINERS } from "../json/containers";
+import type { ApiserverCredentials } from "./credentials";
+import { KubeApiError } from "../contract/reads";
+import { decodedCost, type ReadHold } from "./read-budget";
+
+/** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
+export class KubeApiTimeoutError extends KubeApiError {}
+
+/** A direct answer from the apiserver (never a redirect), its body read in full and below a cap. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface GetOptions {
+  /** `GET deployments default/web`: the prefix of every error message. */
+  readonly operation: string;
+  /** A body longer than this is a failed call; reading stops there. */
+  readonly maxBytes: number;
+  /**
+   * The APISERVER_TIMEOUT budget this request spends; one budget can span
+   * several requests (the pages of a LIST). Default: a fresh one.
+   */
+  readonly budget?: AbortSignal;
+  /** The read's hold on the answers' budget: the body's bytes and its decoding are charged to it. */
+  readonly hold?: ReadHold;
+}
+
+export interface ApiserverTransport {
+  readonly server: string;
+  /** GET `path` with JSON accepted; throws KubeApiError when no trustworthy answer arrives in time. */
+  get(path: string, options: GetOptions): Promise<RawAnswer>;
+  /** A fresh APISERVER_TIMEOUT budget, to share among the requests of one call. */
+  budget(): AbortSignal;
+}
+
+export interface TransportOptions {
+  readonly server: string;
+  readonly credentials: ApiserverCredentials;
+  readonly timeoutMs: number;
+  readonly proxyUrl?: string;
+}
+
+/**
+ * Requests go through Bun's own fetch with `tls: { ca, cert, key }`: client-node
+ * hands its CA to an undici dispatcher, which Bun's fetch ignores, so its
+ * typed APIs cannot verify a private cluster CA under Bun.
+ *
+ * Redirects are never followed: the apiserver does not send them for the
+ * reads made here, so one comes from something in between, and following it
+ * would let that answer (a 404, an empty list) decide a fail-closed check.
+ */
+export function createTransport(options: TransportOptions): ApiserverTransport {
+  const server = options.server.replace(/\/+$/, "");
+  const budget = () => AbortSignal.timeout(options.timeoutMs);
+  // The credentials hand out the same headers object until the token changes.
+  let requestHeadersFor:
+    | { auth: Record<string, string>; headers: Record<string, string> }
+    | undefined;
+  const requestHeaders = (auth: Record<string, string>) => {
+    if (requestHeadersFor?.auth !== auth) {
+      requestHeadersFor = {
+        auth,
+        headers: { ...auth, Accept: "application/json", "Accept-Encoding": "identity" },
+      };
+    }
+    return requestHeadersFor.headers;
+  };
+  return {
+    server,
+    budget,
+    async get(path, { operation, maxBytes, budget: given, hold }) {
+      // One signal for the auth headers, the response headers and the body.
+      const signal = given ?? budget();
+      try {
+        const auth = await untilAborted(signal, options.credentials.headers());
+        const response = await fetch(`${server}${path}`, {
+          method: "GET",
+          headers: requestHeaders(auth),
+          tls: options.credentials.tls(),
+          signal,
+          redirect: "manual",
+          // Bun decodes gzip, br, zstd and deflate before the cap could count a byte,
+          // and goes on decoding after the body is cancelled: only raw bytes are read.
+          decompress: false,
+          ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}),
+        });
+        if (isRedirect(response.status)) {
+          await response.body?.cancel();
+          throw redirectError(operation, response);
+        }
+        const encoding = contentEncoding(response);
+        if (encoding) {
+          await response.body?.cancel();
+          throw encodedAnswerError(operation, response, encoding);
+        }
+        const body = await readCapped(response, { maxBytes, operation, hold });
+        if (response.status === 401) options.credentials.unauthorized();
+        return { status: response.status, body };
+      } catch (error) {
+        if (error instanceof KubeApiError) throw error;
+        throw describeFailure(error, { operation, server, signal, timeoutMs: options.timeoutMs });
+      }
+    },
+  };
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+function redirectError(operation: string, response: Response): KubeApiError {
+  const location = response.headers.get("location");
+  const target = location ? ` to ${JSON.stringify(cutShort(location, 200))}` : "";
+  return new KubeApiError(
+    `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
+      "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
+      "and any proxy in between",
+    response.status,
+  );
+}
+
+/** The answer's Content-Encoding, unless it is absent or `identity`. */
+function contentEncoding(response: Response): string | undefined {
+  const encoding = response.headers.get("content-encoding")?.trim();
+  return encoding && encoding.toLowerCase() !== "identity" ? encoding : undefined;
+}
+
+/**
+ * An encoded answer is refused unread: its decoded size is unknown until it
+ * is decoded, and a few hundred bytes of brotli can stand for a gibibyte.
+ * The apiserver encodes only when the client offers an encoding, and the
+ * webhook offers none, so one comes from something in between.
+ */
+function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
+  return new KubeApiError(
+    `${operation}: apiserver answered ${response.status} with Content-Encoding ` +
+      `${JSON.stringify(cutShort(encoding))} although identity was asked for; an encoded answer ` +
+      "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
+      "and the apiserver",
+    response.status,
+  );
+}
+
+/**
+ * The body as text, refused once it grows past `maxBytes`, or holds more
+ * objects and arrays than MAX_DECODED_CONTAINERS, without reading the rest:
+ * whoever decodes it then decodes at most what a review may. Its bytes are
+ * charged to the read's hold as they arrive, and what decoding it will cost
+ * once it is whole.
+ */
+async function readCapped(
+  response: Response,
+  { maxBytes, operation, hold }: { maxBytes: number; operation: string; hold?: ReadHold },
+): Promise<string> {
+  const refused = (what: string) =>
+    new KubeApiError(
+      `${operation}: apiserver answered ${response.status} with a body ${what}; such an answer is refused unread`,
+      response.status,
+    );
+  const tooLarge = () => refused(`larger than ${maxBytes} bytes`);
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  const containers = new ContainerCounter();
+  let received = 0;
+  let contained = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) throw tooLarge();
+      contained = containers.add(value, MAX_DECODED_CONTAINERS);
+      if (contained > MAX_DECODED_CONTAINERS) {
+        throw refused(
+          `holding more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays, more than one ` +
+            "answer may decode; no object or page the apiserver stores is shaped like that",
+        );
+      }
+      hold?.charge(value.byteLength);
+      chunks.push(value);
+    }
+  } catch (error) {
+    chunks.length = 0;
+    await reader.cancel().catch(() => {});
+    throw error;
+  }
+  hold?.charge(decodedCost(received, contained) - received);
+  return Buffer.concat(chunks, received).toString("utf8");
+}
+
+function untilAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+const TLS_ERROR_CODE = /CERT|SIGNATURE|SELF_SIGNED|ISSUER|TLS|SSL|HANDSHAKE/i;
+
+function describeFailure(
+  error: unknown,
+  context: { operation: string; server: string; signal: AbortSignal; timeoutMs: number },
+): KubeApiError {
+  const { operation, server } = context;
+  if (context.signal.aborted) {
+    return new KubeApiTimeoutError(
+      `${operation}: timed out after ${context.timeoutMs}ms waiting for the apiserver ${server}`,
+    );
+  }
+  const code = errorCode(error);
+  const detail = shortMessage(error);
+  if (code && TLS_ERROR_CODE.test(code)) {
+    return new KubeApiError(
+      `${operation}: TLS: unable to verify the certificate of the apiserver ${server}: ${detail} (${code}); ` +
+        "check the cluster CA (certificate-authority-data in the kubeconfig, or the service account's ca.crt)",
+    );
+  }
+  return new KubeApiError(
+    `${operation}: cannot reach the apiserver ${server}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ""}`,
+  );
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
+/** Bun appends a hint about `verbose: true` that means nothing to an operator. */
+function shortMessage(error: unknown): string {
+  return errorText(error)
+    .replace(/\s*For more information, pass `verbose: true`.*$/s, "")
+    .trim();
+}

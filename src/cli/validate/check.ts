@@ -1,0 +1,317 @@
+import type { Violation } from "../../contract/violations";
+import { collectViolations } from "../../contract/violations";
+import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../../cocoon/crd-fields";
+import {
+  COCOON_GROUP,
+  COCOON_VERSION,
+  COCOONHIBERNATION_KIND,
+  COCOONSET_KIND,
+} from "../../cocoon/crd-resources";
+import { namespaceOf } from "../../cocoon/namespace";
+import { quote } from "../../json/describe";
+import { formatPath, type PathSegments } from "../../json/path";
+import { type JsonPath, stringAt, valueAt } from "../../json/read";
+import { apiGroupOf } from "../../kube/api-resources";
+import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
+import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
+import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
+import { cocoonSetSchemaProblems } from "./crd-schema";
+import { closestMatch } from "../did-you-mean";
+import type { SourceObject } from "./documents";
+import type { ManifestRuleId } from "./manifest-rules";
+import { unknownFields } from "./unknown-fields";
+
+type CheckedKind = typeof COCOONSET_KIND | typeof COCOONHIBERNATION_KIND;
+
+export type Severity = "error" | "warning";
+
+/** One finding about one object, located in its file. */
+export interface Finding {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly severity: Severity;
+  /** The object's kind as written (an unknown cocoon object's may be misspelt). */
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly path: string;
+  readonly message: string;
+  readonly rule: RuleId | ManifestRuleId;
+}
+
+export interface CheckOptions {
+  /** The namespace of objects without `metadata.namespace`. */
+  readonly namespace: string;
+  /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
+  readonly strict: boolean;
+  /**
+   * Every checked object is listed in the summary, not only the findings
+   * (JUnit's one test case per object); otherwise what is kept grows with
+   * the findings alone.
+   */
+  readonly listChecked?: boolean;
+}
+
+/** An object that was checked (or reported as an unknown cocoon object), with its findings. */
+export interface CheckedObject {
+  readonly file: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly findings: readonly Finding[];
+}
+
+export interface CheckSummary {
+  readonly findings: Finding[];
+  /** In input order; empty unless CheckOptions.listChecked. */
+  readonly checked: CheckedObject[];
+  readonly objects: number;
+  /** Objects with at least one finding. */
+  readonly objectsWithFindings: number;
+  /** Objects outside the cocoonstack.io groups, not checked. */
+  readonly skipped: number;
+  /** CocoonHibernations checked: their one-per-pod rule only sees the given files. */
+  readonly hibernations: number;
+}
+
+const CHECKED_API_VERSION = `${COCOON_GROUP}/${COCOON_VERSION}`;
+const CHECKED_KINDS: readonly CheckedKind[] = [COCOONSET_KIND, COCOONHIBERNATION_KIND];
+const FIELDS: Readonly<Record<CheckedKind, FieldNode>> = {
+  [COCOONSET_KIND]: COCOONSET_FIELDS,
+  [COCOONHIBERNATION_KIND]: COCOONHIBERNATION_FIELDS,
+};
+const NAME: JsonPath = ["metadata", "name"];
+const GENERATE_NAME: JsonPath = ["metadata", "generateName"];
+const POD_NAME: JsonPath = ["spec", "podRef", "name"];
+/** The suffix of every cocoonstack API group, e.g. `cocoonset.cocoonstack.io`. */
+const COCOON_GROUP_DOMAIN = "cocoonstack.io";
+
+/** A hibernation already seen, for the one-per-pod check across the input. */
+interface SeenHibernation {
+  readonly value: unknown;
+  readonly where: string;
+}
+
+/** A finding before it is located: a violation, or an offline-only observation. */
+interface Problem {
+  readonly rule: Finding["rule"];
+  readonly segments: PathSegments;
+  readonly message: string;
+  readonly severity: Severity;
+}
+
+export interface ObjectChecker {
+  /** Checks one object; it is not kept, only what is found about it. */
+  check(object: SourceObject): void;
+  /** What the objects checked so far found. */
+  summary(): CheckSummary;
+}
+
+/**
+ * Runs the server's own rules over every CocoonSet and CocoonHibernation,
+ * reports fields their CRD does not define and cocoonstack.io objects of an
+ * apiVersion or kind this tool does not know; objects of other groups are
+ * skipped. Two CocoonHibernations for one pod in one namespace conflict as
+ * they would at the apiserver: the later one is denied. Objects come one at
+ * a time and are not kept, so memory grows with the findings, not the input.
+ */
+export function createObjectChecker(options: CheckOptions): ObjectChecker {
+  const findings: Finding[] = [];
+  const checked: CheckedObject[] = [];
+  const hibernationsByPod = new Map<string, FirstHibernations>();
+  const offlineSeverity: Severity = options.strict ? "error" : "warning";
+  let objects = 0;
+  let objectsWithFindings = 0;
+  let skipped = 0;
+  let hibernations = 0;
+  const check = (object: SourceObject): void => {
+    objects++;
+    const namespace = namespaceOf(object.value, undefined, options.namespace);
+    const kind = checkedKindOf(object);
+    let problems: readonly Problem[];
+    if (kind === undefined) {
+      const unknown = unknownObjectProblem(object, offlineSeverity);
+      if (!unknown) {
+        skipped++;
+        return;
+      }
+      problems = [unknown];
+    } else {
+      if (kind === COCOONHIBERNATION_KIND) hibernations++;
+      const violations =
+        kind === COCOONSET_KIND
+          ? cocoonSetViolations(object.value, namespace)
+          : hibernationViolationsAcrossInput(object, namespace, hibernationsByPod);
+      const schemaProblems = kind === COCOONSET_KIND ? cocoonSetSchemaProblems(object.value) : [];
+      problems = violations
+        ? [
+            ...violations.map((each): Problem => ({ ...each, severity: "error" })),
+            ...schemaProblems.map((each): Problem => ({ ...each, severity: "error" })),
+            ...unknownFieldProblems(object.value, kind, offlineSeverity),
+          ]
+        : [undecodable(kind)];
+    }
+    const kindName = typeof object.kind === "string" ? object.kind : "<no kind>";
+    const located = problems
+      .map((each) => locate(object, kindName, namespace, each))
+      .sort((a, b) => a.line - b.line || a.column - b.column);
+    if (options.listChecked) {
+      checked.push({
+        file: object.file,
+        kind: kindName,
+        namespace,
+        name: nameOf(object.value),
+        findings: located,
+      });
+    }
+    if (located.length > 0) objectsWithFindings++;
+    findings.push(...located);
+  };
+  return {
+    check,
+    summary: () => ({ findings, checked, objects, objectsWithFindings, skipped, hibernations }),
+  };
+}
+
+function checkedKindOf({ apiVersion, kind }: SourceObject): CheckedKind | undefined {
+  if (apiVersion !== CHECKED_API_VERSION) return undefined;
+  return CHECKED_KINDS.find((checked) => checked === kind);
+}
+
+function isCocoonGroup(group: string): boolean {
+  return group === COCOON_GROUP_DOMAIN || group.endsWith(`.${COCOON_GROUP_DOMAIN}`);
+}
+
+/**
+ * An object that claims to be a cocoon object but that this tool cannot
+ * check: a cocoonstack.io apiVersion with an unknown version or kind, or a
+ * cocoon kind without an apiVersion. Undefined for anything else.
+ */
+function unknownObjectProblem(object: SourceObject, severity: Severity): Problem | undefined {
+  const { apiVersion, kind } = object;
+  const kindText = typeof kind === "string" ? kind : "";
+  const problem = (what: string, hint: string): Problem => ({
+    rule: "manifest.unknown-object",
+    segments: [],
+    message: `${what}, so the object was not checked; ${hint}`,
+    severity,
+  });
+  if (typeof apiVersion !== "string") {
+    const meant = closestMatch(kindText, CHECKED_KINDS) ?? CHECKED_KINDS.find((k) => k === kind);
+    if (!meant) return undefined;
+    return problem("has no apiVersion", `a ${meant} needs apiVersion: ${CHECKED_API_VERSION}`);
+  }
+  // A cocoon kind of any group (the legacy cocoon.cis/v1alpha1 included) is no other project's.
+  const cocoonKind = CHECKED_KINDS.find((checked) => checked === kind);
+  if (!isCocoonGroup(apiGroupOf(apiVersion)) && cocoonKind === undefined) return undefined;
+  if (apiVersion !== CHECKED_API_VERSION) {
+    const meant = closestMatch(apiVersion, [CHECKED_API_VERSION]);
+    return problem(
+      `apiVersion ${quote(apiVersion)} is not one this tool knows`,
+      meant ? `did you mean ${quote(meant)}?` : `it checks ${CHECKED_API_VERSION}`,
+    );
+  }
+  const meant = closestMatch(kindText, CHECKED_KINDS);
+  const shown = typeof kind === "string" ? quote(kind) : "(missing)";
+  return problem(
+    `kind ${shown} is not a kind of ${CHECKED_API_VERSION}`,
+    meant ? `did you mean ${quote(meant)}?` : `its kinds are ${CHECKED_KINDS.join(" and ")}`,
+  );
+}
+
+function unknownFieldProblems(value: unknown, kind: CheckedKind, severity: Severity): Problem[] {
+  return unknownFields(value, FIELDS[kind]).map(({ segments, key, suggestion }) => ({
+    rule: "manifest.unknown-field",
+    segments,
+    severity,
+    message:
+      `${quote(key)} is not a field of the ${kind} CRD, so the apiserver drops or rejects it; ` +
+      (suggestion ? `did you mean ${quote(suggestion)}?` : "remove it or fix its name"),
+  }));
+}
+
+/**
+ * The first CocoonHibernation seen for a pod that is live, and the first
+ * still terminating: a later one conflicts with the one the webhook would
+ * name first (the live one), so each later one gives one finding, and only
+ * these two are kept, as the fields the check reads.
+ */
+interface FirstHibernations {
+  live?: SeenHibernation;
+  terminating?: SeenHibernation;
+}
+
+function hibernationViolationsAcrossInput(
+  object: SourceObject,
+  namespace: string,
+  hibernationsByPod: Map<string, FirstHibernations>,
+): Violation<RuleId>[] | undefined {
+  const own = hibernationViolations(object.value);
+  const podName = stringAt(object.value, POD_NAME);
+  if (!own || !podName) return own;
+  const key = `${namespace}/${podName}`;
+  const first = hibernationsByPod.get(key) ?? {};
+  hibernationsByPod.set(key, first);
+  const earlier = first.live ?? first.terminating;
+  const conflicts: Violation<HibernationRuleId>[] = [];
+  if (earlier) {
+    const { listed } = collectViolations<HibernationRuleId>((report) =>
+      checkNoOtherHibernation(podName, [earlier.value], report),
+    );
+    for (const conflict of listed) {
+      conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${earlier.where})` });
+    }
+  }
+  const deletionTimestamp = valueAt(object.value, ["metadata", "deletionTimestamp"]);
+  const terminating = deletionTimestamp !== undefined && deletionTimestamp !== null;
+  if (terminating ? !first.terminating : !first.live) {
+    const seen: SeenHibernation = {
+      value: {
+        metadata: { name: valueAt(object.value, NAME), deletionTimestamp },
+        spec: { podRef: { name: podName } },
+      },
+      where: `${object.file}:${object.positionOf(["metadata", "name"]).line}`,
+    };
+    if (terminating) first.terminating = seen;
+    else first.live = seen;
+  }
+  return [...own, ...conflicts];
+}
+
+function undecodable(kind: CheckedKind): Problem {
+  return {
+    rule: "decode",
+    segments: [],
+    severity: "error",
+    message: `is not a JSON object, so it cannot be a ${kind}; write it as a mapping with apiVersion, kind, metadata and spec`,
+  };
+}
+
+function locate(
+  object: SourceObject,
+  kind: string,
+  namespace: string,
+  { rule, segments, message, severity }: Problem,
+): Finding {
+  const { line, column } = object.positionOf(segments);
+  return {
+    file: object.file,
+    line,
+    column,
+    severity,
+    kind,
+    namespace,
+    name: nameOf(object.value),
+    path: formatPath(segments),
+    message,
+    rule,
+  };
+}
+
+function nameOf(value: unknown): string {
+  const name = stringAt(value, NAME);
+  if (name) return name;
+  const generateName = stringAt(value, GENERATE_NAME);
+  return generateName ? `${generateName}*` : "<unnamed>";
+}

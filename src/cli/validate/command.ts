@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { errorText } from "../../bounded-text";
+import { readCappedStream } from "../../safe-file";
+import { type FlagSpec, lastValue, parseArgs, present } from "../args";
+import { createObjectChecker } from "./check";
+import {
+  answerWithoutRunning,
+  type CliIo,
+  collectorPastSoftLimit,
+  EXIT_CLEAN,
+  EXIT_FINDINGS,
+  EXIT_UNUSABLE,
+  isRunnable,
+  type ParsedOptions,
+  processCliIo,
+} from "../cli-io";
+import { parseSource, type SourceObject } from "./documents";
+import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
+import { OUTPUT_FORMATS, render } from "../output";
+import { errorCount } from "../report";
+
+export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
+
+Checks CocoonSet and CocoonHibernation manifests offline with the webhook's own rules,
+and reports fields their CRD does not define and cocoonstack.io objects it does not know.
+
+  -f, --filename PATH   a file, a directory (its *.yaml, *.yml, *.json files, recursively,
+                        hidden entries skipped), a glob ('deploy/**/*.yaml', quoted so
+                        the shell leaves it) or - for stdin; repeatable; PATH arguments
+                        without -f count the same
+  -n, --namespace NS    namespace for objects without metadata.namespace (default "default")
+  -o, --output FORMAT   text (default), json, junit, sarif or github (workflow annotations)
+      --strict          unknown fields and unknown cocoon objects are errors, not warnings
+  -v, --version         print the version and exit
+  -h, --help            show this help
+
+Flags take their value as -o json, -o=json, --output json or --output=json.
+
+examples:
+  cocoon-webhook validate deploy/
+  cocoon-webhook validate --strict -o github -f deploy/ -f extra/set.yaml
+  cocoon-webhook validate -o sarif deploy/ > cocoon.sarif
+  cocoon-webhook validate -o junit -n team-a deploy/ > cocoon-junit.xml
+  kustomize build overlays/prod | cocoon-webhook validate -f -
+
+exit status: 0 no error (warnings allowed), 1 findings at error level,
+             2 usage error or unreadable/unparsable input
+`;
+
+const FLAGS: readonly FlagSpec[] = [
+  { long: "filename", short: "f", takesValue: true },
+  { long: "namespace", short: "n", takesValue: true },
+  { long: "output", short: "o", takesValue: true },
+  { long: "strict", takesValue: false },
+  { long: "version", short: "v", takesValue: false },
+  { long: "help", short: "h", takesValue: false },
+];
+
+const optionsSchema = z.object({
+  filename: z.array(z.string()).default([]),
+  namespace: lastValue.pipe(z.string().min(1, "--namespace must not be empty").default("default")),
+  output: lastValue.pipe(
+    z
+      .enum(OUTPUT_FORMATS, { error: `--output must be one of ${OUTPUT_FORMATS.join(", ")}` })
+      .default("text"),
+  ),
+  strict: present,
+  version: present,
+  help: present,
+});
+
+export interface ValidateIo extends CliIo {
+  /** Stdin as text; an error once it passes `maxBytes`. */
+  readonly readStdin: (maxBytes: number) => Promise<string>;
+}
+
+const processIo: ValidateIo = {
+  ...processCliIo,
+  readStdin: (maxBytes) => readCappedStream(Bun.stdin.stream(), STDIN_NAME, maxBytes),
+};
+
+/** Objects checked between two looks at the process's size. */
+const DOCUMENTS_BETWEEN_MEMORY_CHECKS = 1000;
+
+/** `cocoon-webhook validate …`; resolves to the exit status. */
+export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
+  const options = parseOptions(args);
+  if (!isRunnable(options)) return answerWithoutRunning("validate", VALIDATE_USAGE, options, io);
+  // One input at a time, one document at a time: only findings are kept.
+  const checker = createObjectChecker({ ...options, listChecked: options.output === "junit" });
+  const collectPastSoftLimit = collectorPastSoftLimit(DOCUMENTS_BETWEEN_MEMORY_CHECKS);
+  const check = (object: SourceObject) => {
+    checker.check(object);
+    collectPastSoftLimit();
+  };
+  const problems: InputProblem[] = [];
+  let files = 0;
+  for await (const input of readInputs(options.paths, io.readStdin)) {
+    if ("problem" in input) {
+      problems.push(input.problem);
+      continue;
+    }
+    files++;
+    const unparsable = parseSource(input.source, check);
+    if (unparsable) problems.push(unparsable);
+  }
+  const summary = checker.summary();
+  const report = { summary, files, problems };
+  const output = render(options.output, report, { sharedStream: io.stderrSharesStdout() });
+  await io.stdout(output.stdout);
+  await io.stderr(output.stderr);
+  if (report.problems.length > 0) return EXIT_UNUSABLE;
+  return errorCount(summary.findings) > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
+  readonly paths: string[];
+};
+
+function parseOptions(args: readonly string[]): ParsedOptions<ValidateOptions> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs(args, FLAGS);
+  } catch (error) {
+    return { error: errorText(error) };
+  }
+  const options = optionsSchema.safeParse(Object.fromEntries(parsed.flags));
+  if (!options.success) return { error: options.error.issues.map((i) => i.message).join("; ") };
+  const { filename, ...rest } = options.data;
+  const paths = [...filename, ...parsed.positionals];
+  if (paths.length === 0 && !rest.help && !rest.version) {
+    // Waiting on stdin would hang a CI job that forgot its -f; ask for `-f -` instead.
+    return {
+      error: "name the manifests to check: -f PATH (a file or directory), or -f - for stdin",
+    };
+  }
+  return { ...rest, paths };
+}

@@ -1,0 +1,115 @@
+import type { EndpointKey, ReasonOf } from "../endpoints/index";
+import type { AdmissionRequest } from "./admission-request";
+import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
+
+/*
+ * The outcome of a handler, independent of HTTP and of the AdmissionReview
+ * version. Each variant fixes `allowed` to its result, so a verdict cannot
+ * say "allowed" and "deny" at once, and a refusal always explains itself.
+ */
+
+/** The handler examined the object and found nothing wrong. */
+export interface Allowed {
+  readonly allowed: true;
+  readonly result: "allow";
+  readonly reason: "";
+}
+
+/** The handler does not apply to this request; it passes unexamined. */
+export interface Skipped<R extends string = string> {
+  readonly allowed: true;
+  readonly result: "skipped";
+  readonly reason: R;
+}
+
+/** The request breaks a rule. */
+export interface Denied<R extends string = string, Rule extends string = string> {
+  readonly allowed: false;
+  readonly result: "deny";
+  readonly reason: R;
+  /** What is wrong and what to do instead, without the `cocoon-webhook: ` prefix. */
+  readonly message: string;
+  /** The rules broken (ids `Rule`), with their JSON paths; empty for a denial that names none. */
+  readonly violations: CollectedViolations<Rule>;
+}
+
+/** The handler could not reach a decision and fails closed. */
+export interface Errored<R extends string = string> {
+  readonly allowed: false;
+  readonly result: "error";
+  readonly reason: R;
+  readonly message: string;
+}
+
+/**
+ * A verdict of endpoint `E`: its reasons are exactly the ones the endpoint
+ * table lists for it, and a denial lists violations of rules `Rule` only.
+ */
+export type Verdict<E extends EndpointKey = EndpointKey, Rule extends string = string> =
+  | Allowed
+  | Skipped<ReasonOf<E, "skipped">>
+  | Denied<ReasonOf<E, "deny">, Rule>
+  | Errored<ReasonOf<E, "error">>;
+
+/**
+ * A refusal that an endpoint in warn mode let through (never a handler's
+ * own verdict): allowed, carrying what the refusal would have said.
+ */
+export interface Warned<E extends EndpointKey = EndpointKey, Rule extends string = string> {
+  readonly allowed: true;
+  readonly result: "warn";
+  readonly reason: ReasonOf<E, "deny"> | ReasonOf<E, "error">;
+  /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
+  readonly message: string;
+  /** What to do first about it: the remedy of its reason (RefusalRemedies), which a warning leads with. */
+  readonly remedy: string;
+  /** What to do first about each rule, by id: a violation's warning leads with its rule's. */
+  readonly ruleRemedies: Readonly<Record<string, string>>;
+  /** The violations of a denial; none for a check that could not be made. */
+  readonly violations: CollectedViolations<Rule>;
+  /** What the endpoint answers under `deny`. */
+  readonly refused: "deny" | "error";
+}
+
+/** What a review answers: the handler's verdict as the endpoint's enforcement makes it. */
+export type Decision<E extends EndpointKey = EndpointKey, Rule extends string = string> =
+  | Verdict<E, Rule>
+  | Warned<E, Rule>;
+
+const ALLOWED: Allowed = Object.freeze({ allowed: true, result: "allow", reason: "" });
+
+export const allowed = (): Allowed => ALLOWED;
+
+export const skipped = <R extends string>(reason: R): Skipped<R> => ({
+  allowed: true,
+  result: "skipped",
+  reason,
+});
+
+export const denied = <R extends string, Rule extends string = never>(
+  reason: R,
+  message: string,
+  violations: CollectedViolations<Rule> = NO_VIOLATIONS,
+): Denied<R, Rule> => ({ allowed: false, result: "deny", reason, message, violations });
+
+export const errored = <R extends string>(reason: R, message: string): Errored<R> => ({
+  allowed: false,
+  result: "error",
+  reason,
+  message,
+});
+
+/**
+ * The function behind one endpoint: one admission request in, one verdict
+ * out, always through a promise (one signature whether or not it asks the
+ * apiserver: the in-process A/B in docs/performance.md found answering
+ * without a promise saves 3-5 % of a common review's CPU, too little for two
+ * code paths). Handlers are pure apart from the injected apiserver port: no
+ * HTTP, metrics or logging inside.
+ */
+export type Handler<E extends EndpointKey = EndpointKey, Rule extends string = string> = (
+  request: AdmissionRequest,
+) => Promise<Verdict<E, Rule>>;
+
+/** One handler per endpoint of the table. */
+export type Handlers = { readonly [E in EndpointKey]: Handler<E> };

@@ -1,0 +1,204 @@
+import type { EndpointKey, ReasonOf } from "./index";
+
+/**
+ * Every rule `/validate-cocoonset` and `/validate-cocoonhibernation` enforce,
+ * one plain-words line each. README.md lists exactly these lines, each
+ * violation names the rule it breaks by `id`, and `reason` is the verdict's
+ * metric label — so the code, the README and the tests cannot drift apart.
+ * A rule belongs to the endpoint whose denial reasons include its `reason`.
+ */
+interface CatalogueEntry {
+  readonly id: string;
+  readonly reason: string;
+  readonly text: string;
+  /** What to do first, in a few words: a warn-mode warning leads with it, the message after. */
+  readonly remedy: string;
+}
+
+export const RULE_CATALOGUE = [
+  {
+    id: "cocoonset.field-types",
+    reason: "invalid_spec",
+    text: "CocoonSet: every field these rules read has the type the CRD declares (object, list, string, whole number); a mistyped field is reported at its path, and every other field of its object is still checked.",
+    remedy: "give the field the type the CRD declares",
+  },
+  {
+    id: "agent.image-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.image` is required.",
+    remedy: "set spec.agent.image",
+  },
+  {
+    id: "agent.replicas-non-negative",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.replicas` is 0 or more.",
+    remedy: "set spec.agent.replicas to 0 or more",
+  },
+  {
+    id: "agent.mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.agent.mode`, when set, is `clone` or `run` (default `clone`).",
+    remedy: "set the agent's mode to clone or run, or leave it out",
+  },
+  {
+    id: "vm.os",
+    reason: "invalid_spec",
+    text: "CocoonSet: `os` of the agent and of each run/clone toolbox, when set, is `linux`, `windows`, `android` or `macos` (default `linux`).",
+    remedy: "set os to linux, windows, android or macos, or leave it out",
+  },
+  {
+    id: "vm.backend",
+    reason: "invalid_spec",
+    text: "CocoonSet: `backend` of the agent and of each run/clone toolbox, when set, is `cloud-hypervisor` or `firecracker` (default `cloud-hypervisor`).",
+    remedy: "set backend to cloud-hypervisor or firecracker, or leave it out",
+  },
+  {
+    id: "vm.conn-type",
+    reason: "invalid_spec",
+    text: "CocoonSet: `connType` of the agent and of each toolbox, static ones included, when set, is `ssh`, `rdp`, `vnc` or `adb`.",
+    remedy: "set connType to ssh, rdp, vnc or adb, or leave it out",
+  },
+  {
+    id: "firecracker.no-windows",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker cannot boot Windows guests, so `backend: firecracker` excludes `os: windows`.",
+    remedy: "use backend cloud-hypervisor for Windows guests",
+  },
+  {
+    id: "firecracker.oci-image",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker needs an OCI image; an image starting with `http://` or `https://` (a cloud-image URL) is rejected.",
+    remedy: "give firecracker an OCI image, not an http(s) URL",
+  },
+  {
+    id: "firecracker.run-mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: firecracker supports only mode `run` (clone restores freeze the guest network state); the agent's mode defaults to `clone`, so set it.",
+    remedy: "set mode: run, which firecracker needs",
+  },
+  {
+    id: "clone.image-reference",
+    reason: "invalid_spec",
+    text: "CocoonSet: in clone mode the image is a registry-relative `repo[:tag]`: lowercase alphanumeric components joined by `.`, `_`, `__` or runs of `-`, separated by `/`, and a tag matching `[A-Za-z0-9_][A-Za-z0-9._-]{0,127}`; registry hosts with ports and digests are rejected.",
+    remedy: "use a registry-relative repo[:tag], without host port or digest",
+  },
+  {
+    id: "toolbox.name-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: every toolbox has a `name`.",
+    remedy: "give every toolbox a name",
+  },
+  {
+    id: "toolbox.name-label",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox name is an RFC 1123 label: at most 63 lowercase letters, digits and `-`, starting and ending with a letter or digit.",
+    remedy: 'use at most 63 lowercase letters, digits and "-", alphanumeric at both ends',
+  },
+  {
+    id: "toolbox.name-not-numeric",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox name is not purely numeric (numbers name the agent slots).",
+    remedy: "use a toolbox name that is not only digits",
+  },
+  {
+    id: "toolbox.name-unique",
+    reason: "invalid_spec",
+    text: "CocoonSet: toolbox names are unique within the set.",
+    remedy: "give each toolbox its own name",
+  },
+  {
+    id: "toolbox.mode",
+    reason: "invalid_spec",
+    text: "CocoonSet: a toolbox `mode`, when set, is `run`, `clone` or `static` (default `run`).",
+    remedy: "set the toolbox's mode to run, clone or static, or leave it out",
+  },
+  {
+    id: "toolbox.static-target",
+    reason: "invalid_spec",
+    text: "CocoonSet: a static toolbox sets `staticIP` and `staticVMID`; its image and backend are not checked (no local hypervisor).",
+    remedy: "set staticIP and staticVMID on a static toolbox",
+  },
+  {
+    id: "toolbox.image-required",
+    reason: "invalid_spec",
+    text: "CocoonSet: a run or clone toolbox has an `image`.",
+    remedy: "set an image on every run or clone toolbox",
+  },
+  {
+    id: "toolbox.backend-matches-agent",
+    reason: "invalid_spec",
+    text: "CocoonSet: a run or clone toolbox uses the same backend as the agent, both after defaulting.",
+    remedy: "use the agent's backend for the toolbox",
+  },
+  {
+    id: "set.snapshot-policy",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.snapshotPolicy`, when set, is `always`, `main-only` or `never`.",
+    remedy: "set spec.snapshotPolicy to always, main-only or never, or leave it out",
+  },
+  {
+    id: "set.hibernate-policy",
+    reason: "invalid_spec",
+    text: "CocoonSet: `spec.hibernatePolicy`, when set, is `retain` or `release`.",
+    remedy: "set spec.hibernatePolicy to retain or release, or leave it out",
+  },
+  {
+    id: "set.derived-name-budget",
+    reason: "invalid_spec",
+    text: "CocoonSet: every derived pod name (`<set>-<slot>`, `<set>-<toolbox>`) and VM name (`vk-<namespace>-<set>-<slot>`, `vk-<namespace>-<set>-<toolbox>`) is at most 63 characters, for slots 0 … `spec.agent.replicas`; `<set>` is `metadata.name`, or `generateName` plus 5 characters.",
+    remedy: "shorten the set's or toolbox's name, or use a shorter namespace",
+  },
+  {
+    id: "hibernation.desire",
+    reason: "invalid_desire",
+    text: "CocoonHibernation: `spec.desire` is `Hibernate` or `Wake` (case-sensitive).",
+    remedy: "set spec.desire to Hibernate or Wake",
+  },
+  {
+    id: "hibernation.name-matches-pod",
+    reason: "name_mismatch",
+    text: "CocoonHibernation: `metadata.name` equals `spec.podRef.name` (one per pod, named after it).",
+    remedy: "name it after its pod: metadata.name = spec.podRef.name",
+  },
+  {
+    id: "hibernation.one-per-pod",
+    reason: "duplicate",
+    text: "CocoonHibernation: a pod has at most one; to change what it asks for, flip `spec.desire` of the existing one.",
+    remedy: "flip spec.desire of the pod's existing CocoonHibernation instead",
+  },
+  {
+    id: "hibernation.wait-for-terminating",
+    reason: "terminating",
+    text: "CocoonHibernation: while an earlier one for the same pod is still terminating, a new one is refused; retry after its cleanup.",
+    remedy: "retry once the earlier CocoonHibernation is gone",
+  },
+] as const satisfies readonly CatalogueEntry[];
+
+export type RuleId = (typeof RULE_CATALOGUE)[number]["id"];
+
+type CatalogueRule = (typeof RULE_CATALOGUE)[number];
+
+/** The verdict reason (metric label) a denial for breaking rule `R` carries. */
+export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
+
+/** The rules a denial of endpoint `E` can list: those whose reason is one of E's. */
+export type RuleOf<E extends EndpointKey> = Extract<
+  CatalogueRule,
+  { reason: ReasonOf<E, "deny"> }
+>["id"];
+
+export type CocoonSetRuleId = RuleOf<"cocoonSet">;
+export type HibernationRuleId = RuleOf<"cocoonHibernation">;
+
+const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
+
+/** What to do first about each rule, by id: a warn-mode warning of a violation leads with it. */
+export const RULE_REMEDIES: Readonly<Record<string, string>> = Object.fromEntries(
+  RULE_CATALOGUE.map((rule) => [rule.id, rule.remedy]),
+);
+
+/** The verdict reason (metric label) of a rule. */
+export function reasonOf<R extends RuleId>(rule: R): ReasonOfRule<R> {
+  // Every id of the catalogue has an entry: the map is built from the catalogue itself.
+  return REASONS.get(rule) as ReasonOfRule<R>;
+}

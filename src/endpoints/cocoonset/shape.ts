@@ -1,0 +1,271 @@
+import type { ReportViolation } from "../../contract/violations";
+import { violation } from "../../contract/violations";
+import { describeJson } from "../../json/describe";
+import type { PathSegments } from "../../json/path";
+import {
+  isJsonObject,
+  type JsonObject,
+  MISTYPED,
+  type Read,
+  readInt,
+  readList,
+  readObject,
+  readString,
+} from "../../json/read";
+import type { CocoonSetRuleId } from "../catalogue";
+
+/*
+ * The CocoonSet fields the rules read, each through a path reader; everything
+ * else is never read. The CRD's structural schema already rejects wrong types
+ * at the apiserver; a mistyped field matters for the offline `validate` CLI,
+ * which reads raw YAML. Strings and whole numbers are read typed (absent or
+ * null: undefined); enumerated fields are kept as sent, for their rules judge
+ * the raw value and list the allowed ones whatever was given (null is unset).
+ */
+
+export interface MetadataFields {
+  readonly name?: string;
+  readonly generateName?: string;
+  readonly namespace?: string;
+}
+
+/** The typed fields a CocoonSet's agent or toolbox can have mistyped. */
+type TypedField = "image" | "replicas" | "name" | "staticIP" | "staticVMID";
+
+/**
+ * Fields reported as mistyped (cocoonset.field-types) read as undefined and
+ * are listed here, so that a rule requiring one does not report it missing too.
+ */
+interface MistypedFields {
+  readonly mistyped?: ReadonlySet<TypedField>;
+}
+
+/** Whether `field` of `fields` was mistyped: its rules wait until its type is right. */
+export const isMistyped = (fields: MistypedFields, field: TypedField): boolean =>
+  fields.mistyped?.has(field) === true;
+
+export interface VmOptionFields extends MistypedFields {
+  readonly image?: string;
+  readonly os?: unknown;
+  readonly backend?: unknown;
+  readonly connType?: unknown;
+}
+
+export interface AgentFields extends VmOptionFields {
+  readonly replicas?: number;
+  readonly mode?: unknown;
+}
+
+export interface ToolboxFields extends VmOptionFields {
+  readonly name?: string;
+  readonly mode?: unknown;
+  readonly staticIP?: string;
+  readonly staticVMID?: string;
+}
+
+/** Every mistyped field of a CocoonSet is reported under this rule, at its path. */
+const FIELD_TYPES = "cocoonset.field-types";
+
+/**
+ * The toolboxes as read, by their index in `spec.toolboxes`; undefined for
+ * one that could not be read (already reported). No path is built per
+ * toolbox: a review may carry a million of them, and checking one that
+ * breaks no rule, or whose violations are only counted, must not allocate
+ * more than its fields.
+ */
+export type DecodedToolboxes = readonly (ToolboxFields | undefined)[];
+
+/** `spec.toolboxes[index]`, built only for a violation that is listed. */
+export function toolboxPath(index: number): PathSegments {
+  return ["spec", "toolboxes", index];
+}
+
+/** A CocoonSet as far as it could be read; unreadable parts are already reported. */
+export interface DecodedCocoonSet {
+  readonly metadata: MetadataFields;
+  /** Undefined when `spec` or `spec.agent` is not an object. */
+  readonly agent: AgentFields | undefined;
+  readonly toolboxes: DecodedToolboxes;
+  readonly snapshotPolicy?: unknown;
+  readonly hibernatePolicy?: unknown;
+}
+
+export const AGENT_PATH: PathSegments = ["spec", "agent"];
+
+/**
+ * Each object is read field by field, so each mistyped field is reported at
+ * its own path and everything else is still read and checked: the object's
+ * other fields and its siblings. A mistyped field reads as undefined and is
+ * listed in the object's `mistyped`, so that its own rules wait until its
+ * type is right instead of guessing (a dropped `image: 5` must not also read
+ * as "image is required"). Unreadable metadata (a mistyped name) derives no
+ * names, so the name budget waits too.
+ */
+export function decodeCocoonSet(
+  root: JsonObject,
+  report: ReportViolation<CocoonSetRuleId>,
+): DecodedCocoonSet {
+  // Unreadable metadata derives no names, so the name budget is skipped.
+  const metadata = readMetadata(root.metadata, report) ?? {};
+  const spec = objectField(root.spec, ["spec"], report);
+  if (!spec) return { metadata, agent: undefined, toolboxes: [] };
+  return {
+    metadata,
+    agent: readAgent(spec.agent, report),
+    toolboxes: readToolboxes(spec.toolboxes, report),
+    snapshotPolicy: spec.snapshotPolicy,
+    hibernatePolicy: spec.hibernatePolicy,
+  };
+}
+
+const EMPTY: JsonObject = Object.freeze({});
+
+/** An object field: absent or null reads as empty; anything else but an object is reported, and undefined. */
+function objectField(
+  value: unknown,
+  at: PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+): JsonObject | undefined {
+  const object = readObject(value);
+  if (object === MISTYPED) {
+    report(FIELD_TYPES, () => mistyped(at, "must be an object", value));
+    return undefined;
+  }
+  return object ?? EMPTY;
+}
+
+/**
+ * One field of `object` through `reader`; a mistyped value is reported at
+ * `<at>.<field>` as `<expected>, got <value>` (the path built only then) and
+ * reads as MISTYPED.
+ */
+function field<T>(
+  object: JsonObject,
+  name: string,
+  reader: (value: unknown) => Read<T>,
+  expected: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+): Read<T> {
+  const value = object[name];
+  const read = reader(value);
+  if (read === MISTYPED) report(FIELD_TYPES, () => mistyped([...at(), name], expected, value));
+  return read;
+}
+
+const stringField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readString, "must be a string", at, report);
+
+const intField = (
+  object: JsonObject,
+  name: string,
+  at: () => PathSegments,
+  report: ReportViolation<CocoonSetRuleId>,
+) => field(object, name, readInt, "must be a whole number", at, report);
+
+function mistyped(at: PathSegments, expected: string, value: unknown) {
+  return violation<CocoonSetRuleId>(FIELD_TYPES, at, `${expected}, got ${describeJson(value)}`);
+}
+
+const METADATA_PATH: PathSegments = ["metadata"];
+
+function readMetadata(
+  value: unknown,
+  report: ReportViolation<CocoonSetRuleId>,
+): MetadataFields | undefined {
+  const object = objectField(value, METADATA_PATH, report);
+  if (!object) return undefined;
+  const at = () => METADATA_PATH;
+  const name = stringField(object, "name", at, report);
+  const generateName = stringField(object, "generateName", at, report);
+  const namespace = stringField(object, "namespace", at, report);
+  if (name === MISTYPED || generateName === MISTYPED || namespace === MISTYPED) return undefined;
+  return { name, generateName, namespace };
+}
+
+function readAgent(
+  value: unknown,
+  report: ReportViolation<CocoonSetRuleId>,
+): AgentFields | undefined {
+  const object = objectField(value, AGENT_PATH, report);
+  if (!object) return undefined;
+  const at = () => AGENT_PATH;
+  const image = stringField(object, "image", at, report);
+  const replicas = intField(object, "replicas", at, report);
+  const { os, backend, connType, mode } = object;
+  return {
+    image: typed(image),
+    os,
+    backend,
+    connType,
+    replicas: typed(replicas),
+    mode,
+    ...mistypedOf({ image, replicas }),
+  };
+}
+
+/** A field's value as read, or undefined when it was mistyped. */
+const typed = <T>(read: Read<T>): T | undefined => (read === MISTYPED ? undefined : read);
+
+/** `{ mistyped }` naming the fields read as MISTYPED; nothing at all when none was. */
+function mistypedOf(reads: Partial<Record<TypedField, unknown>>): MistypedFields {
+  const mistyped = (Object.keys(reads) as TypedField[]).filter(
+    (field) => reads[field] === MISTYPED,
+  );
+  return mistyped.length > 0 ? { mistyped: new Set(mistyped) } : {};
+}
+
+function readToolboxes(value: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
+  const items = readList(value);
+  if (items === undefined) return [];
+  if (items === MISTYPED) {
+    report(FIELD_TYPES, () =>
+      violation(FIELD_TYPES, ["spec", "toolboxes"], "must be a list of toolboxes"),
+    );
+    return [];
+  }
+  const toolboxes = new Array<ToolboxFields | undefined>(items.length);
+  for (let index = 0; index < items.length; index++) {
+    toolboxes[index] = readToolbox(items[index], index, report);
+  }
+  return toolboxes;
+}
+
+function readToolbox(
+  value: unknown,
+  index: number,
+  report: ReportViolation<CocoonSetRuleId>,
+): ToolboxFields | undefined {
+  // Most entries of a huge list are empty: they share one result, and no path is built.
+  if (isEmptyObject(value)) return EMPTY;
+  const at = () => toolboxPath(index);
+  const object = isJsonObject(value) ? value : objectField(value, at(), report);
+  if (!object) return undefined;
+  const image = stringField(object, "image", at, report);
+  const name = stringField(object, "name", at, report);
+  const staticIP = stringField(object, "staticIP", at, report);
+  const staticVMID = stringField(object, "staticVMID", at, report);
+  const { os, backend, connType, mode } = object;
+  const fields = { os, backend, connType, mode };
+  if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
+    return {
+      ...fields,
+      image: typed(image),
+      name: typed(name),
+      staticIP: typed(staticIP),
+      staticVMID: typed(staticVMID),
+      ...mistypedOf({ image, name, staticIP, staticVMID }),
+    };
+  }
+  return { ...fields, image, name, staticIP, staticVMID };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (!isJsonObject(value)) return false;
+  for (const _ in value) return false;
+  return true;
+}

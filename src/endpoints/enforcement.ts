@@ -1,0 +1,135 @@
+import { quoted } from "../bounded-text";
+import {
+  type COMMON_REASONS,
+  ENDPOINT_KEYS,
+  ENDPOINTS,
+  type EndpointKey,
+  type ReasonOf,
+} from "./index";
+import type { Decision, Verdict } from "../contract/verdict";
+import { NO_VIOLATIONS } from "../contract/violations";
+
+/*
+ * What an endpoint does with a request it would refuse: `deny` refuses it
+ * (the default), `warn` allows it and says what the refusal would have said.
+ * Set per endpoint by ENFORCEMENT, so a new rule or the pod gate can be
+ * watched in a cluster before it blocks anyone.
+ */
+
+export const ENFORCEMENT_ACTIONS = ["deny", "warn"] as const;
+export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
+
+/** Each endpoint's action. */
+export type Enforcement = Readonly<Record<EndpointKey, EnforcementAction>>;
+
+export const DENY_EVERYWHERE: Enforcement = Object.freeze(
+  Object.fromEntries(ENDPOINT_KEYS.map((label) => [label, "deny"])) as Record<
+    EndpointKey,
+    EnforcementAction
+  >,
+);
+
+/** How ENFORCEMENT names an endpoint: its path without the slash (`validate-cocoonset`). */
+export const enforcementName = (label: EndpointKey): string => ENDPOINTS[label].path.slice(1);
+
+const LABEL_BY_NAME: ReadonlyMap<string, EndpointKey> = new Map(
+  ENDPOINT_KEYS.map((label) => [enforcementName(label), label]),
+);
+
+/**
+ * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
+ * not named is `deny`. The problems are returned together, so one start-up
+ * names them (bounded as every variable's are, echo.ts's boundedProblems);
+ * each quotes what it read cut short and with anything but printable ASCII
+ * escaped, so a look-alike character shows.
+ */
+export function parseEnforcement(
+  text: string,
+): { readonly enforcement: Enforcement } | { readonly problems: readonly string[] } {
+  const enforcement: Record<EndpointKey, EnforcementAction> = { ...DENY_EVERYWHERE };
+  const problems: string[] = [];
+  const named = new Set<EndpointKey>();
+  for (const pair of text.split(",").map((entry) => entry.trim())) {
+    if (pair === "") continue;
+    const [name = "", action = "", ...rest] = pair.split("=").map((part) => part.trim());
+    const label = LABEL_BY_NAME.get(name);
+    if (rest.length > 0 || !pair.includes("=")) {
+      problems.push(`${quoted(pair)} is not ENDPOINT=ACTION`);
+    } else if (label === undefined) {
+      problems.push(
+        `${quoted(name)} is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`,
+      );
+    } else if (!isAction(action)) {
+      problems.push(`${quoted(action)} for ${name} is not an action; use deny or warn`);
+    } else if (named.has(label)) {
+      problems.push(`${name} is named twice`);
+    } else {
+      named.add(label);
+      enforcement[label] = action;
+    }
+  }
+  return problems.length > 0 ? { problems } : { enforcement };
+}
+
+const isAction = (text: string): text is EnforcementAction =>
+  (ENFORCEMENT_ACTIONS as readonly string[]).includes(text);
+
+/** The endpoints that allow what they would refuse, in table order. */
+export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
+  ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
+
+/** The reasons of endpoint `E`'s own refusals (not the review route's `internal`). */
+type RefusalReason<E extends EndpointKey> = Exclude<
+  ReasonOf<E, "deny"> | ReasonOf<E, "error">,
+  (typeof COMMON_REASONS)["error"][number]
+>;
+
+/**
+ * What to do first about a refusal, in a few words: a warning leads with it,
+ * since kubectl shows a warning's first 256 characters, and the explanation
+ * follows. The policies write them (policies/remedies.ts); the type wants one
+ * for every refusal reason the table lists.
+ */
+export interface RefusalRemedies {
+  /** By endpoint and reason: for a refusal that names no violation. */
+  readonly reasons: { readonly [E in EndpointKey]: Readonly<Record<RefusalReason<E>, string>> };
+  /** By rule id: for each violation a denial lists. */
+  readonly rules: Readonly<Record<string, string>>;
+}
+
+/** One endpoint's remedies, as its review hands them to `enforce`. */
+export interface EndpointRemedies {
+  readonly reasons: Readonly<Record<string, string>>;
+  readonly rules: Readonly<Record<string, string>>;
+}
+
+export const remediesOf = (remedies: RefusalRemedies, endpoint: EndpointKey): EndpointRemedies => ({
+  reasons: remedies.reasons[endpoint],
+  rules: remedies.rules,
+});
+
+/** The remedy of a handler that threw (reason `internal`, the review route's own). */
+const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log line";
+
+/**
+ * The verdict as the endpoint's action makes it: under `warn` a denial, and
+ * a check that could not be made, become allowed warnings with the same
+ * reason, message and violations, and the reason's remedy; warn never blocks.
+ */
+export function enforce<E extends EndpointKey, Rule extends string>(
+  verdict: Verdict<E, Rule>,
+  action: EnforcementAction,
+  remedies: EndpointRemedies,
+): Decision<E, Rule> {
+  if (action === "deny" || verdict.allowed) return verdict;
+  return {
+    allowed: true,
+    result: "warn",
+    reason: verdict.reason,
+    message: verdict.message,
+    remedy: remedies.reasons[verdict.reason] ?? INTERNAL_REMEDY,
+    ruleRemedies: remedies.rules,
+    violations: verdict.result === "deny" ? verdict.violations : NO_VIOLATIONS,
+    refused: verdict.result,
+  };
+}

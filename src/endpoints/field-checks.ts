@@ -1,0 +1,44 @@
+import { type Violation, violation } from "../contract/violations";
+import type { CrdEnum } from "../cocoon/crd-enums";
+import { describeJson, quote } from "../json/describe";
+import type { PathSegments } from "../json/path";
+import type { RuleId } from "./catalogue";
+
+/** An optional field counts as unset when absent, null or empty. */
+export function isUnset(value: unknown): value is undefined | null | "" {
+  return value === undefined || value === null || value === "";
+}
+
+/** The field's value after the CRD default, or undefined when it is not an allowed value. */
+export function resolveEnum<Value extends string>(
+  allowed: CrdEnum<Value>,
+  value: unknown,
+  fallback: Value,
+): Value | undefined {
+  if (isUnset(value)) return fallback;
+  return allowed.allows(value) ? value : undefined;
+}
+
+/** A violation at `at.field` when a set value is not one of `allowed`; unset values are fine (and cost nothing). */
+export function enumViolation<R extends RuleId>(
+  rule: R,
+  at: PathSegments,
+  field: string,
+  value: unknown,
+  allowed: CrdEnum<string>,
+  fallback?: string,
+): Violation<R> | undefined {
+  if (isUnset(value) || allowed.allows(value)) return undefined;
+  const options = allowed.options.map(quote).join(", ");
+  const unsetMeans = fallback === undefined ? "" : ` (or leave it unset for ${quote(fallback)})`;
+  const caseHint =
+    typeof value === "string" &&
+    allowed.options.some((option) => option.toLowerCase() === value.toLowerCase())
+      ? "; values are case-sensitive"
+      : "";
+  return violation(
+    rule,
+    [...at, field],
+    `must be one of ${options}${unsetMeans}, got ${describeJson(value)}${caseHint}`,
+  );
+}

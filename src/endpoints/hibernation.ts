@@ -1,0 +1,219 @@
+import type { AdmissionRequest } from "../contract/admission-request";
+import { allowed, errored, type Verdict } from "../contract/verdict";
+import type { ReportViolation, Violation } from "../contract/violations";
+import {
+  collectViolations,
+  LISTED_VIOLATIONS_LIMIT,
+  reportFound,
+  violation,
+} from "../contract/violations";
+import { hibernationDesire } from "../cocoon/crd-enums";
+import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
+import { namespaceOf } from "../cocoon/namespace";
+import { describeJson, quote } from "../json/describe";
+import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
+import type { KubeApi } from "../contract/reads";
+import { readApiserver, retryOnceReachable } from "./apiserver-read";
+import type { HibernationRuleId } from "./catalogue";
+import { isUnset } from "./field-checks";
+import { ruleDenial } from "./rule-denial";
+
+type HibernationViolation = Violation<HibernationRuleId>;
+type ReportHibernationViolation = ReportViolation<HibernationRuleId>;
+
+/**
+ * The fields of a new CocoonHibernation the rules read, as sent: a part
+ * (`metadata`, `spec`, `spec.podRef`) that is not an object reads as absent.
+ */
+export interface HibernationFields {
+  readonly name: unknown;
+  readonly desire: unknown;
+  readonly podName: unknown;
+}
+
+/** An existing CocoonHibernation from the LIST, as far as the conflict check needs it. */
+interface ExistingHibernation {
+  readonly name: string | undefined;
+  readonly podName: string;
+  readonly terminating: boolean;
+}
+
+const POD_NAME_PATH = ["spec", "podRef", "name"] as const;
+const NAME_PATH: JsonPath = ["metadata", "name"];
+const DESIRE_PATH: JsonPath = ["spec", "desire"];
+
+/** The fields the rules read; undefined when `object` is not a JSON object. */
+export function readHibernation(object: unknown): HibernationFields | undefined {
+  if (!isJsonObject(object)) return undefined;
+  return {
+    name: absentIfMistyped(valueAt(object, NAME_PATH)),
+    desire: absentIfMistyped(valueAt(object, DESIRE_PATH)),
+    podName: absentIfMistyped(valueAt(object, POD_NAME_PATH)),
+  };
+}
+
+/**
+ * The rules that need only the object itself: a valid `spec.desire`, and
+ * `metadata.name` equal to `spec.podRef.name`.
+ */
+export function checkHibernation(
+  hibernation: HibernationFields,
+  report: ReportHibernationViolation,
+): void {
+  reportFound(report, desireViolation(hibernation));
+  reportFound(report, nameViolation(hibernation));
+}
+
+/** Every violation checkHibernation reports; undefined when `object` is not a JSON object. */
+export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
+  const hibernation = readHibernation(object);
+  if (!hibernation) return undefined;
+  return collectViolations<HibernationRuleId>((report) =>
+    checkHibernation(hibernation, report),
+  ).listed.slice();
+}
+
+/** `spec.podRef.name`, when it is a non-empty string. */
+export function podNameOf({ podName }: HibernationFields): string | undefined {
+  return typeof podName === "string" && podName !== "" ? podName : undefined;
+}
+
+function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
+  if (hibernationDesire.allows(desire)) return undefined;
+  const got = isUnset(desire) ? "it is missing" : `got ${describeJson(desire)}`;
+  return violation(
+    "hibernation.desire",
+    ["spec", "desire"],
+    `must be ${hibernationDesire.options.map((desire) => `"${desire}"`).join(" or ")} (case-sensitive), ${got}`,
+  );
+}
+
+function nameViolation(hibernation: HibernationFields): HibernationViolation | undefined {
+  const podName = podNameOf(hibernation);
+  if (podName === undefined) {
+    return violation(
+      "hibernation.name-matches-pod",
+      POD_NAME_PATH,
+      "is required; name the pod to hibernate or wake, and give the CocoonHibernation the same name",
+    );
+  }
+  const { name } = hibernation;
+  if (name === podName) return undefined;
+  const got = isUnset(name) ? "is not set" : `is ${describeJson(name)}`;
+  return violation(
+    "hibernation.name-matches-pod",
+    ["metadata", "name"],
+    `${got} but must equal spec.podRef.name ${quote(podName)}: there is one CocoonHibernation per pod, named after it; name it ${quote(podName)}`,
+  );
+}
+
+/**
+ * Reports each existing CocoonHibernation (from a LIST of the namespace)
+ * that already targets `podName`, whatever its own name; live ones first.
+ */
+export function checkNoOtherHibernation(
+  podName: string,
+  items: readonly unknown[],
+  report: ReportHibernationViolation,
+): void {
+  const targeting = items.flatMap((item) => {
+    // An item that does not decode names no pod we could compare. The CRD
+    // schema makes that a foreign or broken object, and refusing every
+    // hibernation in the namespace over it would block users on something
+    // only an admin can fix; the name collision (CRs are named after their
+    // pod) still stops the plain duplicate.
+    const existing = readExisting(item);
+    return existing && existing.podName === podName ? [existing] : [];
+  });
+  for (const existing of [
+    ...targeting.filter((each) => !each.terminating),
+    ...targeting.filter((each) => each.terminating),
+  ]) {
+    reportFound(report, conflictViolation(podName, existing));
+  }
+}
+
+/** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */
+function readExisting(item: unknown): ExistingHibernation | undefined {
+  const podName = valueAt(item, POD_NAME_PATH);
+  if (typeof podName !== "string" || podName === "") return undefined;
+  // metadata is read as a whole: when it is not an object, or its name is
+  // not a string (null included), all of it reads as absent, its
+  // deletionTimestamp too.
+  const metadata = valueAt(item, ["metadata"]);
+  const name = isJsonObject(metadata) ? metadata.name : undefined;
+  if (!isJsonObject(metadata) || (name !== undefined && typeof name !== "string")) {
+    return { name: undefined, podName, terminating: false };
+  }
+  const { deletionTimestamp } = metadata;
+  return {
+    name,
+    podName,
+    terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
+  };
+}
+
+function conflictViolation(podName: string, existing: ExistingHibernation): HibernationViolation {
+  const existingName = quote(existing.name ?? "");
+  return existing.terminating
+    ? violation(
+        "hibernation.wait-for-terminating",
+        POD_NAME_PATH,
+        `CocoonHibernation ${existingName} for pod ${quote(podName)} is still terminating; retry after its cleanup has finished`,
+      )
+    : violation(
+        "hibernation.one-per-pod",
+        POD_NAME_PATH,
+        `pod ${quote(podName)} already has CocoonHibernation ${existingName}; flip its spec.desire instead of creating another`,
+      );
+}
+
+export interface HibernationDeps {
+  readonly kube: KubeApi;
+}
+
+type HibernationVerdict = Verdict<"cocoonHibernation", HibernationRuleId>;
+
+/**
+ * `/validate-cocoonhibernation`: CREATE only. The LIST fails
+ * closed: without it a second CR for the same pod could slip in.
+ */
+export async function validateHibernation(
+  request: AdmissionRequest,
+  deps: HibernationDeps,
+): Promise<HibernationVerdict> {
+  const hibernation = readHibernation(request.object);
+  if (!hibernation) {
+    return errored(
+      "decode",
+      "the request's object is not a JSON object, so it cannot be a CocoonHibernation",
+    );
+  }
+  const broken = ruleDenial(
+    COCOONHIBERNATION_KIND,
+    collectViolations<HibernationRuleId>(
+      (report) => checkHibernation(hibernation, report),
+      LISTED_VIOLATIONS_LIMIT,
+    ),
+  );
+  if (broken) return broken;
+
+  const podName = podNameOf(hibernation) ?? "";
+  const namespace = namespaceOf(request.object, request.namespace);
+  const cannotVerify = `cannot verify that pod ${quote(podName)} has no other CocoonHibernation`;
+  // An empty namespace would LIST every namespace and match pods elsewhere.
+  if (!namespace) return errored("list", `${cannotVerify}: the request names no namespace`);
+  const listed = await readApiserver(() => deps.kube.list(COCOONHIBERNATIONS, namespace));
+  if (!listed.ok) {
+    return errored(
+      "list",
+      `${cannotVerify}: listing CocoonHibernations in namespace ${quote(namespace)} failed: ` +
+        `${listed.failure}; ${retryOnceReachable("list", COCOONHIBERNATIONS.plural)}`,
+    );
+  }
+  const conflicts = collectViolations<HibernationRuleId>(
+    (report) => checkNoOtherHibernation(podName, listed.answer, report),
+    LISTED_VIOLATIONS_LIMIT,
+  );
+  return ruleDenial(COCOONHIBERNATION_KIND, conflicts) ?? allowed();
+}

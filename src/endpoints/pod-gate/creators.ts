@@ -1,0 +1,150 @@
+import { COCOON_GROUP, COCOONSET_KIND } from "../../cocoon/crd-resources";
+import { identityProblem, OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../cocoon/identities";
+
+/*
+ * POD_CREATORS: who may create gated pods, and owned by which kinds. An
+ * ownerReference is set by the client, so it proves nothing on its own; the
+ * authenticated requester is what gates, and each trusted creator only for
+ * the kinds it really manages: the cocoon operator for CocoonSets,
+ * sandbox-operator for Sandboxes, neither for the other's.
+ */
+
+/** The kind of an owner, by API group (the apiVersion without its version) and kind. */
+export interface OwnerKind {
+  readonly group: string;
+  readonly kind: string;
+}
+
+export const COCOONSET_OWNER: OwnerKind = { group: COCOON_GROUP, kind: COCOONSET_KIND };
+/** sandbox-operator's Sandbox (any version of the group: v1alpha1 and v1beta1 are served). */
+export const SANDBOX_OWNER = {
+  group: "agents.x-k8s.io",
+  kind: "Sandbox",
+} as const satisfies OwnerKind;
+
+/** Each trusted identity with the owner kinds it may create gated pods for. */
+export type PodCreators = ReadonlyMap<string, readonly OwnerKind[]>;
+
+export const ownerKindText = ({ group, kind }: OwnerKind): string => `${group}/${kind}`;
+
+export const sameOwnerKind = (a: OwnerKind, b: OwnerKind): boolean =>
+  a.group === b.group && a.kind === b.kind;
+
+const creatorEntry = (identity: string, kinds: readonly OwnerKind[]) =>
+  `${identity}=${kinds.map(ownerKindText).join("|")}`;
+
+/** The default: the cocoon operator for CocoonSets, sandbox-operator for Sandboxes. */
+export const DEFAULT_POD_CREATORS = [
+  creatorEntry(OPERATOR_USERNAME, [COCOONSET_OWNER]),
+  creatorEntry(SANDBOX_OPERATOR_USERNAME, [SANDBOX_OWNER]),
+].join(",");
+
+/** An API group: a DNS subdomain, as CRD groups are. */
+const GROUP = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A kind: CamelCase, as the API names them. */
+const KIND = /^[A-Z][A-Za-z0-9]{0,62}$/;
+
+/**
+ * POD_CREATORS' value: comma-separated `identity[=group/Kind[|group/Kind…]]`
+ * entries, trimmed, empty ones dropped; an entry without `=` pairs the
+ * identity with CocoonSet. An identity named twice gets the kinds of both
+ * entries. Every malformed entry is returned as a problem naming it.
+ */
+export function parsePodCreators(
+  text: string,
+): { readonly podCreators: PodCreators } | { readonly problems: readonly string[] } {
+  const podCreators = new Map<string, OwnerKind[]>();
+  const problems: string[] = [];
+  for (const entry of text.split(",").map((part) => part.trim())) {
+    if (entry === "") continue;
+    const parsed = parseEntry(entry);
+    if ("problem" in parsed) {
+      problems.push(`entry "${entry}" ${parsed.problem}`);
+      continue;
+    }
+    podCreators.set(
+      parsed.identity,
+      withKinds(podCreators.get(parsed.identity) ?? [], parsed.kinds),
+    );
+  }
+  if (problems.length === 0 && podCreators.size === 0) {
+    problems.push("must name at least one identity");
+  }
+  return problems.length > 0 ? { problems } : { podCreators };
+}
+
+type ParsedEntry =
+  | { readonly identity: string; readonly kinds: readonly OwnerKind[] }
+  | { readonly problem: string };
+
+function parseEntry(entry: string): ParsedEntry {
+  const separator = entry.indexOf("=");
+  const identity = (separator < 0 ? entry : entry.slice(0, separator)).trim();
+  if (identity === "") return { problem: "names no identity before '='" };
+  const problem = identityProblem(identity);
+  if (problem !== undefined) return { problem: `identity ${problem}` };
+  if (separator < 0) {
+    if (parseOwnerKind(identity) === undefined) return { identity, kinds: [COCOONSET_OWNER] };
+    return { problem: "is a kind, not an identity; join one creator's kinds with '|', not ','" };
+  }
+  const kinds: OwnerKind[] = [];
+  for (const text of entry.slice(separator + 1).split("|")) {
+    const kind = parseOwnerKind(text.trim());
+    if (kind === undefined) {
+      return {
+        problem:
+          `has "${text.trim()}", which is not group/Kind ` +
+          `(such as ${ownerKindText(COCOONSET_OWNER)}); list kinds as group/Kind|group/Kind`,
+      };
+    }
+    kinds.push(kind);
+  }
+  return { identity, kinds };
+}
+
+function parseOwnerKind(text: string): OwnerKind | undefined {
+  const slash = text.indexOf("/");
+  if (slash < 0) return undefined;
+  const group = text.slice(0, slash);
+  const kind = text.slice(slash + 1);
+  return GROUP.test(group) && KIND.test(kind) ? { group, kind } : undefined;
+}
+
+/** Every kind some creator is paired with, each once, in the order POD_CREATORS names them. */
+function pairedOwnerKinds(podCreators: PodCreators): OwnerKind[] {
+  return [...podCreators.values()].reduce<OwnerKind[]>(withKinds, []);
+}
+
+export const includesKind = (kinds: readonly OwnerKind[], kind: OwnerKind): boolean =>
+  kinds.some((known) => sameOwnerKind(known, kind));
+
+/**
+ * Of a pod's `owners`, those of a kind some creator is paired with. A gated
+ * pod without one is refused (not_owned), whoever creates it.
+ */
+export function pairedOwners(owners: readonly OwnerKind[], podCreators: PodCreators): OwnerKind[] {
+  const paired = pairedOwnerKinds(podCreators);
+  return owners.filter((owner) => includesKind(paired, owner));
+}
+
+/** "CocoonSet or Sandbox owner (cocoonset.cocoonstack.io/CocoonSet, agents.x-k8s.io/Sandbox, …)". */
+export function describeTrustedOwners(podCreators: PodCreators): string {
+  const paired = pairedOwnerKinds(podCreators);
+  const names = [...new Set(paired.map((kind) => kind.kind))].join(" or ");
+  return `${names} owner (${paired.map(ownerKindText).join(", ")}, the kinds POD_CREATORS pairs with a creator)`;
+}
+
+/** `kinds` with each of `more` it does not hold yet appended. */
+function withKinds(kinds: OwnerKind[], more: readonly OwnerKind[]): OwnerKind[] {
+  for (const kind of more) {
+    if (!kinds.some((known) => sameOwnerKind(known, kind))) kinds.push(kind);
+  }
+  return kinds;
+}
+
+/** The identities paired with any of `kinds`. */
+export function creatorsOf(podCreators: PodCreators, kinds: readonly OwnerKind[]): string[] {
+  return [...podCreators]
+    .filter(([, paired]) => paired.some((kind) => kinds.some((own) => sameOwnerKind(own, kind))))
+    .map(([identity]) => identity);
+}

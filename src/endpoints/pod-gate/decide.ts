@@ -1,0 +1,471 @@
+import type { AdmissionRequest } from "../../contract/admission-request";
+import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
+import { SCHEDULER_USERNAME } from "../../cocoon/identities";
+import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "../../cocoon/markers";
+import {
+  describePlatformIdentities,
+  isPlatformIdentity,
+  type RuntimeIdentities,
+} from "./platform-identities";
+import {
+  creatorsOf,
+  describeTrustedOwners,
+  includesKind,
+  type OwnerKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwners,
+} from "./creators";
+import { hasCocoonToleration } from "../../cocoon/tolerations";
+import { cutShort } from "../../bounded-text";
+import { describeJson } from "../../json/describe";
+import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../../json/read";
+import { apiGroupOf, NODES, PODS } from "../../kube/api-resources";
+import type { KubeApi } from "../../contract/reads";
+import { isDnsLabel, isDnsSubdomain } from "../../kube/name-grammar";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "../apiserver-read";
+import type { RuleOf } from "../catalogue";
+import {
+  afterBinding,
+  afterStatusWrite,
+  bindingSetsVmAnnotations,
+  changedGateFields,
+  describeChangedFields,
+} from "./gate-fields";
+
+type PodGateVerdict = Verdict<"podGate", RuleOf<"podGate">>;
+
+export interface PodGateDeps {
+  /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */
+  readonly podCreators: PodCreators;
+  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
+  readonly runtimeIdentities: RuntimeIdentities;
+  /** Reads the node a pod is bound to by name, and the pod a Binding places. */
+  readonly kube: KubeApi;
+}
+
+const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
+const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
+
+/**
+ * `/mutate` (CREATE, UPDATE and `pods/status` UPDATE): only a trusted
+ * creator may create VM-backed pods, turn an existing pod into one (by its
+ * own fields, a status write or a Binding's annotations), or put a pod on a
+ * VM node by name (`spec.nodeName`, a Binding, which the API only creates)
+ * past the taint, and only pods owned by a kind POD_CREATORS pairs it with;
+ * only the platform's identities may change a VM-backed pod's gate fields.
+ * Never patches. Without any apiserver call for every pod that neither
+ * carries a marker nor names a node.
+ */
+export async function podGate(
+  request: AdmissionRequest,
+  deps: PodGateDeps,
+): Promise<PodGateVerdict> {
+  if (isBindingRequest(request)) return bindingGate(request, deps);
+  if (request.kind?.kind !== "Pod") return skipped("kind");
+
+  // What the write leaves stored: a status write changes only metadata and status.
+  const pod =
+    request.subResource === "status"
+      ? afterStatusWrite(request.oldObject, request.object)
+      : request.object;
+  // An old object whose markers cannot be read is no VM pod: the new one is judged as created.
+  if (request.operation === "UPDATE" && podEntersCocoonGate(request.oldObject)) {
+    return vmPodUpdateGate(request, request.oldObject, pod, deps);
+  }
+  const markers = readPodMarkers(pod);
+  if (markers !== "gated") {
+    const nodeName = request.operation === "CREATE" ? requestedNodeName(pod) : undefined;
+    if (nodeName !== undefined) return podBoundByNameGate(request, nodeName, deps);
+    return skipped(markers === "undecodable" ? "decode" : "not_cocoon");
+  }
+  return markedPodChecks(request, pod, deps, {
+    notOwned: (owners) => notOwnedMessage(request, owners),
+    creator: (username, pairing) => creatorMessage(request, username, pairing),
+  });
+}
+
+/**
+ * A write to a pod that is already VM-backed: the platform's runtime
+ * patches pass untouched, and anyone else may change anything but the gate
+ * fields (pod-gate-changes.ts).
+ */
+function vmPodUpdateGate(
+  request: AdmissionRequest,
+  stored: unknown,
+  updated: unknown,
+  deps: PodGateDeps,
+): PodGateVerdict {
+  const username = request.userInfo?.username ?? "";
+  if (isPlatformIdentity(username, valueAt(stored, NODE_NAME), deps)) return skipped("no_change");
+  const changed = changedGateFields(stored, updated);
+  if (changed.length === 0) return skipped("no_change");
+  return denied("gate_field", gateFieldMessage(describePod(request), username, changed, deps));
+}
+
+function gateFieldMessage(
+  pod: string,
+  username: string,
+  changed: readonly string[],
+  deps: PodGateDeps,
+): string {
+  return (
+    `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ${pod}, ` +
+    `a VM-backed pod (${MARKERS}): only ${describePlatformIdentities(deps)} may change its ` +
+    `${VM_ANNOTATION_PREFIX} annotations, cocoon toleration, owner references or node; to hibernate ` +
+    `or wake the VM create a CocoonHibernation, to change or remove the VM change its CocoonSet`
+  );
+}
+
+/** `pods/binding`, or the older `bindings` resource: both place a pod on `target.name`. */
+function isBindingRequest(request: AdmissionRequest): boolean {
+  if (request.kind?.kind !== "Binding") return false;
+  const resource = request.resource?.resource;
+  return (
+    (resource === "pods" && request.subResource === "binding") ||
+    (resource === "bindings" && !request.subResource)
+  );
+}
+
+/** What a denial names: the owner kinds POD_CREATORS trusts, and who may create pods of them. */
+interface PodGateMessages {
+  /** `owners`: the kinds POD_CREATORS pairs with some creator, as "CocoonSet or Sandbox owner (…)". */
+  readonly notOwned: (owners: string) => string;
+  /** `pairing`: which identities POD_CREATORS lets create pods owned by this pod's owners. */
+  readonly creator: (username: string, pairing: string) => string;
+}
+
+/**
+ * The gate a marked pod passes: an owner of a kind POD_CREATORS pairs with a
+ * creator, and a requester paired with the kind of one of its owners.
+ */
+function markedPodChecks(
+  request: AdmissionRequest,
+  pod: unknown,
+  deps: PodGateDeps,
+  messages: PodGateMessages,
+): PodGateVerdict {
+  const owners = pairedOwners(podOwnerKinds(pod), deps.podCreators);
+  if (owners.length === 0) {
+    return denied("not_owned", messages.notOwned(describeTrustedOwners(deps.podCreators)));
+  }
+  const username = request.userInfo?.username ?? "";
+  const mine = deps.podCreators.get(username) ?? [];
+  if (!owners.some((owner) => includesKind(mine, owner))) {
+    return denied("creator", messages.creator(username, pairingOf(deps.podCreators, owners)));
+  }
+  return allowed();
+}
+
+/** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */
+function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
+  const kinds = [...new Set(owners.map(ownerKindText))];
+  const creators = creatorsOf(podCreators, owners);
+  return (
+    `POD_CREATORS lets only ${creators.join(", ")} create VM-backed pods whose owner is ` +
+    kinds.join(" or ")
+  );
+}
+
+/** An unmarked pod CREATE with `spec.nodeName`: gated like a marked pod when the node is a VM node. */
+async function podBoundByNameGate(
+  request: AdmissionRequest,
+  nodeName: unknown,
+  deps: PodGateDeps,
+): Promise<PodGateVerdict> {
+  if (!isDnsSubdomain(nodeName)) {
+    return denied(
+      "invalid_name",
+      invalidNodeNameMessage(describePod(request), "spec.nodeName", nodeName),
+    );
+  }
+  const node = await readNode(deps.kube, nodeName);
+  if (!node.ok) {
+    return errored(
+      "node_fetch",
+      nodeFetchMessage(describePod(request), "spec.nodeName", nodeName, node.failure),
+    );
+  }
+  if (node.answer === "not_vm") return skipped("not_cocoon");
+  const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
+  return markedPodChecks(request, request.object, deps, {
+    notOwned: (owners) =>
+      `${subject}, but metadata.ownerReferences has no ${owners}: a pod on a VM node becomes a ` +
+      `VM and must be managed by its operator; remove spec.nodeName and let the scheduler place ` +
+      `the pod, or create the owning resource instead`,
+    creator: (username, pairing) =>
+      `user "${cutShort(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
+      `${VM_NODE}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
+      `the owner's operator create it`,
+  });
+}
+
+/**
+ * A Binding by anyone but the scheduler (which honours taints): to a VM node,
+ * the bound pod must already carry a cocoon marker and then pass the gate of
+ * a marked pod, with the binder as the requester.
+ */
+async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<PodGateVerdict> {
+  const username = request.userInfo?.username ?? "";
+  if (username === SCHEDULER_USERNAME) return skipped("scheduler");
+  const nodeName = bindingTargetNode(request.object);
+  if (nodeName === undefined) return skipped("decode");
+
+  const namespace = request.namespace;
+  const podName = request.name;
+  const pod = `pod ${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
+  if (!isDnsSubdomain(nodeName)) {
+    return denied(
+      "invalid_name",
+      invalidNodeNameMessage(`the Binding of ${pod}`, "target.name", nodeName),
+    );
+  }
+  if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
+    return denied(
+      "invalid_name",
+      `the Binding names ${JSON.stringify(`${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`)} as its pod, which is not ` +
+        `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
+    );
+  }
+
+  const setsVmAnnotations = bindingSetsVmAnnotations(request.object);
+  const node = await readNode(deps.kube, nodeName);
+  if (!node.ok) {
+    return errored(
+      "node_fetch",
+      nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
+    );
+  }
+  if (node.answer === "not_vm" && !setsVmAnnotations) return skipped("not_cocoon");
+
+  const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
+  if (!bound.ok) {
+    const why = setsVmAnnotations
+      ? `whose Binding copies ${VM_ANNOTATION_PREFIX} annotations onto it`
+      : `which a Binding places on "${nodeName}", ${VM_NODE}`;
+    return errored(
+      "pod_fetch",
+      `cannot verify ${pod}, ${why}, so the Binding is refused (fail-closed): ${bound.failure}; ` +
+        retryOnceReachable("get", PODS.plural),
+    );
+  }
+  // The pod as the Binding leaves it: with the Binding's annotations.
+  const boundPod =
+    bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
+  if (setsVmAnnotations && bound.answer !== undefined) {
+    const annotated = bindingAnnotationsGate(request, pod, bound.answer, boundPod, deps);
+    if (!annotated.allowed) return annotated;
+  }
+  if (node.answer === "not_vm") return skipped("not_cocoon");
+  const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
+    const state =
+      boundPod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
+    return denied(
+      "unmarked_binding",
+      `${binding}: the pod ${state}, and only VM-backed pods made by the cocoon operator may run on ` +
+        `VM nodes; bind it to another node or let the scheduler place it`,
+    );
+  }
+  return markedPodChecks(request, boundPod, deps, {
+    notOwned: (owners) =>
+      `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
+      `no ${owners}; VM-backed pods must be managed by their operator`,
+    creator: (_username, pairing) =>
+      `${binding}: ${pairing}, or bind them, and the scheduler (${SCHEDULER_USERNAME}) may place ` +
+      `them; let the scheduler bind the pod`,
+  });
+}
+
+/**
+ * The apiserver copies a Binding's annotations onto its pod, so a Binding
+ * that sets `vm.cocoonstack.io/` annotations is judged as that write to the
+ * pod would be: a change of a VM-backed pod's gate fields, or a marker
+ * given to a pod that had none.
+ */
+function bindingAnnotationsGate(
+  request: AdmissionRequest,
+  pod: string,
+  stored: unknown,
+  bound: unknown,
+  deps: PodGateDeps,
+): PodGateVerdict {
+  if (podEntersCocoonGate(stored)) return vmPodUpdateGate(request, stored, bound, deps);
+  if (!podEntersCocoonGate(bound)) return skipped("not_cocoon");
+  const binding = `user "${cutShort(request.userInfo?.username ?? "")}" may not bind ${pod} with the annotation "${VM_NAME_ANNOTATION}" in the Binding's metadata.annotations, which the apiserver copies onto the pod and which makes it VM-backed`;
+  return markedPodChecks(request, bound, deps, {
+    notOwned: (owners) =>
+      `${binding}: its metadata.ownerReferences has no ${owners}; remove the annotation from the ` +
+      `Binding, and let the owner's operator create VM-backed pods`,
+    creator: (_username, pairing) =>
+      `${binding}: ${pairing}; remove the annotation from the Binding, and let that operator create the pod`,
+  });
+}
+
+type NodeRead = ReadOutcome<"vm" | "not_vm">;
+
+/** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
+async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {
+  const read = await readApiserver(() => kube.get(NODES, { name }));
+  if (!read.ok) return read;
+  if (read.answer === undefined) return { ok: true, answer: "not_vm" };
+  const kind = readNodeKind(read.answer);
+  if (kind === "unreadable") {
+    return { ok: false, failure: `node "${name}" has a spec.taints that cannot be read` };
+  }
+  return { ok: true, answer: kind };
+}
+
+function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
+  return (
+    `${path} of ${subject} is ${describeJson(nodeName)}, which is not a valid ` +
+    `node name (a DNS subdomain: lowercase letters, digits, "-" and ".", at most 253 characters); ` +
+    `name an existing node`
+  );
+}
+
+function nodeFetchMessage(
+  subject: string,
+  path: string,
+  nodeName: string,
+  failure: string,
+): string {
+  return (
+    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
+    `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
+    retryOnceReachable("get", NODES.plural)
+  );
+}
+
+function describePod(request: AdmissionRequest): string {
+  const namespace = cutShort(request.namespace ?? "");
+  return request.name
+    ? `pod ${namespace}/${cutShort(request.name)}`
+    : `a pod in namespace "${namespace}"`;
+}
+
+function notOwnedMessage(request: AdmissionRequest, owners: string): string {
+  return (
+    `${describePod(request)} carries a cocoon marker (${MARKERS}) but metadata.ownerReferences ` +
+    `has no ${owners}: VM-backed pods must be managed by their operator; create or scale the ` +
+    `owning resource (such as a CocoonSet) instead, or remove the marker`
+  );
+}
+
+function creatorMessage(request: AdmissionRequest, username: string, pairing: string): string {
+  const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
+  return (
+    `user "${cutShort(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
+    `marker (${MARKERS}): ${pairing}; an owner reference is set by the client and is not proof ` +
+    `that the owner's operator made the pod — let that operator create it`
+  );
+}
+
+/*
+ * The pod gate runs on every pod in the cluster, so a pod is never read
+ * whole: each reader below walks to exactly one field, and each is read on
+ * its own so a malformed sibling cannot hide a marker. Absent or null
+ * parents read as empty, which is how the apiserver omits them.
+ */
+
+const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
+const NODE_NAME: JsonPath = ["spec", "nodeName"];
+
+type MarkerReading = "marker" | "no_marker" | "unreadable";
+
+function readTolerationMarker(pod: unknown): MarkerReading {
+  const tolerations = readList(valueAt(pod, TOLERATIONS));
+  if (tolerations === MISTYPED) return "unreadable";
+  return tolerations !== undefined && hasCocoonToleration(tolerations) ? "marker" : "no_marker";
+}
+
+function readAnnotationMarker(pod: unknown): MarkerReading {
+  const annotations = readObject(valueAt(pod, ANNOTATIONS));
+  if (annotations === MISTYPED) return "unreadable";
+  return annotations !== undefined && Object.hasOwn(annotations, VM_NAME_ANNOTATION)
+    ? "marker"
+    : "no_marker";
+}
+
+/**
+ * `gated`: a well-formed field carries a cocoon marker, whatever the other
+ * fields hold. `undecodable`: neither marker field can be read at all (this
+ * includes anything that is not a JSON object). `not_gated` otherwise.
+ */
+export type PodMarkers = "gated" | "not_gated" | "undecodable";
+
+export function readPodMarkers(pod: unknown): PodMarkers {
+  const toleration = readTolerationMarker(pod);
+  if (toleration === "marker") return "gated";
+  const annotation = readAnnotationMarker(pod);
+  if (annotation === "marker") return "gated";
+  return toleration === "unreadable" && annotation === "unreadable" ? "undecodable" : "not_gated";
+}
+
+/**
+ * THE gate predicate (docs/behaviour.md, pod gate): a toleration keyed `virtual-kubelet.io/provider`
+ * or a `vm.cocoonstack.io/name` annotation. The webhook's CEL matchCondition
+ * mirrors it, and a property test keeps the two in agreement.
+ */
+export function podEntersCocoonGate(pod: unknown): boolean {
+  return readPodMarkers(pod) === "gated";
+}
+
+/**
+ * The kind of each owner reference: its `kind` and its `apiVersion`'s group
+ * (`""` for the core group). Each reference is read on its own: a malformed
+ * one owns nothing, and so do unreadable ownerReferences.
+ */
+export function podOwnerKinds(pod: unknown): OwnerKind[] {
+  const references = readList(valueAt(pod, OWNER_REFERENCES));
+  if (references === undefined || references === MISTYPED) return [];
+  const kinds: OwnerKind[] = [];
+  for (const reference of references) {
+    if (!isJsonObject(reference)) continue;
+    const { apiVersion, kind } = reference;
+    if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
+    kinds.push({ group: apiGroupOf(apiVersion), kind });
+  }
+  return kinds;
+}
+
+/**
+ * `spec.nodeName` as sent, when the pod names a node: anything but absent,
+ * null or "". A pod bound by name skips the scheduler, so a taint cannot keep
+ * it off a VM node. It runs for every pod CREATE. The webhook's CEL
+ * matchCondition mirrors it.
+ */
+export function requestedNodeName(pod: unknown): unknown {
+  const nodeName = valueAt(pod, NODE_NAME);
+  return nodeName === MISTYPED || nodeName === null || nodeName === "" ? undefined : nodeName;
+}
+
+/**
+ * A v1 Binding places the pod it is named after on `target.name`, a node.
+ * `undefined` when the Binding names no node target: the apiserver refuses
+ * such a Binding itself (target.name is required, target.kind must be Node).
+ * Any other value is returned as sent, for the caller to validate.
+ */
+export function bindingTargetNode(binding: unknown): unknown {
+  const target = readObject(valueAt(binding, ["target"]));
+  if (target === undefined || target === MISTYPED) return undefined;
+  const { kind, name } = target;
+  if (kind !== undefined && kind !== null && kind !== "" && kind !== "Node") return undefined;
+  return name === null || name === "" ? undefined : name;
+}
+
+/**
+ * `vm`: the node carries a taint keyed `virtual-kubelet.io/provider` (any
+ * value or effect), so pods placed on it become VMs. `unreadable`: `spec` or
+ * `spec.taints` has the wrong type, so the question cannot be answered.
+ */
+export type NodeKind = "vm" | "not_vm" | "unreadable";
+
+export function readNodeKind(node: unknown): NodeKind {
+  const taints = readList(valueAt(node, ["spec", "taints"]));
+  if (taints === MISTYPED) return "unreadable";
+  if (taints === undefined) return "not_vm";
+  return hasCocoonToleration(taints) ? "vm" : "not_vm";
+}

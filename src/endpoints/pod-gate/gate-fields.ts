@@ -1,0 +1,122 @@
+import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
+import { cutShort } from "../../bounded-text";
+import { jsonEqual } from "../../json/equal";
+import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../../json/read";
+
+/*
+ * The gate fields of a VM-backed pod: what makes it a VM and which VM it
+ * is (the `vm.cocoonstack.io/` annotations, the cocoon toleration), who
+ * manages it (its owner references) and where it runs. Only the platform's
+ * identities may change them once the pod carries a marker. Each is
+ * compared as the webhook's matchConditions compare it, an absent or null
+ * field reading as empty.
+ */
+
+const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+
+/** Gate fields compared whole, each with the value that absence and null read as. */
+const WHOLE_FIELDS: readonly { readonly path: JsonPath; readonly empty: unknown }[] = [
+  { path: ["metadata", "ownerReferences"], empty: [] },
+  { path: ["spec", "nodeName"], empty: "" },
+  { path: ["spec", "nodeSelector"], empty: {} },
+];
+
+/** At most this many changed fields are named in a denial. */
+const NAMED_FIELDS = 5;
+
+function orEmpty(value: unknown, empty: unknown): unknown {
+  return value === undefined || value === null ? empty : value;
+}
+
+/** The JSON path of each gate field `updated` changes from `stored`. */
+export function changedGateFields(stored: unknown, updated: unknown): string[] {
+  const changed = changedVmAnnotations(stored, updated);
+  if (!jsonEqual(cocoonTolerations(stored), cocoonTolerations(updated))) {
+    changed.push(TOLERATIONS.join("."));
+  }
+  for (const { path, empty } of WHOLE_FIELDS) {
+    if (!jsonEqual(orEmpty(valueAt(stored, path), empty), orEmpty(valueAt(updated, path), empty))) {
+      changed.push(path.join("."));
+    }
+  }
+  return changed;
+}
+
+/** "a, b and 3 more": the changed fields a denial names. */
+export function describeChangedFields(fields: readonly string[]): string {
+  const named = fields.slice(0, NAMED_FIELDS);
+  const more = fields.length - named.length;
+  return more > 0 ? `${named.join(", ")} and ${more} more` : named.join(", ");
+}
+
+function changedVmAnnotations(stored: unknown, updated: unknown): string[] {
+  const before = orEmpty(valueAt(stored, ANNOTATIONS), {});
+  const after = orEmpty(valueAt(updated, ANNOTATIONS), {});
+  if (!isJsonObject(before) || !isJsonObject(after)) {
+    return jsonEqual(before, after) ? [] : [ANNOTATIONS.join(".")];
+  }
+  const changed: string[] = [];
+  for (const [mine, other] of [
+    [before, after],
+    [after, before],
+  ] as const) {
+    for (const key of Object.keys(mine)) {
+      if (!key.startsWith(VM_ANNOTATION_PREFIX)) continue;
+      const path = `metadata.annotations["${cutShort(key)}"]`;
+      if (changed.includes(path)) continue;
+      if (!Object.hasOwn(other, key) || !jsonEqual(mine[key], other[key])) changed.push(path);
+    }
+  }
+  return changed;
+}
+
+/** The tolerations keyed `virtual-kubelet.io/provider`, in order; a mistyped list as it is. */
+function cocoonTolerations(pod: unknown): unknown {
+  const tolerations = orEmpty(valueAt(pod, TOLERATIONS), []);
+  if (!Array.isArray(tolerations)) return tolerations;
+  return tolerations.filter(
+    (toleration) => isJsonObject(toleration) && toleration.key === COCOON_TOLERATION_KEY,
+  );
+}
+
+/**
+ * The pod as a `pods/status` write leaves it: the apiserver keeps the
+ * stored spec and owner references and takes the new status, labels,
+ * annotations and finalizers, so only those can change.
+ */
+export function afterStatusWrite(stored: unknown, sent: unknown): unknown {
+  if (!isJsonObject(stored)) return sent;
+  const metadata = valueAt(stored, ["metadata"]);
+  return {
+    ...stored,
+    metadata: {
+      ...(isJsonObject(metadata) ? metadata : {}),
+      annotations: absentIfMistyped(valueAt(sent, ANNOTATIONS)),
+    },
+  };
+}
+
+/** The pod as a Binding leaves it: the apiserver copies the Binding's annotations onto it. */
+export function afterBinding(stored: unknown, binding: unknown): unknown {
+  const added = valueAt(binding, ANNOTATIONS);
+  if (!isJsonObject(stored) || !isJsonObject(added)) return stored;
+  const metadata = valueAt(stored, ["metadata"]);
+  const annotations = valueAt(stored, ANNOTATIONS);
+  return {
+    ...stored,
+    metadata: {
+      ...(isJsonObject(metadata) ? metadata : {}),
+      annotations: { ...(isJsonObject(annotations) ? annotations : {}), ...added },
+    },
+  };
+}
+
+/** Whether a Binding carries an annotation under `vm.cocoonstack.io/`, which it would copy onto its pod. */
+export function bindingSetsVmAnnotations(binding: unknown): boolean {
+  const annotations = valueAt(binding, ANNOTATIONS);
+  return (
+    isJsonObject(annotations) &&
+    Object.keys(annotations).some((key) => key.startsWith(VM_ANNOTATION_PREFIX))
+  );
+}

@@ -1,0 +1,170 @@
+import type { AdmissionRequest } from "../contract/admission-request";
+import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
+import { COCOONHIBERNATION_KIND } from "../cocoon/crd-resources";
+import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
+import { hasCocoonToleration } from "../cocoon/tolerations";
+import {
+  isWorkloadKind,
+  isWorkloadResource,
+  WORKLOADS,
+  type WorkloadKind,
+  type WorkloadResource,
+} from "../cocoon/workload";
+import { cutShort } from "../bounded-text";
+import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import type { WorkloadFields } from "../kube/api-resources";
+import type { KubeApi } from "../contract/reads";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
+import type { RuleOf } from "./catalogue";
+
+type ScaleGuardVerdict = Verdict<"scaleGuard", RuleOf<"scaleGuard">>;
+
+export interface ScaleGuardDeps {
+  readonly kube: KubeApi;
+}
+
+/** The scale-down a request asks for, as named in messages. */
+interface ScaleDown {
+  readonly kind: WorkloadKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly oldReplicas: number;
+  readonly newReplicas: number;
+}
+
+/**
+ * `/validate` (UPDATE): cocoon-tolerated Deployments and StatefulSets may not
+ * be scaled down, neither through `/scale` nor by a direct UPDATE.
+ */
+export async function scaleGuard(
+  request: AdmissionRequest,
+  deps: ScaleGuardDeps,
+): Promise<ScaleGuardVerdict> {
+  if (request.subResource === "scale") return guardScaleSubresource(request, deps.kube);
+  return guardWorkloadUpdate(request);
+}
+
+/** A Scale object carries no pod template, so only a scale-down pays for a GET of the parent. */
+async function guardScaleSubresource(
+  request: AdmissionRequest,
+  kube: KubeApi,
+): Promise<ScaleGuardVerdict> {
+  const resource = request.resource?.resource;
+  if (!isWorkloadResource(resource)) return skipped("kind");
+  const oldReplicas = readScaleReplicas(request.oldObject);
+  const newReplicas = readScaleReplicas(request.object);
+  if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
+  if (newReplicas >= oldReplicas) return allowed();
+
+  const scaleDown: ScaleDown = {
+    kind: WORKLOADS[resource].kind,
+    namespace: request.namespace ?? "",
+    name: request.name ?? "",
+    oldReplicas,
+    newReplicas,
+  };
+  const parent = await readParent(kube, resource, scaleDown);
+  if (!parent.ok) {
+    return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
+  }
+  if (parent.answer === undefined) return skipped("no_parent");
+  // Read as checked: the answer's field check has already found the tolerations a list of objects.
+  const tolerations = parent.answer.spec?.template?.spec?.tolerations;
+  if (!tolerations || !hasCocoonToleration(tolerations)) return skipped("not_cocoon");
+  return denied("scale_down", scaleDownMessage(scaleDown));
+}
+
+/** The parent workload; `undefined` when it does not exist (404). */
+async function readParent(
+  kube: KubeApi,
+  resource: WorkloadResource,
+  { namespace, name }: ScaleDown,
+): Promise<ReadOutcome<WorkloadFields | undefined>> {
+  if (!namespace || !name) return { ok: false, failure: "the request names no namespace/name" };
+  return readApiserver(() => kube.get(WORKLOADS[resource], { namespace, name }));
+}
+
+/** Direct UPDATE: the old object's template decides, so dropping the toleration while scaling down does not slip through. */
+function guardWorkloadUpdate(request: AdmissionRequest): ScaleGuardVerdict {
+  const kind = request.kind?.kind;
+  if (!isWorkloadKind(kind)) return skipped("kind");
+  const oldReplicas = readWorkloadReplicas(request.oldObject);
+  const newReplicas = readWorkloadReplicas(request.object);
+  if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
+  if (!workloadIsCocoon(request.oldObject)) return skipped("not_cocoon");
+  if (newReplicas >= oldReplicas) return allowed();
+  return denied(
+    "scale_down",
+    scaleDownMessage({
+      kind,
+      namespace: request.namespace ?? "",
+      name: request.name ?? "",
+      oldReplicas,
+      newReplicas,
+    }),
+  );
+}
+
+function describeScaleDown(scaleDown: ScaleDown): string {
+  return `${describeWorkload(scaleDown)} from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas`;
+}
+
+function describeWorkload({ kind, namespace, name }: ScaleDown): string {
+  return `${kind} ${cutShort(namespace)}/${cutShort(name)}`;
+}
+
+function scaleDownMessage(scaleDown: ScaleDown): string {
+  return (
+    `spec.replicas: scaling down ${describeScaleDown(scaleDown)} is not allowed: its pod ` +
+    `template tolerates "${COCOON_TOLERATION_KEY}", so its pods are cocoon VMs and removing ` +
+    `replicas destroys their state; to suspend VMs, create a ${COCOONHIBERNATION_KIND} ` +
+    `(spec.desire: Hibernate) for each pod instead`
+  );
+}
+
+function parentFetchMessage(
+  resource: WorkloadResource,
+  scaleDown: ScaleDown,
+  failure: string,
+): string {
+  return (
+    `cannot verify parent workload ${describeWorkload(scaleDown)}, ` +
+    `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
+    `refused (fail-closed): ${failure}; ${retryOnceReachable("get", resource)}`
+  );
+}
+
+/** apps/v1 defaults an omitted `spec.replicas` of a Deployment or StatefulSet to 1. */
+const DEFAULT_WORKLOAD_REPLICAS = 1;
+
+/** An autoscaling/v1 Scale omits `spec.replicas` when it is 0 (`kubectl scale --replicas=0` sends `spec: {}`). */
+const OMITTED_SCALE_REPLICAS = 0;
+
+const REPLICAS: JsonPath = ["spec", "replicas"];
+const TEMPLATE_TOLERATIONS: JsonPath = ["spec", "template", "spec", "tolerations"];
+
+/** The replica count of a Deployment or StatefulSet (absent: 1); `undefined` when unreadable. */
+export function readWorkloadReplicas(workload: unknown): number | undefined {
+  return replicasOr(workload, DEFAULT_WORKLOAD_REPLICAS);
+}
+
+/** The replica count of a Scale object (absent: 0); `undefined` when unreadable. */
+export function readScaleReplicas(scale: unknown): number | undefined {
+  return replicasOr(scale, OMITTED_SCALE_REPLICAS);
+}
+
+function replicasOr(object: unknown, omitted: number): number | undefined {
+  const replicas = readInt(valueAt(object, REPLICAS));
+  if (replicas === MISTYPED) return undefined;
+  return replicas ?? omitted;
+}
+
+/**
+ * Whether a Deployment's or StatefulSet's pod template carries the cocoon
+ * toleration. The webhook's CEL matchCondition mirrors it. An unreadable
+ * template is not a cocoon one.
+ */
+export function workloadIsCocoon(workload: unknown): boolean {
+  const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
+  return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
+}

@@ -1,0 +1,181 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { cutShort, errorText } from "../bounded-text";
+import { Rejection } from "./rejection";
+import { countContainers, MAX_DECODED_CONTAINERS } from "../json/containers";
+import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./body-budget";
+
+/*
+ * Reading a review's body: within MAX_REQUEST_BYTES, within the read
+ * deadline, holding its bytes in the large-review gate's budget while it
+ * arrives and while it is decoded, and within the decoding work one review
+ * may cost. Every refusal is a bounded 4xx (a Rejection); the connection of
+ * a body left unread is closed.
+ */
+
+export interface RequestBodyOptions {
+  /** MAX_REQUEST_BYTES. */
+  readonly maxBytes: number;
+  /** BODY_READ_TIMEOUT in milliseconds. */
+  readonly readTimeoutMs: number;
+}
+
+/** The connection is closed after these answers: the rest of its body is never read. */
+const CLOSE = { headers: { Connection: "close" } } as const;
+
+const tooLarge = (maxBytes: number) =>
+  new Rejection(
+    413,
+    `request body is larger than MAX_REQUEST_BYTES (${maxBytes} bytes); an AdmissionReview is far smaller`,
+    CLOSE,
+  );
+
+/**
+ * MAX_REQUEST_BYTES: a declared Content-Length past it is refused before any
+ * byte of the body is read. Registered first, so an oversized body is a 413
+ * whatever else is wrong with it.
+ */
+export function refuseDeclaredOversize(maxBytes: number): MiddlewareHandler {
+  return (c, next) => {
+    const declared = declaredLength(c);
+    if (declared !== undefined && declared > maxBytes) throw tooLarge(maxBytes);
+    return next();
+  };
+}
+
+/**
+ * The body, read in the gate: a small one at once, a large or chunked one
+ * when the budget has room, its bytes held until the review is answered.
+ * A chunked body is refused the moment it passes MAX_REQUEST_BYTES; a body
+ * not complete within the read deadline is answered 408 and its bytes given
+ * back; one the client aborts is a 400. Hono's validator then parses what was
+ * read (it reads `bodyCache` before the request).
+ */
+export function readReviewBody(
+  gate: LargeReviewGate,
+  { maxBytes, readTimeoutMs }: RequestBodyOptions,
+): MiddlewareHandler {
+  return (c, next) => {
+    const declared = declaredLength(c);
+    return gate.run(declared, async (turn) => {
+      const text =
+        declared !== undefined && declared < LARGE_REVIEW_BYTES
+          ? await withinDeadline(c.req.raw.text(), readTimeoutMs)
+          : await readLargeBody(c.req.raw, { declared, maxBytes, readTimeoutMs, turn });
+      // A small body is read whole (its containers cannot matter), a large one chunk by
+      // chunk. HonoRequest keeps each body it read as a promise under its kind.
+      c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
+      await next();
+    });
+  };
+}
+
+/** The body's Content-Length; undefined for a chunked body, whose length only reading tells. */
+function declaredLength(c: Context): number | undefined {
+  const headers = c.req.raw.headers;
+  const declared = headers.get("content-length");
+  if (declared === null || headers.has("transfer-encoding")) return undefined;
+  return Number.parseInt(declared, 10);
+}
+
+const timedOut = (ms: number) =>
+  new Rejection(
+    408,
+    `request body did not arrive within BODY_READ_TIMEOUT (${ms} ms); the connection is closed`,
+    CLOSE,
+  );
+
+const unreadable = (error: unknown) =>
+  new Rejection(400, `request body could not be read: ${cutShort(errorText(error))}`, CLOSE);
+
+/** `reading`, or a 408 once `ms` pass first; a failed read is a 400. */
+function withinDeadline<T>(reading: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(timedOut(ms)), ms);
+    reading.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(unreadable(error));
+      },
+    );
+  });
+}
+
+interface LargeRead {
+  readonly declared: number | undefined;
+  readonly maxBytes: number;
+  readonly readTimeoutMs: number;
+  readonly turn: ReviewTurn;
+}
+
+/**
+ * A large or chunked body, chunk by chunk: a chunked one grows its hold on
+ * the budget before each chunk is kept and is refused once past `maxBytes`;
+ * the whole read ends at the deadline, a growth still waiting included.
+ * Then its containers are counted before anything decodes it.
+ */
+async function readLargeBody(
+  request: Request,
+  { declared, maxBytes, readTimeoutMs, turn }: LargeRead,
+): Promise<string> {
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  let expired = false;
+  let wakeGrowth: (() => void) | undefined;
+  const timer = setTimeout(() => {
+    expired = true;
+    turn.abandon();
+    wakeGrowth?.();
+    reader.cancel().catch(() => {});
+  }, readTimeoutMs);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (expired) throw timedOut(readTimeoutMs);
+        throw unreadable(error);
+      }
+      if (expired) throw timedOut(readTimeoutMs);
+      if (chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      if (declared === undefined) {
+        const growth = turn.grow(size);
+        if (growth) {
+          await new Promise<void>((resolve) => {
+            wakeGrowth = resolve;
+            void growth.then(resolve);
+          });
+          wakeGrowth = undefined;
+          if (expired) throw timedOut(readTimeoutMs);
+        }
+      }
+      chunks.push(chunk.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    turn.abandon();
+  }
+  const body = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+  chunks.length = 0;
+  // Each container opens with a byte of its own, so a body no longer than the cap cannot pass
+  // it: the ≈1 MB reviews skip a scan that costs as much as their decoding.
+  if (
+    body.byteLength > MAX_DECODED_CONTAINERS &&
+    countContainers(body, MAX_DECODED_CONTAINERS) > MAX_DECODED_CONTAINERS
+  ) {
+    throw new Rejection(
+      413,
+      `request body holds more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays, more than one ` +
+        "review may decode; no object the apiserver stores is shaped like that",
+    );
+  }
+  return new TextDecoder().decode(body);
+}

@@ -1,0 +1,133 @@
+import { describe, expect, test } from "bun:test";
+import {
+  DENY_EVERYWHERE,
+  enforce,
+  parseEnforcement,
+  remediesOf,
+  warnModeEndpoints,
+} from "../../src/endpoints/enforcement";
+import { allowed, denied, errored, skipped } from "../../src/contract/verdict";
+import { collectViolations, violation } from "../../src/contract/violations";
+import { ConfigError, loadConfig } from "../../src/config";
+import { LISTED_PROBLEMS_LIMIT } from "../../src/bounded-text";
+import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
+import { configErrorOf } from "../support/config-error";
+
+describe("ENFORCEMENT", () => {
+  test("unset or empty denies everywhere", () => {
+    expect(loadConfig({}).enforcement).toEqual(DENY_EVERYWHERE);
+    expect(parseEnforcement(" , ")).toEqual({ enforcement: DENY_EVERYWHERE });
+  });
+
+  test("names endpoints by their path without the slash; the others deny", () => {
+    const parsed = parseEnforcement(" mutate=warn, validate-cocoonset = warn ,validate=deny");
+    expect(parsed).toEqual({
+      enforcement: { ...DENY_EVERYWHERE, podGate: "warn", cocoonSet: "warn" },
+    });
+    if (!("enforcement" in parsed)) throw new Error("parsed");
+    expect(warnModeEndpoints(parsed.enforcement)).toEqual(["podGate", "cocoonSet"]);
+  });
+
+  test.each([
+    ["mutate", '"mutate" is not ENDPOINT=ACTION'],
+    ["mutate=warn=deny", '"mutate=warn=deny" is not ENDPOINT=ACTION'],
+    ["validate_cocoonset=warn", '"validate_cocoonset" is not an endpoint'],
+    ["/mutate=warn", '"/mutate" is not an endpoint'],
+    ["mutate=Warn", '"Warn" for mutate is not an action; use deny or warn'],
+    ["mutate=audit", '"audit" for mutate is not an action'],
+    ["mutate=warn,mutate=deny", "mutate is named twice"],
+  ])("%p is refused: %s", (text, problem) => {
+    const parsed = parseEnforcement(text);
+    expect("problems" in parsed && parsed.problems.join("\n")).toContain(problem);
+  });
+
+  test("problems are listed up to a limit, then counted, each value quoted with invisible characters escaped", () => {
+    const text = [
+      "mutate\u200b=warn",
+      ...Array.from({ length: 30 }, (_, index) => `e${index}=warn`),
+    ].join(",");
+    expect(() => loadConfig({ ENFORCEMENT: text })).toThrow(ConfigError);
+    const { problems } = configErrorOf({ ENFORCEMENT: text });
+    expect(problems).toHaveLength(LISTED_PROBLEMS_LIMIT + 1);
+    expect(problems[0]).toStartWith('ENFORCEMENT: "mutate\\u200b" is not an endpoint');
+    expect(problems.at(-1)).toBe(`ENFORCEMENT: … and ${31 - LISTED_PROBLEMS_LIMIT} more problems`);
+  });
+
+  test("a bad value stops start-up naming the variable and every problem", () => {
+    try {
+      loadConfig({ ENFORCEMENT: "mutate=later,nowhere=warn" });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems;
+      expect(problems).toHaveLength(2);
+      for (const problem of problems) expect(problem).toStartWith("ENFORCEMENT: ");
+    }
+  });
+});
+
+describe("enforce", () => {
+  const violations = collectViolations<"vm.os">((report) =>
+    report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
+  );
+
+  test("deny leaves every verdict as it is", () => {
+    for (const verdict of [
+      allowed(),
+      skipped("no_change"),
+      denied("invalid_spec", "no", violations),
+      errored("decode", "unreadable"),
+    ]) {
+      expect(enforce(verdict, "deny", remediesOf(REFUSAL_REMEDIES, "cocoonSet"))).toBe(verdict);
+    }
+  });
+
+  test("warn allows a denial and a failed check, keeping what they would have said, with the reason's remedy", () => {
+    expect(
+      enforce(
+        denied("invalid_spec", "no", violations),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "cocoonSet"),
+      ),
+    ).toEqual({
+      allowed: true,
+      result: "warn",
+      reason: "invalid_spec",
+      message: "no",
+      remedy: REFUSAL_REMEDIES.reasons.cocoonSet.invalid_spec,
+      ruleRemedies: REFUSAL_REMEDIES.rules,
+      violations,
+      refused: "deny",
+    });
+    expect(
+      enforce(
+        errored("list", "cannot verify"),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "cocoonHibernation"),
+      ),
+    ).toMatchObject({
+      allowed: true,
+      result: "warn",
+      reason: "list",
+      remedy: REFUSAL_REMEDIES.reasons.cocoonHibernation.list,
+      refused: "error",
+      violations: { total: 0 },
+    });
+  });
+
+  test("a handler that threw (reason internal, the route's own) warns with the generic remedy", () => {
+    expect(
+      enforce(
+        errored("internal", "internal error"),
+        "warn",
+        remediesOf(REFUSAL_REMEDIES, "podGate"),
+      ),
+    ).toMatchObject({ reason: "internal", remedy: expect.stringMatching(/^retry/) });
+  });
+
+  test("warn leaves what is allowed anyway alone", () => {
+    const verdict = skipped("not_cocoon");
+    expect(enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(verdict);
+    expect(enforce(allowed(), "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(allowed());
+  });
+});
