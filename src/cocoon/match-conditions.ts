@@ -1,7 +1,10 @@
+import { DEFAULT_POD_CREATORS } from "../endpoints/pod-gate/creators";
+import {
+  BOUND_NODES_ENTRY,
+  DEFAULT_RUNTIME_IDENTITIES,
+} from "../endpoints/pod-gate/platform-identities";
 import { NODE_USERNAME_PREFIX, SCHEDULER_USERNAME } from "./identities";
 import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "./markers";
-import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "../endpoints/pod-gate/platform-identities";
-import { DEFAULT_POD_CREATORS } from "../endpoints/pod-gate/creators";
 
 /*
  * The CEL pre-filters of the webhook registrations (Kubernetes >= 1.30, beta

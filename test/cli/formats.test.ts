@@ -4,8 +4,8 @@ import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ALL_RULES } from "../../src/cli/validate/manifest-rules";
-import { OUTPUT_FORMATS, render } from "../../src/cli/output";
-import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
+import { OUTPUT_FORMATS, render } from "../../src/cli/validate/output";
+import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/validate/report";
 import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
 import { checkText } from "../support/validate-input";
 

@@ -1,15 +1,6 @@
-import { collectViolations, type Violation } from "../../contract/violations";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import {
-  describeTrustedOwners,
-  includesKind,
-  ownerKindText,
-  type PodCreators,
-  pairedOwners,
-} from "../../endpoints/pod-gate/creators";
 import { cutShort } from "../../bounded-text";
-import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
-import { apiGroupOf } from "../../kube/api-resources";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
+import { collectViolations, type Violation } from "../../contract/violations";
 import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
 import {
@@ -19,12 +10,21 @@ import {
   readHibernation,
 } from "../../endpoints/hibernation";
 import {
+  describeTrustedOwners,
+  includesKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwners,
+} from "../../endpoints/pod-gate/creators";
+import {
   podOwnerKinds,
   readNodeKind,
   readPodMarkers,
   requestedNodeName,
 } from "../../endpoints/pod-gate/decide";
 import { workloadIsCocoon } from "../../endpoints/scale-guard";
+import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
+import { apiGroupOf } from "../../kube/api-resources";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 

@@ -1,8 +1,8 @@
 import { escapeData, escapeProperty } from "../formats/github";
 import { escapeXml } from "../formats/junit";
 import { ruleDescriptor, sarifTool } from "../formats/sarif";
-import { OUTPUT_FORMATS } from "../output";
-import { count, pluralOf } from "../report";
+import { count, pluralOf } from "../plural";
+import { OUTPUT_FORMATS } from "../validate/output";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import { policyReports } from "./policy-report";
 import { AUDITED_RULES } from "./rules";

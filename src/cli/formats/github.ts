@@ -1,5 +1,5 @@
-import type { RunReport } from "../report";
-import { notesOf, repositoryPath } from "../report";
+import type { RunReport } from "../validate/report";
+import { notesOf, repositoryPath } from "../validate/report";
 
 /**
  * GitHub Actions workflow commands: one `::error` or `::warning` annotation

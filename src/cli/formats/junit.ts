@@ -1,6 +1,7 @@
+import { count } from "../plural";
 import type { Finding } from "../validate/check";
-import type { RunReport } from "../report";
-import { count, findingLine, notesOf, problemLine, summaryLine } from "../report";
+import type { RunReport } from "../validate/report";
+import { findingLine, notesOf, problemLine, summaryLine } from "../validate/report";
 
 const SUITE_NAME = "cocoon-webhook validate";
 

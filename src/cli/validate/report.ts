@@ -1,7 +1,8 @@
 /** What one run of `cocoon-webhook validate` found, and the lines every output format shares. */
 import { isAbsolute, relative, sep } from "node:path";
-import type { CheckSummary, Finding } from "./validate/check";
-import type { InputProblem } from "./validate/inputs";
+import { count } from "../plural";
+import type { CheckSummary, Finding } from "./check";
+import type { InputProblem } from "./inputs";
 
 /** Everything one run found: what the formats render. */
 export interface RunReport {
@@ -56,13 +57,4 @@ export function problemLine({ file, line, column, message }: InputProblem): stri
 export function repositoryPath(file: string, cwd = process.cwd()): string {
   const path = isAbsolute(file) ? relative(cwd, file) : file;
   return path.split(sep).join("/");
-}
-
-export function count(amount: number, noun: string): string {
-  return `${amount} ${amount === 1 ? noun : pluralOf(noun)}`;
-}
-
-/** An English noun's plural, as the kinds and words counted here take it: Sandboxes, Pods. */
-export function pluralOf(noun: string): string {
-  return /(?:s|x|z|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
 }

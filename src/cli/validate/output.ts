@@ -1,6 +1,6 @@
-import { githubAnnotations } from "./formats/github";
-import { junitReport } from "./formats/junit";
-import { sarifReport } from "./formats/sarif";
+import { githubAnnotations } from "../formats/github";
+import { junitReport } from "../formats/junit";
+import { sarifReport } from "../formats/sarif";
 import { findingLine, notesOf, problemLine, type RunReport, summaryLine } from "./report";
 
 export const OUTPUT_FORMATS = ["text", "json", "junit", "sarif", "github"] as const;
