@@ -2,12 +2,7 @@ import { cutShort } from "../bounded-text";
 import { type KubeApi, KubeApiError, type ObjectRef } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
-import {
-  DNS_LABEL_MAX_LENGTH,
-  DNS_SUBDOMAIN_MAX_LENGTH,
-  isDnsLabel,
-  isDnsSubdomain,
-} from "../kube/name-grammar";
+import { invalidNameProblem } from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
 import {
   type ExpectedList,
@@ -248,9 +243,9 @@ async function withinBudget<T>(
 }
 
 /**
- * Namespaces must be DNS labels and names DNS subdomains before they go into
- * a URL: `.`, `..` or `a/b` would otherwise name another path once the URL
- * is normalised. Checked before any request is made (and so not counted as one).
+ * A name goes into a URL only once it is valid: `.`, `..` or `a/b` would
+ * name another path once the URL is normalised. Checked before any request
+ * is made (and so not counted as one).
  */
 function requireValidNames(
   operation: string,
@@ -262,20 +257,8 @@ function requireValidNames(
       `${operation}: ${resource.plural} are namespaced, and no namespace was given`,
     );
   }
-  if (namespace !== undefined && !isDnsLabel(namespace)) {
-    throw new KubeApiError(
-      `${operation}: the namespace ${quotedName(namespace)} is not a valid ` +
-        `namespace name (an RFC 1123 label: at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, ` +
-        'digits and "-"), so the apiserver was not asked',
-    );
-  }
-  if (name !== undefined && !isDnsSubdomain(name)) {
-    throw new KubeApiError(
-      `${operation}: the name ${quotedName(name)} is not a valid object name ` +
-        `(an RFC 1123 subdomain: at most ${DNS_SUBDOMAIN_MAX_LENGTH} lowercase letters, digits, ` +
-        '"-" and "."), so the apiserver was not asked',
-    );
-  }
+  const problem = invalidNameProblem({ namespace, name });
+  if (problem) throw new KubeApiError(`${operation}: ${problem}, so the apiserver was not asked`);
 }
 
 function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined): void {
@@ -295,9 +278,4 @@ function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined
       "the apiserver is reached over plain HTTP, without TLS",
     );
   }
-}
-
-/** A refused name as the message shows it: quoted, and cut at 100 characters. */
-function quotedName(name: unknown): string {
-  return JSON.stringify(cutShort(String(name), 100));
 }

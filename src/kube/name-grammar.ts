@@ -1,7 +1,6 @@
-/**
- * The name grammar Kubernetes holds objects to (RFC 1123). A name checked
- * here can never become another URL path: `.`, `..`, `a/b` and `%2e` fail.
- */
+import { cutShort } from "../bounded-text";
+
+/** The name grammar Kubernetes holds objects to (RFC 1123). */
 
 /** A DNS label (RFC 1123): namespaces, and a few other kinds of names. */
 export const DNS_LABEL_MAX_LENGTH = 63;
@@ -25,4 +24,35 @@ export function isDnsSubdomain(name: unknown): name is string {
   return (
     typeof name === "string" && name.length <= DNS_SUBDOMAIN_MAX_LENGTH && DNS_SUBDOMAIN.test(name)
   );
+}
+
+/**
+ * Why a namespace (a DNS label) or an object name (a DNS subdomain) cannot
+ * name an object, or undefined when both given are valid.
+ */
+export function invalidNameProblem({
+  namespace,
+  name,
+}: {
+  readonly namespace?: unknown;
+  readonly name?: unknown;
+}): string | undefined {
+  if (namespace !== undefined && !isDnsLabel(namespace)) {
+    return (
+      `the namespace ${quotedName(namespace)} is not a valid namespace name (an RFC 1123 ` +
+      `label: at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, digits and "-")`
+    );
+  }
+  if (name !== undefined && !isDnsSubdomain(name)) {
+    return (
+      `the name ${quotedName(name)} is not a valid object name (an RFC 1123 subdomain: at ` +
+      `most ${DNS_SUBDOMAIN_MAX_LENGTH} lowercase letters, digits, "-" and ".")`
+    );
+  }
+  return undefined;
+}
+
+/** A refused name as a message shows it: quoted, and cut at 100 characters. */
+function quotedName(name: unknown): string {
+  return JSON.stringify(cutShort(String(name), 100));
 }

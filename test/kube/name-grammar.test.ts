@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isDnsLabel, isDnsSubdomain } from "../../src/kube/name-grammar";
+import { invalidNameProblem, isDnsLabel, isDnsSubdomain } from "../../src/kube/name-grammar";
 
 describe("DNS names", () => {
   test.each(["a", "team-a", "0", "a".repeat(63)])("%p is a label", (name) => {
@@ -20,4 +20,25 @@ describe("DNS names", () => {
       expect(isDnsSubdomain(name)).toBeFalse();
     },
   );
+});
+
+describe("invalidNameProblem", () => {
+  test("valid or absent names have none", () => {
+    expect(invalidNameProblem({ namespace: "team-a", name: "web.v2" })).toBeUndefined();
+    expect(invalidNameProblem({ name: "node-1" })).toBeUndefined();
+    expect(invalidNameProblem({})).toBeUndefined();
+  });
+  test("the namespace is judged as a label, the name as a subdomain, the namespace first", () => {
+    expect(invalidNameProblem({ namespace: "a.b", name: "a.b" })).toBe(
+      'the namespace "a.b" is not a valid namespace name (an RFC 1123 label: at most 63 lowercase letters, digits and "-")',
+    );
+    expect(invalidNameProblem({ namespace: "ok", name: ".." })).toBe(
+      'the name ".." is not a valid object name (an RFC 1123 subdomain: at most 253 lowercase letters, digits, "-" and ".")',
+    );
+  });
+  test("a long or mistyped name is quoted and cut short", () => {
+    expect(invalidNameProblem({ name: "A".repeat(500) })).toContain(`"${"A".repeat(50)}`);
+    expect(invalidNameProblem({ name: "A".repeat(500) })?.length).toBeLessThan(300);
+    expect(invalidNameProblem({ name: 7 })).toContain('the name "7" is not a valid object name');
+  });
 });
