@@ -1,15 +1,10 @@
 import { z } from "zod";
 import { boundedProblems } from "./bounded-text";
-import { type Enforcement, parseEnforcement } from "./endpoints/enforcement";
-import {
-  DEFAULT_POD_CREATORS,
-  type PodCreators,
-  parsePodCreators,
-} from "./endpoints/pod-gate/creators";
+import { parseEnforcement } from "./endpoints/enforcement";
+import { DEFAULT_POD_CREATORS, parsePodCreators } from "./endpoints/pod-gate/creators";
 import {
   DEFAULT_RUNTIME_IDENTITIES,
   parseRuntimeIdentities,
-  type RuntimeIdentities,
 } from "./endpoints/pod-gate/platform-identities";
 import { LOG_LEVELS } from "./observability/logger";
 
@@ -51,7 +46,6 @@ const duration = (options: { positive: boolean }) =>
         `"${String(issue.input)}" is not a ${options.positive ? "positive " : ""}duration such as 800ms or 3s`,
     })
     .transform((text, ctx) => {
-      // The pattern has checked the grammar (and, for a positive duration, a non-zero part).
       const ms = parseDurationMs(text);
       if (ms !== undefined) return ms;
       ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 800ms or 3s` });
@@ -75,21 +69,22 @@ const listenAddress = z.string().transform((text, ctx): ListenAddress => {
   return hostname === "" ? { port } : { hostname, port };
 });
 
-/** POD_CREATORS: `identity[=group/Kind|…]` entries; each malformed one is named. */
-const podCreators = z.string().transform((text, ctx): PodCreators => {
-  const parsed = parsePodCreators(text);
-  if ("podCreators" in parsed) return parsed.podCreators;
-  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
-  return z.NEVER;
-});
-
-/** RUNTIME_IDENTITIES: usernames and `system:node:*`; each malformed entry is named. */
-const runtimeIdentities = z.string().transform((text, ctx): RuntimeIdentities => {
-  const parsed = parseRuntimeIdentities(text);
-  if ("runtimeIdentities" in parsed) return parsed.runtimeIdentities;
-  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
-  return z.NEVER;
-});
+/**
+ * A variable read by its own parser (POD_CREATORS, RUNTIME_IDENTITIES,
+ * ENFORCEMENT), which names each malformed entry.
+ */
+const parsedBy = <Key extends string, Value>(
+  key: Key,
+  parse: (
+    text: string,
+  ) => { readonly [K in Key]: Value } | { readonly problems: readonly string[] },
+) =>
+  z.string().transform((text, ctx): Value => {
+    const parsed = parse(text);
+    if (!("problems" in parsed)) return parsed[key];
+    for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
+    return z.NEVER;
+  });
 
 const positiveInteger = z
   .string()
@@ -102,14 +97,6 @@ const listPageSize = z
   .regex(/^0*(?:[1-9]\d?|[1-4]\d\d|500)$/, "must be a whole number of objects between 1 and 500")
   .transform(Number);
 
-/** ENFORCEMENT: `ENDPOINT=ACTION` pairs; every endpoint not named denies. */
-const enforcement = z.string().transform((text, ctx): Enforcement => {
-  const parsed = parseEnforcement(text);
-  if ("enforcement" in parsed) return parsed.enforcement;
-  for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
-  return z.NEVER;
-});
-
 /** One entry per environment variable; docs/configuration.md describes each. */
 const environmentSchema = z.object({
   KUBECONFIG: z.string().optional(),
@@ -118,8 +105,10 @@ const environmentSchema = z.object({
   TLS_KEY: z.string().min(1).default("/etc/cocoon/webhook/certs/tls.key"),
   LISTEN_ADDR: listenAddress.prefault(":8443"),
   METRICS_ADDR: listenAddress.prefault(":9090"),
-  POD_CREATORS: podCreators.prefault(DEFAULT_POD_CREATORS),
-  RUNTIME_IDENTITIES: runtimeIdentities.prefault(DEFAULT_RUNTIME_IDENTITIES),
+  POD_CREATORS: parsedBy("podCreators", parsePodCreators).prefault(DEFAULT_POD_CREATORS),
+  RUNTIME_IDENTITIES: parsedBy("runtimeIdentities", parseRuntimeIdentities).prefault(
+    DEFAULT_RUNTIME_IDENTITIES,
+  ),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
   APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
@@ -128,7 +117,7 @@ const environmentSchema = z.object({
   DRAIN_DELAY: duration({ positive: false }).prefault("5s"),
   METRICS_RENDER_INTERVAL: duration({ positive: false }).prefault("1s"),
   TLS_ROTATION_STEERING: z.enum(["auto", "off"]).default("auto"),
-  ENFORCEMENT: enforcement.prefault(""),
+  ENFORCEMENT: parsedBy("enforcement", parseEnforcement).prefault(""),
 });
 
 /** The variables as JSON Schema of their text (io "input"): what start-up accepts, for the chart. */
