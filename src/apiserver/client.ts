@@ -92,11 +92,9 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
 }
 
 /**
- * Caps on apiserver answers. The apiserver stores an object of at most about
- * 1.5 MiB (etcd's request limit), and its JSON rendering stays well under
- * 4 MiB; a LIST page holds at most LIST_PAGE_LIMIT CocoonHibernations of a
- * few hundred bytes each, so 8 MiB is generous. Anything larger is not a
- * real answer, and reading it would only cost memory.
+ * Caps on apiserver answers: an object is at most about 1.5 MiB (etcd's
+ * request limit) and a LIST page LIST_PAGE_LIMIT CocoonHibernations of a
+ * few hundred bytes; anything larger is not a real answer.
  */
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
@@ -104,11 +102,7 @@ export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
 export const MAX_LISTED_OBJECTS = 50_000;
-/**
- * Bytes of the pages of one LIST together: 50 000 CocoonHibernations of a few
- * hundred bytes each. Items are kept until the LIST ends, so without it 100
- * pages of MAX_LIST_PAGE_BYTES would be kept too.
- */
+/** Bytes of the pages of one LIST together, whose items are all kept until it ends. */
 export const MAX_LIST_BYTES = 24 * 1024 * 1024;
 
 /** The transport, or a KubeApiError naming `operation` when no Kubernetes API is configured. */

@@ -1,13 +1,10 @@
 import { KubeApiError } from "../contract/reads";
 
 /**
- * apiserver reads the webhook waits on at once. Past it a review that needs
- * a read fails closed at once instead of queueing: with the apiserver slow
- * or down, every review waiting on a read holds its body, and a small body's
- * hold counts against the room small reviews share (16 of 256 KiB fill it).
- * Eight hold at most half of that room, so a review that needs no read is
- * never queued behind reviews that wait on one. A healthy apiserver answers
- * a GET in milliseconds: eight at once are thousands a second.
+ * apiserver reads the webhook waits on at once; past it a review that needs
+ * a read fails closed instead of queueing. With the apiserver slow, each
+ * waiting review holds its body: eight hold at most half the room small
+ * reviews share, so a review that needs no read never queues behind them.
  */
 export const MAX_READS_IN_FLIGHT = 8;
 
@@ -76,7 +73,7 @@ export function createReadBudget({
   let reads = 0;
   let held = 0;
   let collecting = false;
-  // On a later turn of the event loop: by then the review that read has its verdict.
+  // On a later turn, once the review that read has its verdict.
   const collectSoon = () => {
     if (collecting) return;
     collecting = true;

@@ -54,19 +54,6 @@ export interface TransportOptions {
 export function createTransport(options: TransportOptions): ApiserverTransport {
   const server = options.server.replace(/\/+$/, "");
   const budget = () => AbortSignal.timeout(options.timeoutMs);
-  // The credentials hand out the same headers object until the token changes.
-  let requestHeadersFor:
-    | { auth: Record<string, string>; headers: Record<string, string> }
-    | undefined;
-  const requestHeaders = (auth: Record<string, string>) => {
-    if (requestHeadersFor?.auth !== auth) {
-      requestHeadersFor = {
-        auth,
-        headers: { ...auth, Accept: "application/json", "Accept-Encoding": "identity" },
-      };
-    }
-    return requestHeadersFor.headers;
-  };
   return {
     server,
     budget,
@@ -77,7 +64,7 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
         const auth = await untilAborted(signal, options.credentials.headers());
         const response = await fetch(`${server}${path}`, {
           method: "GET",
-          headers: requestHeaders(auth),
+          headers: { ...auth, Accept: "application/json", "Accept-Encoding": "identity" },
           tls: options.credentials.tls(),
           signal,
           redirect: "manual",

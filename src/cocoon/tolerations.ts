@@ -4,12 +4,9 @@ import { COCOON_TOLERATION_KEY } from "./markers";
 /**
  * Whether a toleration's key is the cocoon taint key, whatever its operator,
  * value or effect. Entries are judged one by one, so a malformed entry cannot
- * hide a well-formed cocoon toleration beside it. One plain pass, never a
- * schema per entry: the gate runs on every pod, and 500 000 entries cost
- * 300-600 ms through zod (blocking every other review) against a few
- * milliseconds here. A keyless `operator: Exists` toleration tolerates the
- * cocoon taint too but is deliberately not a marker (docs/behaviour.md,
- * "Known limit").
+ * hide a well-formed cocoon toleration beside it. A keyless `operator: Exists`
+ * toleration tolerates the cocoon taint too but is deliberately not a marker
+ * (docs/behaviour.md, "Known limit").
  */
 export function hasCocoonToleration(tolerations: readonly unknown[]): boolean {
   for (let index = 0; index < tolerations.length; index++) {

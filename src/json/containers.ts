@@ -1,11 +1,8 @@
 /**
- * Objects and arrays one JSON text may decode: a review's body, an apiserver
- * answer or an audit page. A decoded container costs a hundred-odd bytes of
- * heap whatever a text makes of it (`{},` is three bytes of JSON), so a text
- * of a million of them takes most of the headroom the manifests' 256 MiB
- * leave; the largest review the apiserver can send of CocoonSets (two
- * objects of empty toolboxes) holds about as many, and a LIST page of 500
- * real pods a quarter of them.
+ * Objects and arrays one JSON text may decode (a review's body, an apiserver
+ * answer, an audit page): each costs a hundred-odd bytes of heap however few
+ * bytes of JSON spell it (`{},`), and the largest real review holds about
+ * this many.
  */
 export const MAX_DECODED_CONTAINERS = 1024 * 1024;
 

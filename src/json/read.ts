@@ -7,15 +7,7 @@
  * type, `undefined` when the field or a parent on the way is absent or null
  * (how the apiserver omits them), or MISTYPED when it holds something else.
  * Plain code, no schema per read and no allocation: the pod gate reads every
- * pod of a cluster, and a list may hold a million entries. An in-process A/B
- * against narrow loose zod schemas of the same fields chose them
- * (bench/json-readers-ab.ts, docs/performance.md).
- *
- * zod stays where it is the framework's or the configuration's own: the
- * AdmissionReview envelope through @hono/zod-validator
- * (src/contract/admission-request.ts), the environment (src/config.ts), the CLI's
- * options, and kubeconfig and credential files (src/apiserver/cluster-access.ts,
- * src/apiserver/credentials.ts).
+ * pod of a cluster (docs/performance.md, "Reading JSON: one way").
  */
 
 /** A JSON object (not null, not an array), as decoded objects hold them. */

@@ -61,13 +61,13 @@ interface Generation {
 }
 
 /**
- * The HTTPS admission listener. `server.reload({ tls })` does not swap the
- * served certificate in Bun, so a rotation starts a second server on the
- * same port (SO_REUSEPORT) and retires the old one. A classic BPF program on
- * the reuseport group steers every new connection to the newest socket, so
- * the old socket's accept queue drains and it closes without resetting a
- * queued connection; its accepted connections stay until their clients are
- * done with them. At most two listening sockets exist at any time.
+ * The HTTPS admission listener. Bun's `server.reload({ tls })` keeps the old
+ * certificate, so a rotation starts a second server on the same port
+ * (SO_REUSEPORT) and retires the old one. The apiserver does not retry an
+ * admission call on a connection reset, so a queued connection must not be
+ * reset: a BPF program steers new connections to the newest socket, and the
+ * old one closes once its accept queue is empty. At most two listening
+ * sockets exist at any time.
  */
 export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;
@@ -291,9 +291,8 @@ export class AdmissionListener {
       port: this.#port,
       reusePort: true,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      // The app holds MAX_REQUEST_BYTES (admission/request-body.ts), so that a 413 is
-      // its JSON answer, counted and logged; Bun's own limit would answer first,
-      // with an empty body, and the app would never see the request.
+      // The app holds MAX_REQUEST_BYTES, so a 413 is its JSON answer, counted and
+      // logged; Bun's own limit would answer first, with an empty body.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       tls: servingTlsOptions(pair),
       fetch: (request, server) => this.#respond(request, server),

@@ -2,18 +2,17 @@ import { readdirSync, readlinkSync } from "node:fs";
 import { errorText } from "../bounded-text";
 
 /*
- * The workaround for a Bun limitation: `server.reload({ tls })` does not swap
- * the certificate a server serves (test/server/tls-reload-canary.test.ts fails
- * the day it does). So the admission listener (admission-listener.ts) rotates
- * by starting a second server on the same port (SO_REUSEPORT), and this module
- * lets it steer the kernel's new connections to the newest one: the order of a
- * reuseport group, and the few libc calls (through bun:ffi) that attach a
- * classic BPF program to the group, read a socket's accept queue and close a
- * listening socket in place. Nothing else imports it.
- *
- * The simpler path, once the canary fails: `AdmissionListener.rotate` calls
- * `server.reload({ fetch, tls })` on its one server; this module, the
- * listener's generations, TLS_ROTATION_STEERING and the two steering metrics go.
+ * Bun's `server.reload({ tls })` keeps the old certificate
+ * (test/server/tls-reload-canary.test.ts fails the day it swaps it), so the
+ * admission listener rotates by a second server on the same port, and the
+ * apiserver, which does not retry an admission call on a connection reset,
+ * must not lose a queued connection to it. This module steers the kernel's
+ * new connections to the newest server: the order of a reuseport group, and
+ * the libc calls (bun:ffi) that attach a classic BPF program, read an accept
+ * queue and close a listening socket in place. Once the canary fails,
+ * `AdmissionListener.rotate` calls `server.reload({ fetch, tls })`, and this
+ * module, the listener's generations, TLS_ROTATION_STEERING and the two
+ * steering metrics go.
  */
 
 /**
@@ -49,9 +48,7 @@ export class ReuseportGroupOrder<T> {
 export interface SocketCalls {
   /**
    * This process's listening TCP sockets on `port`, asked of each of its own
-   * socket fds. Not from /proc/net/tcp: reading that walks the kernel's whole
-   * connection table, about 20 ms on a host with a large one, at every start
-   * and rotation.
+   * socket fds: /proc/net/tcp would walk the kernel's whole connection table.
    */
   listeningSockets(port: number): ListeningSocket[];
   /** Makes every new connection to the socket's group go to the socket at `index`. */

@@ -38,19 +38,6 @@ import type { AuditRuleId } from "./rules";
 /** error: the webhook refuses this object today. warning: it may; --strict counts it. notice: for information. */
 export type AuditSeverity = "error" | "warning" | "notice";
 
-/** One finding about one object of the cluster. */
-export interface AuditFinding {
-  readonly severity: AuditSeverity;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly path: string;
-  readonly message: string;
-  readonly rule: RuleId | AuditRuleId;
-}
-
 /** The object a finding is about, as its list item names it. */
 interface ObjectIdentity {
   readonly apiVersion: string;
@@ -58,6 +45,14 @@ interface ObjectIdentity {
   readonly namespace: string;
   readonly name: string;
   readonly uid: string;
+}
+
+/** One finding about one object of the cluster. */
+export interface AuditFinding extends ObjectIdentity {
+  readonly severity: AuditSeverity;
+  readonly path: string;
+  readonly message: string;
+  readonly rule: RuleId | AuditRuleId;
 }
 
 const identityOf = (apiVersion: string, kind: string, object: JsonObject): ObjectIdentity => ({

@@ -5,12 +5,9 @@
  * `%YAML` directive or an end marker changes nothing. The `yaml` package only
  * locates: the line of a field, the position of a syntax error.
  *
- * Bun's parser is several times faster than the `yaml` package (10 000
- * CocoonSets: well under a second instead of several), but given a whole
- * stream it returns one array, indistinguishable from a single list document,
- * and its peak memory grows with the input (16 MiB of YAML in one call peaks
- * above 400 MiB). So the stream is cut into its documents first, and each is
- * parsed on its own.
+ * Given a whole stream, Bun's parser returns one array, indistinguishable
+ * from a single list document, and its peak memory grows with the input; so
+ * the stream is cut into its documents first, and each is parsed on its own.
  */
 
 /** One document of a stream: its text (directives and markers included) and where it starts. */
