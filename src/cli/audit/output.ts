@@ -1,8 +1,8 @@
 import { escapeData, escapeProperty } from "../formats/github";
 import { escapeXml } from "../formats/junit";
-import { ruleDescriptor, sarifTool } from "../formats/sarif";
+import { ruleDescriptor, SARIF_SCHEMA, sarifTool } from "../formats/sarif";
 import { count, pluralOf } from "../plural";
-import { OUTPUT_FORMATS } from "../validate/output";
+import { linesOf, OUTPUT_FORMATS } from "../validate/output";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import { policyReports } from "./policy-report";
 import { AUDITED_RULES } from "./rules";
@@ -46,25 +46,31 @@ export function renderAudit(
   switch (format) {
     case "text":
       return {
-        stdout: lines([...report.findings.map(findingLine), ...notes, summary]),
-        stderr: lines(problems),
+        stdout: linesOf([...report.findings.map(findingLine), ...notes, summary]),
+        stderr: linesOf(problems),
       };
     case "json":
       return {
         stdout: `${JSON.stringify(report.findings, null, 2)}\n`,
-        stderr: lines([...problems, ...beside(...notes, summary)]),
+        stderr: linesOf([...problems, ...beside(...notes, summary)]),
       };
     case "policyreport":
       return {
         stdout: `${JSON.stringify(policyReports(report, now), null, 2)}\n`,
-        stderr: lines([...problems, ...beside(summary)]),
+        stderr: linesOf([...problems, ...beside(summary)]),
       };
     case "junit":
-      return { stdout: junitReport(report, summary), stderr: lines(beside(...problems, summary)) };
+      return {
+        stdout: junitReport(report, summary),
+        stderr: linesOf(beside(...problems, summary)),
+      };
     case "sarif":
-      return { stdout: sarifReport(report, summary), stderr: lines(beside(...problems, summary)) };
+      return {
+        stdout: sarifReport(report, summary),
+        stderr: linesOf(beside(...problems, summary)),
+      };
     case "github":
-      return { stdout: githubAnnotations(report), stderr: lines(beside(summary)) };
+      return { stdout: githubAnnotations(report), stderr: linesOf(beside(summary)) };
   }
 }
 
@@ -101,10 +107,6 @@ export function summaryLine(report: AuditReport): string {
 /** Where it looked: `namespace "team-a"` or `all namespaces`. */
 const scopeOf = ({ namespace }: AuditReport) =>
   namespace === undefined ? "all namespaces" : `namespace "${namespace}"`;
-
-function lines(texts: readonly string[]): string {
-  return texts.map((text) => `${text}\n`).join("");
-}
 
 /** One suite per kind: a case per object with findings (failing on an error), one passing case for the rest. */
 function junitReport(report: AuditReport, summary: string): string {
@@ -179,7 +181,7 @@ const SARIF_LEVELS: Record<AuditSeverity, string> = {
 function sarifReport(report: AuditReport, summary: string): string {
   const ruleIndex = new Map(AUDITED_RULES.map((rule, index) => [rule.id, index]));
   const log = {
-    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+    $schema: SARIF_SCHEMA,
     version: "2.1.0",
     runs: [
       {
@@ -219,23 +221,13 @@ function sarifReport(report: AuditReport, summary: string): string {
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-const GITHUB_COMMANDS: Record<AuditSeverity, string> = {
-  error: "error",
-  warning: "warning",
-  notice: "notice",
-};
-
 /** GitHub Actions workflow commands, one per finding and per kind not checked; the notes as notices. */
 function githubAnnotations(report: AuditReport): string {
   const command = (name: string, title: string, message: string) =>
     `::${name} title=${escapeProperty(title)}::${escapeData(message)}\n`;
   return [
     ...report.findings.map((finding) =>
-      command(
-        GITHUB_COMMANDS[finding.severity],
-        `${finding.rule}: ${objectOf(finding)}`,
-        located(finding),
-      ),
+      command(finding.severity, `${finding.rule}: ${objectOf(finding)}`, located(finding)),
     ),
     ...report.problems.map(({ kind, message }) =>
       command("error", `${TOOL}: could not check ${pluralOf(kind)}`, message),

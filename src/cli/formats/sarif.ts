@@ -3,7 +3,7 @@ import { ALL_RULES } from "../validate/manifest-rules";
 import type { RunReport } from "../validate/report";
 import { notesOf, problemLine, repositoryPath, summaryLine } from "../validate/report";
 
-const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
 /** Warnings unless --strict makes them errors. */
 const WARNING_RULES: ReadonlySet<string> = new Set([

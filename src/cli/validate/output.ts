@@ -30,22 +30,23 @@ export function render(
     case "json":
       return {
         stdout: `${JSON.stringify(report.summary.findings, null, 2)}\n`,
-        stderr: lines([...problems, ...beside(...notes, summary)]),
+        stderr: linesOf([...problems, ...beside(...notes, summary)]),
       };
     case "junit":
-      return { stdout: junitReport(report), stderr: lines(beside(...problems, summary)) };
+      return { stdout: junitReport(report), stderr: linesOf(beside(...problems, summary)) };
     case "sarif":
-      return { stdout: sarifReport(report), stderr: lines(beside(...problems, summary)) };
+      return { stdout: sarifReport(report), stderr: linesOf(beside(...problems, summary)) };
     case "github":
-      return { stdout: githubAnnotations(report), stderr: lines(beside(summary)) };
+      return { stdout: githubAnnotations(report), stderr: linesOf(beside(summary)) };
     case "text":
       return {
-        stdout: lines([...report.summary.findings.map(findingLine), ...notes, summary]),
-        stderr: lines(problems),
+        stdout: linesOf([...report.summary.findings.map(findingLine), ...notes, summary]),
+        stderr: linesOf(problems),
       };
   }
 }
 
-function lines(texts: readonly string[]): string {
+/** Each text as a line of its own. */
+export function linesOf(texts: readonly string[]): string {
   return texts.map((text) => `${text}\n`).join("");
 }
