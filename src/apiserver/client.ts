@@ -13,7 +13,7 @@ import {
 import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { instrumented } from "./instrument";
-import { listPages } from "./list-pages";
+import { expectedListOf, listPages } from "./list-pages";
 import { type KubeLister, kubeListerOver } from "./list-stream";
 import {
   createReadBudget,
@@ -171,20 +171,14 @@ function kubeApiOver(
       return withinBudget(budget, operation, (hold) =>
         instrumented(
           { verb: "list", resource: resource.plural, operation },
-          () => {
-            const expected: ExpectedList = {
-              apiVersion: apiVersionOf(resource),
-              kind: `${resource.kind}List`,
-              itemKind: resource.kind,
-            };
-            return listAllPages(
+          () =>
+            listAllPages(
               connected(operation),
               collectionPath(resource, namespace),
               operation,
-              expected,
+              expectedListOf(resource),
               { pageSize: listPageSize, hold },
-            );
-          },
+            ),
           () => "success",
           log,
         ),

@@ -1,8 +1,18 @@
 import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
+import { type ApiResource, apiVersionOf } from "../kube/api-resources";
 import { type ExpectedList, verifiedListPage } from "./answer-status";
 import type { ReadHold } from "./read-budget";
 import type { ApiserverTransport } from "./transport";
+
+/** What a LIST of `resource` must answer: its List kind, each item of its kind. */
+export function expectedListOf(resource: ApiResource): ExpectedList {
+  return {
+    apiVersion: apiVersionOf(resource),
+    kind: `${resource.kind}List`,
+    itemKind: resource.kind,
+  };
+}
 
 export interface ListPagesOptions {
   /** `?limit=` of each page (APISERVER_LIST_PAGE_SIZE); a page with more items is refused. */

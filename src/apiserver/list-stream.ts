@@ -2,11 +2,11 @@ import { cutShort } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { MalformedField } from "../kube/answer-fields";
-import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
+import { type ApiResource, collectionPath } from "../kube/api-resources";
 import { isDnsLabel } from "../kube/name-grammar";
 import type { ExpectedList } from "./answer-status";
 import { instrumented } from "./instrument";
-import { listPages } from "./list-pages";
+import { expectedListOf, listPages } from "./list-pages";
 import type { ApiserverTransport } from "./transport";
 
 /**
@@ -50,9 +50,7 @@ export function kubeListerOver(
         throw new KubeApiError(`${operation}: not a namespace a LIST can name`);
       }
       const expected: ExpectedList = {
-        apiVersion: apiVersionOf(resource),
-        kind: `${resource.kind}List`,
-        itemKind: resource.kind,
+        ...expectedListOf(resource),
         // Built-in groups (the core group, apps) have no dot, custom resource groups always do.
         itemsMayOmitKind: !resource.group.includes("."),
       };
