@@ -53,11 +53,7 @@ export interface KubeApiHandle {
 export const NO_KUBE_API_MESSAGE =
   "no Kubernetes API is configured: set KUBECONFIG or run in-cluster with a service account";
 
-/**
- * The apiserver port for the rules. Throws at start only for a KUBECONFIG
- * that cannot be loaded; without any cluster configuration every call fails
- * with a KubeApiError saying so.
- */
+/** The apiserver port; without a cluster every call fails with a KubeApiError saying so. */
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const access = loadClusterAccess(options);
   if (!access) {
@@ -131,11 +127,7 @@ function kubeApiOver(
   const connected = connectedTo(transport);
   const budget = createReadBudget(readBudget);
   return {
-    /**
-     * A verified GET: the very object asked for, `undefined` on the apiserver's
-     * own NotFound for it, else a KubeApiError. The handlers read its fields
-     * themselves and fail closed on ones they cannot read.
-     */
+    /** The very object asked for, `undefined` on the apiserver's own NotFound for it. */
     async get<Fields extends JsonObject>(
       resource: ApiResource<Fields>,
       { namespace, name }: ObjectRef,
@@ -187,11 +179,7 @@ function kubeApiOver(
   };
 }
 
-/**
- * Every item of a LIST, all pages within one APISERVER_TIMEOUT budget, at
- * most MAX_LISTED_OBJECTS in at most MAX_LIST_BYTES: the webhook keeps them
- * all to decide, so a LIST past a bound fails before the page's items are kept.
- */
+/** Every item of a LIST, all pages within one APISERVER_TIMEOUT, within the LIST bounds above. */
 async function listAllPages(
   transport: ApiserverTransport,
   path: string,
@@ -212,11 +200,7 @@ async function listAllPages(
   return items;
 }
 
-/**
- * One read a review waits on, counted among the reads in flight (refused at
- * once past their bound) and holding its answers' bytes until its caller has
- * the answer. Refused before any request is made, so not counted as one.
- */
+/** One read a review waits on, held in the read budget until its caller has the answer. */
 async function withinBudget<T>(
   budget: ReadBudget,
   operation: string,
@@ -230,11 +214,7 @@ async function withinBudget<T>(
   }
 }
 
-/**
- * A name goes into a URL only once it is valid: `.`, `..` or `a/b` would
- * name another path once the URL is normalised. Checked before any request
- * is made (and so not counted as one).
- */
+/** A name goes into a URL only once it is valid: `..` or `a/b` would name another path. */
 function requireValidNames(
   operation: string,
   resource: ApiResource,

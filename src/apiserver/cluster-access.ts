@@ -48,11 +48,8 @@ export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess 
 }
 
 /**
- * client-node and its dependency tree take most of the webhook's start-up
- * time and a good part of its memory, so it is loaded only for a KUBECONFIG
- * (runs outside a cluster), and so is the YAML parser; the in-cluster path
- * reads three files itself. (Every module loaded stays on the heap, and a
- * smaller heap is a shorter pause when the garbage collector marks it.)
+ * client-node (most of start-up and a good part of memory) and the YAML
+ * parser are loaded only for a KUBECONFIG; in-cluster reads three files itself.
  */
 function loadKubeconfigFile(path: string, context: string | undefined): ClusterAccess {
   const { KubeConfig } =

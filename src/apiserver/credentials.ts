@@ -116,10 +116,8 @@ const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
 };
 
 /**
- * The CA is read once at start, so an empty or garbled one stops the process
- * naming its file; later changes to it are checked the same way and, when
- * unusable, leave the last good CA in use. Never "no CA": fetch would then
- * trust the system's default store instead of the cluster's CA.
+ * An empty or garbled CA stops the start naming its file (later changes keep
+ * the last good one): with no CA, fetch would trust the system's store.
  */
 function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
   const pem = ca();

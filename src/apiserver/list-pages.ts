@@ -19,30 +19,20 @@ export interface ListPagesOptions {
   readonly pageSize: number;
   /** A page body larger than this is a failed call. */
   readonly maxPageBytes: number;
-  /**
-   * Objects the whole list may hold before it is refused; with the page
-   * size it bounds the pages too. The webhook keeps every item of its LIST,
-   * so it bounds the total tightly; a reader that checks each page and drops
-   * it (audit) bounds it by what a cluster can hold.
-   */
+  /** Objects the whole list may hold before it is refused; with the page size it bounds the pages. */
   readonly maxObjects: number;
   /** Bytes of all pages together, bounded for the same reason (Infinity for audit). */
   readonly maxTotalBytes: number;
-  /**
-   * One APISERVER_TIMEOUT for all pages (the webhook: the verdict must arrive
-   * in time), or one per page (audit: a list of 100 000 pods takes minutes).
-   */
+  /** One APISERVER_TIMEOUT for all pages (the webhook's verdict), or one per page (audit). */
   readonly budget: "shared" | "per-page";
   /** The read's hold on the answers' budget, for pages that are kept until the read ends. */
   readonly hold?: ReadHold;
 }
 
 /**
- * A LIST page by page, following `metadata.continue`: each page verified
- * (the list kind asked for, at most `pageSize` items counted before any is
- * decoded, every item of the item kind) and checked against the totals
- * before it is yielded. A continue token that comes back is refused at once:
- * the list would go round forever.
+ * A LIST page by page, following `metadata.continue`, each page verified and
+ * held to the totals before it is yielded; a continue token that comes back
+ * is refused, as the list would go round forever.
  */
 export async function* listPages(
   transport: ApiserverTransport,

@@ -9,32 +9,15 @@ import { instrumented } from "./instrument";
 import { expectedListOf, listPages } from "./list-pages";
 import type { ApiserverTransport } from "./transport";
 
-/**
- * A page of a streamed LIST holds at most APISERVER_LIST_PAGE_SIZE objects
- * (500 at most) of any size up to etcd's 1.5 MiB; real pods are a few KiB to
- * tens of KiB with their managedFields. 32 MiB holds 500 pods of 64 KiB each
- * and keeps one decoded page well inside a 256 MiB process.
- */
+/** Bytes of one streamed page: 500 pods of 64 KiB, one decoded page well inside 256 MiB. */
 export const MAX_STREAMED_PAGE_BYTES = 32 * 1024 * 1024;
 
-/**
- * Objects of one kind a streamed LIST may hold, well past the 150 000 pods
- * Kubernetes supports in one cluster: with the page size it bounds the pages
- * of a list that never ends (2 000 pages of 500).
- */
+/** Objects of one kind a streamed LIST may hold: well past the 150 000 pods of Kubernetes' largest cluster. */
 export const MAX_STREAMED_OBJECTS = 1_000_000;
 
-/**
- * Whole collections read page by page, for a reader that checks each page
- * and drops it (`cocoon-webhook audit`): memory is bounded by one page, not
- * by the size of the cluster; the pages are bounded by MAX_STREAMED_OBJECTS.
- */
+/** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
 export interface KubeLister {
-  /**
-   * Every object of `resource` in `namespace`, or in every namespace (and
-   * for a cluster-scoped kind) when it is undefined: one verified page at a
-   * time, every item checked against `resource.fields`. Throws KubeApiError.
-   */
+  /** Every object of `resource` in `namespace` (every namespace when undefined), page by verified page. */
   pages(resource: ApiResource, namespace?: string): AsyncIterable<readonly JsonObject[]>;
 }
 

@@ -8,19 +8,10 @@ import { KubeApiError } from "../contract/reads";
  */
 export const MAX_READS_IN_FLIGHT = 8;
 
-/**
- * Memory the answers of the reads in flight may hold together: their bytes
- * as they arrive, then what decoding them costs. A LIST of the most the
- * webhook reads (MAX_LIST_BYTES of CocoonHibernations) fits; two of the
- * largest a hostile apiserver could send do not, whatever their shape.
- */
+/** Memory the answers of the reads in flight may hold together, as text and decoded: a largest LIST fits. */
 export const ANSWERS_BUDGET_BYTES = 80 * 1024 * 1024;
 
-/**
- * What decoding an answer costs, charged before it is decoded: the text
- * stays until the decoding ends, its strings are copied into the decoded
- * value, and each object or array takes a hundred-odd bytes of heap.
- */
+/** What decoding an answer costs: its text twice (text and strings) and a hundred-odd bytes per container. */
 export function decodedCost(bytes: number, containers: number): number {
   return 2 * bytes + containers * DECODED_CONTAINER_BYTES;
 }
@@ -42,12 +33,7 @@ export interface ReadBudget {
   readonly heldBytes: number;
 }
 
-/**
- * A read whose answers held at least this much is followed by a full
- * collection once its caller is done with them: the collector would leave
- * tens of MiB of decoded answers for later, and the next large answers
- * would be decoded on top of them.
- */
+/** A read whose answers held this much is followed by a full collection, before the next is decoded on top. */
 export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
 
 export interface ReadBudgetOptions {
@@ -58,12 +44,9 @@ export interface ReadBudgetOptions {
 }
 
 /**
- * Bounds what the reads reviews wait on hold, whatever their number and
- * whatever their answers: the reads in flight, and the bytes of their
- * answers and of the decoded values they become. A read past either bound
- * is refused, never queued: the review fails closed with a message naming
- * the read, and the client's retry (a controller's requeue) finds room.
- * After a read whose answers were large, the heap is collected.
+ * Bounds the reads in flight and the bytes their answers hold. A read past
+ * either bound is refused, never queued: the review fails closed naming it,
+ * and the client's retry (a controller's requeue) finds room.
  */
 export function createReadBudget({
   maxReads = MAX_READS_IN_FLIGHT,

@@ -43,13 +43,10 @@ export interface TransportOptions {
 }
 
 /**
- * Requests go through Bun's own fetch with `tls: { ca, cert, key }`: client-node
- * hands its CA to an undici dispatcher, which Bun's fetch ignores, so its
- * typed APIs cannot verify a private cluster CA under Bun.
- *
- * Redirects are never followed: the apiserver does not send them for the
- * reads made here, so one comes from something in between, and following it
- * would let that answer (a 404, an empty list) decide a fail-closed check.
+ * Bun's own fetch with `tls: { ca, cert, key }`: client-node hands its CA to
+ * an undici dispatcher, which Bun's fetch ignores. Redirects are never
+ * followed: the apiserver sends none for these reads, and a 404 from
+ * something in between must not decide a fail-closed check.
  */
 export function createTransport(options: TransportOptions): ApiserverTransport {
   const server = options.server.replace(/\/+$/, "");
@@ -115,10 +112,8 @@ function contentEncoding(response: Response): string | undefined {
 }
 
 /**
- * An encoded answer is refused unread: its decoded size is unknown until it
- * is decoded, and a few hundred bytes of brotli can stand for a gibibyte.
- * The apiserver encodes only when the client offers an encoding, and the
- * webhook offers none, so one comes from something in between.
+ * An encoded answer is refused unread: a few hundred bytes of brotli can
+ * stand for a gibibyte, and the apiserver encodes only when asked to.
  */
 function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
   return new KubeApiError(
@@ -131,11 +126,9 @@ function encodedAnswerError(operation: string, response: Response, encoding: str
 }
 
 /**
- * The body as text, refused once it grows past `maxBytes`, or holds more
- * objects and arrays than MAX_DECODED_CONTAINERS, without reading the rest:
- * whoever decodes it then decodes at most what a review may. Its bytes are
- * charged to the read's hold as they arrive, and what decoding it will cost
- * once it is whole.
+ * The body as text, refused without reading the rest once it passes
+ * `maxBytes` or MAX_DECODED_CONTAINERS; charged to the read's hold as it
+ * arrives, and for its decoding once whole.
  */
 async function readCapped(
   response: Response,

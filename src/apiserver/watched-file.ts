@@ -27,10 +27,8 @@ export interface WatchOptions {
 
 /**
  * Re-reads `path` when its stat fingerprint changes, looking at most every
- * `recheckMs`. The fingerprint includes the inode because kubelet rotates
- * projected tokens and Secret volumes by swapping a symlink, and `stat`
- * follows it. When the file cannot be read or validated mid-rotation, the
- * last good content stays in use and `onError` hears about it once.
+ * `recheckMs`; content that cannot be read or validated mid-rotation leaves
+ * the last good one in use, and `onError` hears of it once.
  */
 export function watchFile(path: string, options: WatchOptions): WatchedFile {
   let snapshot: Snapshot | undefined;

@@ -1,7 +1,5 @@
 import { cutShort } from "../bounded-text";
 
-/** The name grammar Kubernetes holds objects to (RFC 1123). */
-
 /** A DNS label (RFC 1123): namespaces, and a few other kinds of names. */
 export const DNS_LABEL_MAX_LENGTH = 63;
 
