@@ -4,11 +4,7 @@
  */
 export const ECHO_LIMIT = 256;
 
-/**
- * `value` as a denial, a warning, an audit annotation or a log line repeats
- * it: whole up to `limit` characters, else its start and a marker saying how
- * long it was, so no answer or log line grows with what a request sends.
- */
+/** `value` as an answer or log line repeats it: whole up to `limit`, else its start and its length. */
 export function cutShort(value: string, limit = ECHO_LIMIT): string {
   if (value.length <= limit) return value;
   // Never split a surrogate pair: the half left would not be valid UTF-16.
@@ -33,10 +29,8 @@ const escapeCode = (character: string): string => {
 };
 
 /**
- * `text` with every control character written as its escape (`\n`,
- * `\u0007`): the apiserver drops a warning that holds one (it cannot go into
- * an HTTP Warning header), and a message or audit annotation with one reads
- * as something it is not.
+ * `text` with every control character escaped (`\n`, `\u0007`): the apiserver
+ * drops a warning holding one, and a message with one reads as something it is not.
  */
 export function withoutControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, escapeCode);
@@ -45,12 +39,7 @@ export function withoutControlCharacters(text: string): string {
 /** Anything but printable ASCII. */
 const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/g;
 
-/**
- * `value` in double quotes for an error message about configuration, every
- * character that is not printable ASCII written as its `\uXXXX` escape,
- * then cut to `limit` characters: `"mutate\u200b"` shows the zero-width
- * space that `"mutate​"` would hide.
- */
+/** `value` quoted with everything but printable ASCII escaped: `"mutate\u200b"`, not `"mutate​"`. */
 export function quoted(value: string, limit = 64): string {
   return `"${cutShort(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
 }
@@ -62,12 +51,9 @@ export const LISTED_PROBLEMS_LIMIT = 10;
 const PROBLEM_CHARS = 512;
 
 /**
- * The problems of one configuration variable as start-up reports them, each
- * prefixed with the variable's name: at most LISTED_PROBLEMS_LIMIT, then how
- * many more; each cut to PROBLEM_CHARS with every control character written
- * as its escape, so no value, however long or whatever it holds (an ESC
- * sequence that would repaint the terminal), reaches stderr or a log as it
- * was. Every variable goes through here, whatever its parser quotes.
+ * A configuration variable's problems as start-up reports them: named, at
+ * most LISTED_PROBLEMS_LIMIT, each cut short and its control characters
+ * escaped, so no value (an ESC sequence) reaches stderr as it was.
  */
 export function boundedProblems(variable: string, problems: readonly string[]): string[] {
   const listed = problems

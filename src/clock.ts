@@ -1,7 +1,4 @@
-/**
- * Time as the watchers and caches read it. Injected, so their tests step
- * time forward instead of sleeping through it.
- */
+/** Time as the watchers read it, injected so their tests step it instead of sleeping. */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;

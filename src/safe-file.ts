@@ -28,23 +28,17 @@ function checkRegular(path: string, stats: Stats, maxBytes: number): void {
 }
 
 /**
- * Reads a small regular file without ever blocking on a FIFO or reading a
- * device: `stat` (following symlinks, as a Secret volume's are) must show a
- * regular file within `maxBytes`; the open is non-blocking, so a FIFO swapped
- * in after the `stat` cannot hang it; `fstat` on the opened descriptor checks
- * the same again; and at most `maxBytes + 1` bytes are read, so a file that
- * grows meanwhile is refused, not slurped. Throws an UnsafeFileError naming
- * the path, or the system error (missing file, no permission).
+ * Reads a small regular file without blocking on a FIFO or reading a device:
+ * stat, a non-blocking open, fstat, and at most `maxBytes + 1` bytes, so a
+ * file swapped or grown meanwhile is refused. Throws an UnsafeFileError
+ * naming the path, or the system error.
  */
 export function readRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
   checkRegular(path, statSync(path), maxBytes);
   return readOpenedRegularFile(path, maxBytes);
 }
 
-/**
- * The second half of readRegularFile, on its own for the case where the path
- * changed after the `stat`: opens without blocking and checks the descriptor.
- */
+/** readRegularFile's second half: opens without blocking and checks the descriptor. */
 export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
@@ -73,11 +67,7 @@ export function readOpenedRegularFile(path: string, maxBytes = MAX_FILE_BYTES): 
   }
 }
 
-/**
- * A stream (stdin) read whole as text, refused once it passes `maxBytes`
- * without reading the rest: `< /dev/zero` ends at the cap, not in an OOM.
- * Throws an UnsafeFileError naming `name`.
- */
+/** A stream (stdin) read whole as text, refused unread past `maxBytes`: `< /dev/zero` ends at the cap. */
 export async function readCappedStream(
   stream: ReadableStream<Uint8Array>,
   name: string,
@@ -99,11 +89,7 @@ export async function readCappedStream(
   return Buffer.concat(chunks, length).toString("utf8");
 }
 
-/**
- * Identifies the file behind a path as it is now. `stat` follows symlinks, so
- * a Secret volume's `..data` swap changes the inode even when mtimes tie.
- * Throws when the path cannot be stat'ed.
- */
+/** The file behind a path as it is now; the inode shows a Secret volume's `..data` swap when mtimes tie. */
 export function fileFingerprint(path: string): string {
   const stats = statSync(path);
   return `${stats.ino}:${stats.mtimeMs}:${stats.size}`;

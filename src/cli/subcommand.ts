@@ -37,18 +37,10 @@ export async function answerWithoutRunning<Options extends HelpAndVersion>(
   return EXIT_CLEAN;
 }
 
-/**
- * The runtime collects lazily, so a command that reads its input piece by
- * piece (audit's pages, validate's documents) grows by pieces it no longer
- * holds: past this size a full collection brings it back to what it holds.
- */
+/** Past this size a command that reads piece by piece collects the pieces it no longer holds. */
 const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
 
-/**
- * A function to call after each piece: every `checkEvery` calls it looks at
- * the process's size (a system call, so not after each of 100 000 small
- * documents) and collects the heap when it is past SOFT_LIMIT_BYTES.
- */
+/** To call after each piece: every `checkEvery` calls, a full collection past SOFT_LIMIT_BYTES. */
 export function collectorPastSoftLimit(checkEvery = 1): () => void {
   let calls = 0;
   return () => {
@@ -87,12 +79,9 @@ function stderrSharesStdout(): boolean {
 }
 
 /**
- * Resolves once the stream has taken every byte: the caller exits the process
- * right after, and a report larger than a pipe's buffer must not be cut short.
- * Not Bun.write: on a regular file it truncates for an empty string and
- * preallocates an empty file before writing, which with `> report 2>&1`
- * (one file for both streams) erases the report or, with `>>`, leaves it
- * behind a run of NUL bytes.
+ * Resolves once the stream has taken every byte, as the process exits right
+ * after. Not Bun.write: it preallocates a regular file, which with
+ * `> report 2>&1` erases the report or, with `>>`, leaves NUL bytes.
  */
 function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
   if (text === "") return Promise.resolve();

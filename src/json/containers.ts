@@ -11,11 +11,7 @@ const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 
-/**
- * Counts the objects and arrays of a JSON text that arrives in chunks
- * (brackets inside strings do not count), so a reader can refuse a text the
- * moment it passes a cap, before the rest is read or anything decodes it.
- */
+/** Counts the objects and arrays of a JSON text as its chunks arrive, so it is refused before decoding. */
 export class ContainerCounter {
   #containers = 0;
   #inString = false;

@@ -1,10 +1,6 @@
 import { isJsonObject } from "./read";
 
-/**
- * Whether two decoded JSON values hold the same data: lists in order,
- * objects whatever the order of their keys. As CEL's `==` compares the
- * apiserver's objects, so a matchCondition and the code agree.
- */
+/** Whether two JSON values hold the same data, as CEL's `==` sees it: lists in order, keys in any. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {

@@ -27,11 +27,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * The value at `path` inside `root`, as it is (null included). `undefined`
- * when a parent on the way is absent or null; MISTYPED when `root` or a
- * parent on the way is not an object, so the field cannot be reached.
- */
+/** The value at `path` as it is (null included); MISTYPED when a parent on the way is not an object. */
 export function valueAt(root: unknown, path: JsonPath): unknown {
   if (!isJsonObject(root)) return MISTYPED;
   let current: unknown = root;
@@ -76,12 +72,7 @@ export function stringAt(root: unknown, path: JsonPath): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/**
- * A list whose entries are all objects, checked in one pass and never copied;
- * MISTYPED when it is not a list or one entry is not an object. For apiserver
- * answers, where one mistyped entry makes the whole answer untrusted; a rule
- * that must judge entries one by one reads the list with readList.
- */
+/** A list whose entries are all objects, never copied: for apiserver answers, untrusted by one bad entry. */
 export function readObjectList(value: unknown): Read<readonly JsonObject[]> {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) return MISTYPED;

@@ -10,11 +10,8 @@ import {
 
 /*
  * The fields of an apiserver answer that the webhook's readers use, checked
- * through the path readers before the answer is trusted: a mistyped one
- * means the answer is not a real object of its kind, which must fail closed
- * rather than read as absent. A check walks to each field it names and
- * nowhere else; the object is neither copied nor read again, so a reader
- * takes its checked fields as typed.
+ * before the answer is trusted: a mistyped one means it is not a real object
+ * of its kind, which must fail closed rather than read as absent.
  */
 
 /** Where an answer's field does not have the type its readers need, and what it holds instead. */
@@ -30,11 +27,7 @@ export class MalformedField {
   }
 }
 
-/**
- * The check of an answer's fields: the object itself, typed as `Fields`,
- * when every field its readers use has the type they need, else where the
- * first one does not.
- */
+/** The object itself, typed as `Fields` once its fields are checked, else the first malformed one. */
 export type FieldsCheck<Fields extends JsonObject = JsonObject> = (
   object: JsonObject,
 ) => Fields | MalformedField;

@@ -4,9 +4,6 @@ import { anyFields, type FieldsCheck, mistypedAt } from "./answer-fields";
 /**
  * A kind of object the webhook reads from the apiserver: where it lives in
  * the API, and the check of the fields its readers use (./answer-fields.ts).
- * A mistyped field there means the answer is not a real object of that
- * kind, which must fail closed rather than read as absent. `plural` is the
- * resource as URLs, RBAC rules and the call metrics name it.
  */
 export interface ApiResource<Fields extends JsonObject = JsonObject> {
   /** "" for the core group. */
