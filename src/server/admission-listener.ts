@@ -14,24 +14,17 @@ import { servingTlsOptions, type TlsPair } from "./tls-pair";
 export const IDLE_TIMEOUT_SECONDS = 120;
 
 /**
- * Without steering: how long a replaced listener keeps answering with
- * `Connection: close` before it stops, so busy keep-alive clients move to
- * the new listener between requests; in-flight requests finish on it.
+ * Without steering: how long a replaced listener answers with `Connection:
+ * close` before it stops, so keep-alive clients move over between requests.
  */
 export const RETIRE_AFTER_MS = 1000;
 
-/**
- * With steering: how long a replaced listener's socket stays in the group
- * after new connections were steered away from it, so a handshake the kernel
- * began on it just before completes and is accepted before it closes.
- */
+/** With steering: how long a replaced socket stays in its group, so a handshake begun on it is accepted. */
 export const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
 
 /**
- * With steering: how long a replaced server keeps its accepted connections.
- * Longer than the idle timeout, so an idle keep-alive connection is closed
- * by its client or the idle timeout, never by stopping the server while the
- * client sends on it.
+ * With steering: how long a replaced server keeps its connections; past the
+ * idle timeout, so none is closed under a client that sends on it.
  */
 export const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
 

@@ -4,10 +4,8 @@ import type { Readiness } from "./probes";
 import { type TlsPair, validityProblem } from "./tls-pair";
 
 /**
- * Keeps `readiness.certificateProblem` in step with the certificate being
- * served, checked now and every `intervalMs`: an expired or not yet valid
- * certificate makes /readyz answer 503 naming it and is logged at error once
- * each time it starts (and once more when it is resolved, at info).
+ * Keeps `readiness.certificateProblem` in step with the served certificate:
+ * one that is expired or not yet valid makes /readyz answer 503, logged once.
  */
 export function watchServedCertificate(
   served: () => TlsPair,

@@ -9,11 +9,7 @@ export interface TlsPair {
   readonly notAfter: Date;
 }
 
-/**
- * TLS 1.2 suites offered: forward-secret (ECDHE) AEAD (AES-GCM, ChaCha20-Poly1305)
- * only, so no static-RSA key exchange and no CBC. TLS 1.3 suites are all AEAD
- * and forward-secret already and are not affected by this list.
- */
+/** TLS 1.2 suites offered: forward-secret AEAD only (TLS 1.3's all are). */
 export const TLS12_CIPHERS = [
   "ECDHE-ECDSA-AES128-GCM-SHA256",
   "ECDHE-RSA-AES128-GCM-SHA256",

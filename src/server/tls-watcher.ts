@@ -23,12 +23,10 @@ export interface WatchTiming {
 }
 
 /**
- * Polls `stat` on the certificate and key paths and calls `onChange` when
- * they differ from `loaded`, the fingerprint taken before the serving pair
- * was read (so a rotation during start-up is not missed), once they have
- * been stable for `settleMs`: a burst of rewrites is one rotation. Polling
- * rather than inotify: cert-manager rotates through a Secret volume, whose
- * atomic symlink swap inotify on the file misses.
+ * Calls `onChange` once the certificate and key files differ from `loaded`
+ * (taken before the serving pair was read) and have settled: a burst of
+ * rewrites is one rotation. Polling, as inotify on the file misses a Secret
+ * volume's symlink swap.
  */
 export function watchTlsFiles(
   paths: readonly string[],
