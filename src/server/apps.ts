@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { admissionMeasures } from "../http/review-metrics";
+import { mountReviewRoutes, type ReviewRouteOptions } from "../http/review-chain";
 import type { Handlers } from "../contract/verdict";
 import { measureRequests, warnOnRejection } from "../http/observe";
 import {
@@ -7,8 +9,6 @@ import {
   refuseOtherMethods,
   refuseUnknownPath,
 } from "../http/rejection";
-import { mountReviewRoutes, type ReviewRouteOptions } from "../http/review-chain";
-import { admissionMeasures } from "../http/review-metrics";
 import type { Logger } from "../observability/logger";
 import { cachedExposition, exposition, registry } from "../observability/metrics";
 import { mountProbes, type Readiness } from "./probes";

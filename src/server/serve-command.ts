@@ -1,9 +1,9 @@
-import { createKubeApi } from "../apiserver/client";
-import { errorText } from "../bounded-text";
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
-import { buildHandlers } from "../endpoints/handlers";
 import { WEBHOOK_TIMEOUT_SECONDS } from "../endpoints/index";
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
+import { errorText } from "../bounded-text";
+import { createKubeApi } from "../apiserver/client";
 import { createLogger } from "../observability/logger";
+import { buildHandlers } from "../endpoints/handlers";
 import { type RunningServer, startServer } from "./start";
 
 const EXIT_SIGNAL_BASE = 128;

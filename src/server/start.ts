@@ -1,8 +1,7 @@
-import type { Config } from "../config";
-import type { Handlers } from "../contract/verdict";
-import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
 import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints/index";
-import { REFUSAL_REMEDIES } from "../endpoints/remedies";
+import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
+import type { Handlers } from "../contract/verdict";
+import type { Config } from "../config";
 import type { Logger } from "../observability/logger";
 import {
   tlsCertificateExpiry,
@@ -11,6 +10,7 @@ import {
   tlsRotationSteeringFallbacksTotal,
   warnMode,
 } from "../observability/metrics";
+import { REFUSAL_REMEDIES } from "../endpoints/remedies";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
 import { createAdmissionApp, createOpsApp } from "./apps";
