@@ -29,10 +29,9 @@ import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
 /*
- * Each object as the webhook would judge it on CREATE, through the same
- * rule functions; what a request carried and the cluster does not keep (who
- * made a pod, who bound it, the count before a scale-down) is said to be
- * unknown instead of guessed.
+ * Each object as the webhook would judge it on CREATE, through the same rule
+ * functions; what only a request carried (who made a pod) is said to be
+ * unknown, not guessed.
  */
 
 /** error: the webhook refuses this object today. warning: it may; --strict counts it. notice: for information. */
@@ -86,9 +85,8 @@ interface KeptHibernation {
 
 /**
  * CocoonHibernations, one by one: each object's own rules at once, and at the
- * end the one-per-pod rule, in the order they were created: the webhook would
- * have refused each later one for its pod, as a duplicate or beside one still
- * terminating. Keeps a few fields of each, not the objects.
+ * end the one-per-pod rule in the order they were created, from a few fields
+ * kept of each.
  */
 export class HibernationAudit {
   readonly #byPod = new Map<string, KeptHibernation[]>();
@@ -118,11 +116,9 @@ export class HibernationAudit {
   }
 
   /**
-   * Each hibernation created after another for the same pod, as the webhook's
-   * LIST check would have refused it: one finding per such object, naming
-   * the first that the webhook names (the earliest live one, else the
-   * earliest still terminating), so the findings grow with the objects, not
-   * with their pairs.
+   * Each hibernation created after another for the same pod, as the webhook
+   * would have refused it: one finding per object, naming the one the webhook
+   * names, so the findings grow with the objects, not with their pairs.
    */
   conflicts(): AuditFinding[] {
     const findings: AuditFinding[] = [];
@@ -167,10 +163,9 @@ export interface PodContext {
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 
 /**
- * A gated pod without an owner of a paired kind, as the pod gate refuses it
- * (not_owned); an unmarked pod on a VM node. Who created or bound the pod is
- * not stored in the cluster: the field manager that wrote it first is shown
- * as a hint.
+ * A gated pod without an owner of a paired kind (not_owned), an unmarked pod
+ * on a VM node; who made the pod is not stored, so its first field manager
+ * is shown as a hint.
  */
 export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[] {
   const identity = identityOf("v1", "Pod", pod);
@@ -217,9 +212,7 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
 
 /**
  * A marked pod's owner references of a paired kind that name no stored
- * object of that kind, name and uid: written by a client that is not its
- * operator (the reference is client-set), or left behind by an owner that is
- * gone. Kinds audit did not list to the end are not judged.
+ * object of that kind, name and uid: forged, or outliving their owner.
  */
 function forgedOwnerFindings(
   pod: JsonObject,

@@ -182,11 +182,7 @@ function parseOptions(args: readonly string[]): ParsedOptions<AuditOptions> {
   return options.data;
 }
 
-/**
- * The apiserver client of the webhook, configured as the webhook is (the
- * environment), with --kubeconfig and --context on top. No cluster at all is
- * a usage error here: an audit of nothing must not read as a clean one.
- */
+/** The webhook's apiserver client with --kubeconfig and --context on top; no cluster is a usage error. */
 function connect(
   options: AuditOptions,
   io: AuditIo,

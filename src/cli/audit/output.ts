@@ -25,13 +25,7 @@ export function errorCount(findings: readonly AuditFinding[], strict: boolean): 
   ).length;
 }
 
-/**
- * The report for stdout, and what goes beside it on stderr, as `validate`
- * splits them: in text everything but the problems on stdout; in the other
- * formats stdout is the document alone, the notes and summary go to stderr
- * unless stderr is stdout's file (`sharedStream`), and kinds that could not
- * be checked go to stderr always where the document has no place for them.
- */
+/** The report for stdout, and what goes beside it on stderr, split as `validate` splits them. */
 export function renderAudit(
   format: AuditFormat,
   report: AuditReport,
@@ -84,11 +78,7 @@ const objectOf = ({ kind, namespace, name }: AuditFinding) =>
 
 const located = ({ path, message }: AuditFinding) => (path ? `${path}: ${message}` : message);
 
-/**
- * `1 error, 0 warnings, 2 notices about 3 objects; 1200 objects checked in
- * all namespaces (…)`, and which kinds could not be checked, so a partial
- * audit never reads as a clean one.
- */
+/** `1 error, 0 warnings, 2 notices about 3 objects; 1200 objects checked in all namespaces (…)`, and the kinds not checked. */
 export function summaryLine(report: AuditReport): string {
   const bySeverity = (severity: AuditSeverity) =>
     report.findings.filter((finding) => finding.severity === severity).length;

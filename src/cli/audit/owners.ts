@@ -1,12 +1,7 @@
 import { type OwnerKind, ownerKindText, sameOwnerKind } from "../../endpoints/pod-gate/creators";
 import { type JsonObject, stringAt } from "../../json/read";
 
-/**
- * The stored objects a pod's owner reference may name, by kind: for each
- * kind audit listed to the end, the uid of every object by namespace and
- * name. An owner reference of such a kind resolves only to an object of that
- * name and uid; a kind audit could not list is not judged.
- */
+/** The uid of every stored object a pod's owner reference may name, by kind, namespace and name. */
 export class OwnerIndex {
   private readonly uids = new Map<string, string>();
   private readonly listed: OwnerKind[] = [];

@@ -5,10 +5,8 @@ import type { AuditReport } from "./scan";
 export const POLICY_REPORT_NAME = "cocoon-webhook-audit";
 const POLICY = "cocoon-webhook";
 /**
- * On each report, what the run that wrote it audited: `all-namespaces`, or
- * `namespace` for a `--namespace` run. The CronJob's apply step deletes the
- * reports an all-namespaces run no longer writes, and nothing after a
- * `--namespace` run, which knows nothing of the other namespaces.
+ * What the run that wrote a report audited (`all-namespaces` or `namespace`):
+ * the CronJob prunes stale reports only after an all-namespaces run.
  */
 const POLICY_REPORT_SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
@@ -20,12 +18,9 @@ const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string
 };
 
 /**
- * A `v1` `List` of `wgpolicyk8s.io/v1alpha2` `PolicyReport`s, one per
- * namespace in which objects were checked (a namespace without findings
- * gets one too, so applying it clears an earlier report), and for the
- * namespace of a `--namespace` run even when it held nothing to check: a
- * result per finding naming the object, and in `summary` the objects checked
- * without findings as `pass`. Ready for `kubectl apply -f`.
+ * A `v1` `List` of `wgpolicyk8s.io/v1alpha2` PolicyReports for `kubectl
+ * apply -f`: one per namespace checked, findings or not, so applying it
+ * clears an earlier report.
  */
 export function policyReports(report: AuditReport, now: Date): Record<string, unknown> {
   const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 };

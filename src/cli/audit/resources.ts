@@ -25,11 +25,9 @@ import {
 } from "../../kube/api-resources";
 
 /*
- * What audit lists, and the fields of each item it reads, checked through
- * the path readers: a mistyped field means the answer is not a real object
- * of that kind, and the kind is reported as not checked rather than read as
- * absent. The cocoon custom resources are read whole by the rules, which
- * report a mistyped field as a finding, as the webhook does.
+ * What audit lists, and the fields of each item it reads: a mistyped one
+ * leaves the kind not checked. The cocoon resources' fields are the rules'
+ * to judge, as in the webhook.
  */
 
 /** A name or namespace: a string that is not empty. */

@@ -92,10 +92,8 @@ class OutOfTime extends Error {}
 
 /**
  * Lists each kind page by page and checks every object as the webhook would
- * on CREATE, dropping each page once checked. A kind whose LIST fails is
- * reported as not checked; the others are still checked. Past the time
- * limit, the kind being read and every kind after it are reported as not
- * checked, so a run that could not finish never reads as clean.
+ * on CREATE. A kind whose LIST fails or runs past the time limit is reported
+ * as not checked, so an unfinished run never reads as clean.
  */
 export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   const report: AuditReport = {
@@ -114,11 +112,7 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
       `the audit did not finish within --timeout (${options.timeLimitMs} ms)${pages > 0 ? ` after ${pages} pages of this kind` : ""}; ` +
         "give it more time, or audit one namespace at a time (--namespace)",
     );
-  /**
-   * Checks every item of `resource`: "listed" when its LIST went to the end,
-   * "failed" when it could not (reported as a problem), "not_served" for a
-   * 404 of a kind that may not be installed (`optional`).
-   */
+  /** Checks every item of `resource`; "not_served" for a 404 of an `optional` kind. */
   const each = async (
     resource: (typeof AUDITED_RESOURCES)[number] | typeof AUDITED_SANDBOXES_V1ALPHA1,
     check: (item: JsonObject) => readonly AuditFinding[],
@@ -198,11 +192,7 @@ type Each = (
   options: { optional: boolean; judged: boolean },
 ) => Promise<"listed" | "failed" | "not_served">;
 
-/**
- * Sandboxes, to resolve their pods' owner references: v1beta1, else the
- * older v1alpha1. Whether every Sandbox was seen: also when neither version
- * is served, since then none exists.
- */
+/** Sandboxes (v1beta1, else v1alpha1), for their pods' owner references: whether every one was seen. */
 async function listSandboxes(each: Each, owners: OwnerIndex): Promise<boolean> {
   for (const resource of [AUDITED_SANDBOXES, AUDITED_SANDBOXES_V1ALPHA1]) {
     const listed = await each(

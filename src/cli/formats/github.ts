@@ -1,11 +1,7 @@
 import type { RunReport } from "../validate/report";
 import { notesOf, repositoryPath } from "../validate/report";
 
-/**
- * GitHub Actions workflow commands: one `::error` or `::warning` annotation
- * per finding and per unreadable input, at its file, line and column; the
- * notes as `::notice`.
- */
+/** GitHub Actions workflow commands: an annotation per finding and unreadable input, the notes as `::notice`. */
 export function githubAnnotations(report: RunReport): string {
   const annotations = report.summary.findings.map((finding) =>
     command(

@@ -6,10 +6,8 @@ import { findingLine, notesOf, problemLine, summaryLine } from "../validate/repo
 const SUITE_NAME = "cocoon-webhook validate";
 
 /**
- * JUnit XML as CI test reporters read it: one test case per checked object
- * (class name: its file) that fails when it has an error-level finding, its
- * warnings in `system-out`; an input that could not be read is a test case
- * with an `error`. The summary and notes are suite properties.
+ * JUnit XML: a test case per checked object (class name: its file), failing
+ * on an error, its warnings in `system-out`; an unreadable input an `error`.
  */
 export function junitReport(report: RunReport): string {
   let failures = 0;

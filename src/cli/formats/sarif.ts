@@ -12,11 +12,7 @@ const WARNING_RULES: ReadonlySet<string> = new Set([
 ]);
 const HELP = `${INFORMATION_URI}#validation-rules`;
 
-/**
- * A SARIF 2.1.0 log as GitHub code scanning reads it: the rule catalogue as
- * the driver's rules, one result per finding with a repository-relative file,
- * line and column; unreadable inputs and notes as invocation notifications.
- */
+/** SARIF 2.1.0 as GitHub code scanning reads it; unreadable inputs and notes as notifications. */
 export function sarifReport(report: RunReport): string {
   const ruleIndex = new Map(ALL_RULES.map((rule, index) => [rule.id, index]));
   const log = {

@@ -36,13 +36,10 @@ interface SyntaxTree {
 const LIST_KIND_SUFFIX = "List";
 
 /**
- * Every object in a YAML (or JSON: JSON is YAML) text, handed to `each` one
- * document at a time, so no more than one document's objects are held;
- * List documents are expanded. Values come from one parser, whatever the
- * text starts with (see yaml-stream.ts); the `yaml` package's syntax tree,
- * which is several times slower, is built only when a line number is asked
- * for or a document does not parse (its errors carry positions). A document
- * that does not parse ends the text: the problem, with its position.
+ * Every object in a YAML (or JSON) text, List documents expanded, handed to
+ * `each` one document at a time. The `yaml` package's slower syntax tree is
+ * built only for a line number or a syntax error; a document that does not
+ * parse ends the text with the problem.
  */
 export function parseSource(
   { file, text }: SourceText,

@@ -17,11 +17,7 @@ export interface InputProblem {
   readonly message: string;
 }
 
-/**
- * Bytes of one input (a file, or stdin): far more than the output of a
- * large `kustomize build`, and a bound on what one input holds in memory,
- * as its documents are parsed and checked one at a time.
- */
+/** Bytes of one input (a file, or stdin): far more than a large `kustomize build` writes. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 export const STDIN_PATH = "-";
@@ -32,16 +28,11 @@ const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 export type Input = { readonly source: SourceText } | { readonly problem: InputProblem };
 
 /**
- * The texts behind `paths`, in order, one at a time: a file as named
- * (whatever its extension), a directory as its *.yaml, *.yml and *.json
- * files at any depth in name order, a glob the shell left unexpanded
- * (quoted, or matching nothing) as the files and directories it matches,
- * `-` as stdin. Hidden entries (`.git`, `.github`, …) are not walked into:
- * they hold tooling config, not manifests, unless named. A directory or glob
- * that yields no file is a problem naming it: a mistyped path must not pass
- * CI as "0 files". Files are read as the webhook reads its own (safe-file.ts):
- * regular files only, symlinks followed, a FIFO or device refused unread,
- * at most MAX_INPUT_BYTES; `readStdin` is capped the same.
+ * The texts behind `paths`, one at a time: a file as named, a directory's
+ * *.yaml, *.yml and *.json files in name order (hidden entries skipped), a
+ * glob the shell left unexpanded, `-` as stdin; read as safe-file.ts reads.
+ * A directory or glob that yields no file is a problem: a mistyped path must
+ * not pass CI as "0 files".
  */
 export async function* readInputs(
   paths: readonly string[],

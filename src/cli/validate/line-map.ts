@@ -2,11 +2,8 @@ import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from "yam
 import type { PathSegments } from "../../json/path";
 
 /**
- * The source offset of the node `segments` lead to from `root`: a map entry
- * is located at its key (the line a person looks for), a list item at its
- * start. Where the path leaves the document (a missing field) the nearest
- * existing ancestor answers, so a missing `spec.agent.image` points at
- * `agent:`.
+ * The source offset of the node `segments` lead to, a map entry at its key;
+ * a missing field at its nearest ancestor (`spec.agent.image` at `agent:`).
  */
 export function offsetOf(root: Node, segments: PathSegments): number {
   let node: unknown = root;

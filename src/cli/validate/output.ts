@@ -7,13 +7,10 @@ export const OUTPUT_FORMATS = ["text", "json", "junit", "sarif", "github"] as co
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
- * The report for stdout, and what goes to stderr. In text the input problems
- * go to stderr and the rest to stdout. In json, junit, sarif and github stdout
- * is the document alone; the summary and notes beside it go to stderr, and
- * only when stderr is a stream of its own: with `> report 2>&1` or `&> report`
- * (`sharedStream`) they would land in the document's file and make it
- * unreadable. Input problems outside the document (json) go to stderr always:
- * that run exits 2 and its findings are incomplete.
+ * The report for stdout, and what goes to stderr. In the formats other than
+ * text stdout is the document alone; the summary and notes go to stderr only
+ * when it is not stdout's file (`sharedStream`: `> report 2>&1`), where they
+ * would make the document unreadable.
  */
 export function render(
   format: OutputFormat,

@@ -32,11 +32,7 @@ export function findingLine(finding: Finding): string {
   return `${file}:${line}:${column}: ${severity}: ${kind} ${namespace}/${name}: ${where}${message} [${rule}]`;
 }
 
-/**
- * e.g. `2 errors, 1 warning in 2 of 14 objects (5 of other API groups skipped)
- * across 4 files`, and how many inputs could not be checked at all, so a zero
- * never looks like a pass.
- */
+/** `2 errors, 1 warning in 2 of 14 objects (5 of other API groups skipped) across 4 files`, and the inputs not checked. */
 export function summaryLine({ summary, files, problems }: RunReport): string {
   const { findings, objectsWithFindings, objects, skipped } = summary;
   const errors = errorCount(findings);

@@ -1,13 +1,7 @@
 /**
- * One reading of YAML: every value comes from Bun's native parser (YAML 1.2
- * core schema, merge keys `<<` honoured, a repeated key's last value wins,
- * tags other than the core ones ignored), whatever the text starts with — a
- * `%YAML` directive or an end marker changes nothing. The `yaml` package only
- * locates: the line of a field, the position of a syntax error.
- *
- * Given a whole stream, Bun's parser returns one array, indistinguishable
- * from a single list document, and its peak memory grows with the input; so
- * the stream is cut into its documents first, and each is parsed on its own.
+ * One reading of YAML: every value from Bun's native parser; the `yaml`
+ * package only locates. Given a whole stream Bun returns one array, like a
+ * single list document, so the stream is cut into documents first.
  */
 
 /** One document of a stream: its text (directives and markers included) and where it starts. */
@@ -37,11 +31,7 @@ function* cutsOf(stream: string): Generator<number> {
   if (stream.length > last) yield stream.length;
 }
 
-/**
- * The stream cut before each `---` marker and after each `...` marker, one
- * document at a time. Directives before a `---` belong to the document that
- * marker starts; a piece holding only blank lines and comments is no document.
- */
+/** The stream's documents, one at a time: directives go with the next `---`, blank pieces are none. */
 export function* documentTexts(stream: string): Generator<DocumentText> {
   const lineAt = lineCounter(stream);
   let directivesStart: number | undefined;
