@@ -299,10 +299,7 @@ export class AdmissionListener {
 
   /** The app's answer, told to close the connection when its server is draining. */
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {
-    return this.#closing(await this.#options.fetch(request, server), server);
-  }
-
-  #closing(response: Response, server: Server<undefined>): Response {
+    const response = await this.#options.fetch(request, server);
     if (this.#draining.has(server)) response.headers.set("Connection", "close");
     return response;
   }

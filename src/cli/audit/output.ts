@@ -1,5 +1,5 @@
 import { escapeData, escapeProperty } from "../formats/github";
-import { escapeXml } from "../formats/junit";
+import { escapeXml, junitCaseBody } from "../formats/junit";
 import { ruleDescriptor, SARIF_SCHEMA, sarifTool } from "../formats/sarif";
 import { count, pluralOf } from "../plural";
 import { linesOf, OUTPUT_FORMATS } from "../validate/output";
@@ -108,21 +108,8 @@ function junitReport(report: AuditReport, summary: string): string {
     for (const [object, own] of byObject) {
       const errors = own.filter((finding) => finding.severity === "error");
       const others = own.filter((finding) => finding.severity !== "error");
-      const body: string[] = [];
-      const [first] = errors;
-      if (first) {
-        failures++;
-        const message = errors.length === 1 ? located(first) : count(errors.length, "error");
-        body.push(
-          `      <failure message="${escapeXml(message)}" type="${escapeXml(first.rule)}">${escapeXml(errors.map(findingLine).join("\n"))}</failure>`,
-        );
-      }
-      if (others.length > 0) {
-        body.push(
-          `      <system-out>${escapeXml(others.map(findingLine).join("\n"))}</system-out>`,
-        );
-      }
-      cases.push(testCase(kind, object, body));
+      if (errors.length > 0) failures++;
+      cases.push(testCase(kind, object, junitCaseBody(errors, others, located, findingLine)));
     }
     const clean = report.checked[kind] - byObject.size;
     if (clean > 0) cases.push(testCase(kind, `${count(clean, kind)} without findings`, []));

@@ -14,21 +14,8 @@ export function junitReport(report: RunReport): string {
   const cases = report.summary.checked.map(({ file, kind, namespace, name, findings }) => {
     const errors = findings.filter((finding) => finding.severity === "error");
     const warnings = findings.filter((finding) => finding.severity === "warning");
-    const body: string[] = [];
-    const [first] = errors;
-    if (first) {
-      failures++;
-      const message = errors.length === 1 ? located(first) : count(errors.length, "error");
-      const details = escapeXml(errors.map(findingLine).join("\n"));
-      body.push(
-        `      <failure message="${escapeXml(message)}" type="${escapeXml(first.rule)}">${details}</failure>`,
-      );
-    }
-    if (warnings.length > 0) {
-      body.push(
-        `      <system-out>${escapeXml(warnings.map(findingLine).join("\n"))}</system-out>`,
-      );
-    }
+    if (errors.length > 0) failures++;
+    const body = junitCaseBody(errors, warnings, located, findingLine);
     return testCase(file, `${kind} ${namespace}/${name}`, body);
   });
   for (const problem of report.problems) {
@@ -52,6 +39,30 @@ export function junitReport(report: RunReport): string {
     "</testsuites>",
     "",
   ].join("\n");
+}
+
+/**
+ * A test case's body: one failure for its errors (the first's message, or
+ * how many), and its other findings in `system-out`.
+ */
+export function junitCaseBody<F extends { readonly rule: string }>(
+  errors: readonly F[],
+  others: readonly F[],
+  located: (finding: F) => string,
+  line: (finding: F) => string,
+): string[] {
+  const body: string[] = [];
+  const [first] = errors;
+  if (first) {
+    const message = errors.length === 1 ? located(first) : count(errors.length, "error");
+    body.push(
+      `      <failure message="${escapeXml(message)}" type="${escapeXml(first.rule)}">${escapeXml(errors.map(line).join("\n"))}</failure>`,
+    );
+  }
+  if (others.length > 0) {
+    body.push(`      <system-out>${escapeXml(others.map(line).join("\n"))}</system-out>`);
+  }
+  return body;
 }
 
 function located({ path, message }: Finding): string {
