@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorText } from "../bounded-text";
 import { closestMatch } from "./did-you-mean";
 
 /**
@@ -85,6 +86,33 @@ function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
   ]);
   const meant = flag.startsWith("--") ? closestMatch(flag, names) : undefined;
   return new Error(`unknown flag ${flag}${meant ? `; did you mean ${meant}?` : ""}`);
+}
+
+/**
+ * `args` split by `specs` and read through `schema`, or the first problem:
+ * a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
+ */
+export function readOptions<Options>(
+  args: readonly string[],
+  specs: readonly FlagSpec[],
+  schema: z.ZodType<Options>,
+  positionalProblem: (positionals: readonly string[]) => string | undefined = () => undefined,
+):
+  | { readonly options: Options; readonly positionals: readonly string[] }
+  | { readonly error: string } {
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseArgs(args, specs);
+  } catch (error) {
+    return { error: errorText(error) };
+  }
+  const problem = positionalProblem(parsed.positionals);
+  if (problem !== undefined) return { error: problem };
+  const options = schema.safeParse(Object.fromEntries(parsed.flags));
+  if (!options.success) {
+    return { error: options.error.issues.map((issue) => issue.message).join("; ") };
+  }
+  return { options: options.data, positionals: parsed.positionals };
 }
 
 /** A flag's value as options read it: the last one given wins. */

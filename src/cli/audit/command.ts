@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, parseDurationMs } from "../../config";
 import type { PodCreators } from "../../endpoints/pod-gate/creators";
 import { isDnsLabel } from "../../kube/name-grammar";
 import { createLineLogger } from "../../observability/logger";
-import { type FlagSpec, lastValue, parseArgs, present } from "../args";
+import { type FlagSpec, lastValue, present, readOptions } from "../args";
 import { count } from "../plural";
 import {
   answerWithoutRunning,
@@ -168,18 +168,10 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
 }
 
 function parseOptions(args: readonly string[]): ParsedOptions<AuditOptions> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs(args, FLAGS);
-  } catch (error) {
-    return { error: errorText(error) };
-  }
-  const [extra] = parsed.positionals;
-  if (extra !== undefined)
-    return { error: `unexpected argument "${extra}"; audit takes flags only` };
-  const options = optionsSchema.safeParse(Object.fromEntries(parsed.flags));
-  if (!options.success) return { error: options.error.issues.map((i) => i.message).join("; ") };
-  return options.data;
+  const read = readOptions(args, FLAGS, optionsSchema, ([extra]) =>
+    extra === undefined ? undefined : `unexpected argument "${extra}"; audit takes flags only`,
+  );
+  return "error" in read ? read : read.options;
 }
 
 /** The webhook's apiserver client with --kubeconfig and --context on top; no cluster is a usage error. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { errorText } from "../../bounded-text";
 import { readCappedStream } from "../../safe-file";
-import { type FlagSpec, lastValue, parseArgs, present } from "../args";
+import { type FlagSpec, lastValue, present, readOptions } from "../args";
 import {
   answerWithoutRunning,
   type CliIo,
@@ -118,16 +117,10 @@ type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
 };
 
 function parseOptions(args: readonly string[]): ParsedOptions<ValidateOptions> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs(args, FLAGS);
-  } catch (error) {
-    return { error: errorText(error) };
-  }
-  const options = optionsSchema.safeParse(Object.fromEntries(parsed.flags));
-  if (!options.success) return { error: options.error.issues.map((i) => i.message).join("; ") };
-  const { filename, ...rest } = options.data;
-  const paths = [...filename, ...parsed.positionals];
+  const read = readOptions(args, FLAGS, optionsSchema);
+  if ("error" in read) return read;
+  const { filename, ...rest } = read.options;
+  const paths = [...filename, ...read.positionals];
   if (paths.length === 0 && !rest.help && !rest.version) {
     // Waiting on stdin would hang a CI job that forgot its -f; ask for `-f -` instead.
     return {
