@@ -11,10 +11,10 @@ import {
   verifiedObject,
 } from "./answer-status";
 import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
+import { type KubeLister, kubeListerOver } from "./collection-lister";
 import { createCredentials } from "./credentials";
 import { instrumented } from "./instrument";
 import { expectedListOf, listPages } from "./list-pages";
-import { type KubeLister, kubeListerOver } from "./list-stream";
 import {
   createReadBudget,
   type ReadBudget,

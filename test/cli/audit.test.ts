@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeLister } from "../../src/apiserver/list-stream";
+import type { KubeLister } from "../../src/apiserver/collection-lister";
 import {
   cocoonSetFindings,
   HibernationAudit,

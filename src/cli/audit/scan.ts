@@ -1,4 +1,4 @@
-import type { KubeLister } from "../../apiserver/list-stream";
+import type { KubeLister } from "../../apiserver/collection-lister";
 import { errorText } from "../../bounded-text";
 import { KubeApiError } from "../../contract/reads";
 import { ENDPOINTS } from "../../endpoints/index";
