@@ -72,11 +72,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     proxyUrl: access.cluster.proxyUrl,
   });
   options.log?.info(
-    {
-      source: access.source,
-      server: transport.server,
-      user: access.user.name,
-    },
+    { source: access.source, server: transport.server, user: access.user.name },
     "apiserver client configured",
   );
   return {
@@ -232,17 +228,13 @@ function requireValidNames(
 function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined): void {
   if (access.cluster.skipTLSVerify) {
     log?.warn(
-      {
-        cluster: access.cluster.name,
-      },
+      { cluster: access.cluster.name },
       "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
     );
   }
   if (access.cluster.server.startsWith("http://")) {
     log?.warn(
-      {
-        server: access.cluster.server,
-      },
+      { server: access.cluster.server },
       "the apiserver is reached over plain HTTP, without TLS",
     );
   }

@@ -123,9 +123,7 @@ function loadInCluster(root: string, log: Logger | undefined): ClusterAccess | u
   const tokenFile = `${root}${SERVICE_ACCOUNT_DIR}/token`;
   if (!existsSync(tokenFile)) {
     log?.warn(
-      {
-        tokenFile,
-      },
+      { tokenFile },
       "KUBERNETES_SERVICE_HOST is set but there is no service-account token",
     );
     return undefined;

@@ -41,10 +41,7 @@ export function createCredentials(
       onError: (error) => {
         apiserverFileReloadFailuresTotal.labels(file).inc();
         options.log?.warn(
-          {
-            path,
-            error: errorText(error),
-          },
+          { path, error: errorText(error) },
           `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
         );
       },
