@@ -1,5 +1,5 @@
 import { escapeData, escapeProperty } from "../formats/github";
-import { escapeXml, junitCaseBody } from "../formats/junit";
+import { escapeXml, junitCaseBody, junitTestCase } from "../formats/junit";
 import { ruleDescriptor, SARIF_SCHEMA, sarifTool } from "../formats/sarif";
 import { count, pluralOf } from "../plural";
 import { linesOf, OUTPUT_FORMATS } from "../validate/output";
@@ -109,14 +109,14 @@ function junitReport(report: AuditReport, summary: string): string {
       const errors = own.filter((finding) => finding.severity === "error");
       const others = own.filter((finding) => finding.severity !== "error");
       if (errors.length > 0) failures++;
-      cases.push(testCase(kind, object, junitCaseBody(errors, others, located, findingLine)));
+      cases.push(junitTestCase(kind, object, junitCaseBody(errors, others, located, findingLine)));
     }
     const clean = report.checked[kind] - byObject.size;
-    if (clean > 0) cases.push(testCase(kind, `${count(clean, kind)} without findings`, []));
+    if (clean > 0) cases.push(junitTestCase(kind, `${count(clean, kind)} without findings`, []));
     const problem = report.problems.find((each) => each.kind === kind);
     if (problem) {
       cases.push(
-        testCase(kind, `list ${pluralOf(kind)}`, [
+        junitTestCase(kind, `list ${pluralOf(kind)}`, [
           `      <error message="${escapeXml(problem.message)}" type="list">${escapeXml(problem.message)}</error>`,
         ]),
       );
@@ -141,11 +141,6 @@ function junitReport(report: AuditReport, summary: string): string {
     "</testsuites>",
     "",
   ].join("\n");
-}
-
-function testCase(kind: string, name: string, body: string[]): string {
-  const open = `    <testcase classname="${escapeXml(kind)}" name="${escapeXml(name)}"`;
-  return body.length === 0 ? `${open}/>` : [`${open}>`, ...body, "    </testcase>"].join("\n");
 }
 
 const SARIF_LEVELS: Record<AuditSeverity, string> = {

@@ -16,11 +16,11 @@ export function junitReport(report: RunReport): string {
     const warnings = findings.filter((finding) => finding.severity === "warning");
     if (errors.length > 0) failures++;
     const body = junitCaseBody(errors, warnings, located, findingLine);
-    return testCase(file, `${kind} ${namespace}/${name}`, body);
+    return junitTestCase(file, `${kind} ${namespace}/${name}`, body, file);
   });
   for (const problem of report.problems) {
     const error = `      <error message="${escapeXml(problem.message)}" type="input">${escapeXml(problemLine(problem))}</error>`;
-    cases.push(testCase(problem.file, "read and parse", [error]));
+    cases.push(junitTestCase(problem.file, "read and parse", [error], problem.file));
   }
   const properties = [
     ["summary", summaryLine(report)],
@@ -69,8 +69,15 @@ function located({ path, message }: Finding): string {
   return path ? `${path}: ${message}` : message;
 }
 
-function testCase(file: string, name: string, body: string[]): string {
-  const open = `    <testcase classname="${escapeXml(file)}" name="${escapeXml(name)}" file="${escapeXml(file)}"`;
+/** A `testcase` element, with the file it stands for when there is one. */
+export function junitTestCase(
+  classname: string,
+  name: string,
+  body: readonly string[],
+  file?: string,
+): string {
+  const fileAttribute = file === undefined ? "" : ` file="${escapeXml(file)}"`;
+  const open = `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}"${fileAttribute}`;
   return body.length === 0 ? `${open}/>` : [`${open}>`, ...body, "    </testcase>"].join("\n");
 }
 
