@@ -36,7 +36,6 @@ export function withoutControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, escapeCode);
 }
 
-/** Anything but printable ASCII. */
 const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/g;
 
 /** `value` quoted with everything but printable ASCII escaped: `"mutate\u200b"`, not `"mutate​"`. */

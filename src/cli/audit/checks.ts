@@ -46,7 +46,6 @@ interface ObjectIdentity {
   readonly uid: string;
 }
 
-/** One finding about one object of the cluster. */
 export interface AuditFinding extends ObjectIdentity {
   readonly severity: AuditSeverity;
   readonly path: string;

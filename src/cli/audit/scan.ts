@@ -56,7 +56,6 @@ export const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
   ENDPOINTS.podGate.registration.namespaceSelector.excluded,
 );
 
-/** Everything one audit found. */
 export interface AuditReport {
   readonly findings: AuditFinding[];
   /** Objects checked per kind (partly, for a kind that could not be listed to the end). */

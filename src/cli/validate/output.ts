@@ -43,7 +43,6 @@ export function render(
   }
 }
 
-/** Each text as a line of its own. */
 export function linesOf(texts: readonly string[]): string {
   return texts.map((text) => `${text}\n`).join("");
 }

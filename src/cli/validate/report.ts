@@ -4,7 +4,6 @@ import { count } from "../plural";
 import type { CheckSummary, Finding } from "./check";
 import type { InputProblem } from "./inputs";
 
-/** Everything one run found: what the formats render. */
 export interface RunReport {
   readonly summary: CheckSummary;
   /** Inputs read (files and stdin). */
