@@ -1,4 +1,4 @@
-import { cutShort } from "../bounded-text";
+import { quote } from "../json/describe";
 
 /** A DNS label (RFC 1123): namespaces, and a few other kinds of names. */
 export const DNS_LABEL_MAX_LENGTH = 63;
@@ -37,20 +37,15 @@ export function invalidNameProblem({
 }): string | undefined {
   if (namespace !== undefined && !isDnsLabel(namespace)) {
     return (
-      `the namespace ${quotedName(namespace)} is not a valid namespace name (an RFC 1123 ` +
+      `the namespace ${quote(String(namespace))} is not a valid namespace name (an RFC 1123 ` +
       `label: at most ${DNS_LABEL_MAX_LENGTH} lowercase letters, digits and "-")`
     );
   }
   if (name !== undefined && !isDnsSubdomain(name)) {
     return (
-      `the name ${quotedName(name)} is not a valid object name (an RFC 1123 subdomain: at ` +
+      `the name ${quote(String(name))} is not a valid object name (an RFC 1123 subdomain: at ` +
       `most ${DNS_SUBDOMAIN_MAX_LENGTH} lowercase letters, digits, "-" and ".")`
     );
   }
   return undefined;
-}
-
-/** A refused name as a message shows it: quoted, and cut at 100 characters. */
-function quotedName(name: unknown): string {
-  return JSON.stringify(cutShort(String(name), 100));
 }
