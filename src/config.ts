@@ -1,12 +1,16 @@
 import { z } from "zod";
+import { boundedProblems } from "./bounded-text";
 import { type Enforcement, parseEnforcement } from "./endpoints/enforcement";
+import {
+  DEFAULT_POD_CREATORS,
+  type PodCreators,
+  parsePodCreators,
+} from "./endpoints/pod-gate/creators";
 import {
   DEFAULT_RUNTIME_IDENTITIES,
   parseRuntimeIdentities,
   type RuntimeIdentities,
 } from "./endpoints/pod-gate/platform-identities";
-import { DEFAULT_POD_CREATORS, type PodCreators, parsePodCreators } from "./endpoints/pod-gate/creators";
-import { boundedProblems } from "./bounded-text";
 import { LOG_LEVELS } from "./observability/logger";
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

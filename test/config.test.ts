@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENY_EVERYWHERE } from "../src/endpoints/enforcement";
-import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
 import { LISTED_PROBLEMS_LIMIT } from "../src/bounded-text";
+import { ConfigError, loadConfig, parseDurationMs } from "../src/config";
+import { DENY_EVERYWHERE } from "../src/endpoints/enforcement";
 import { configErrorOf } from "./support/config-error";
 
 describe("parseDurationMs", () => {

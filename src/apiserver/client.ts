@@ -1,5 +1,13 @@
 import { cutShort } from "../bounded-text";
+import { type KubeApi, KubeApiError, type ObjectRef } from "../contract/reads";
 import type { JsonObject } from "../json/read";
+import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
+import {
+  DNS_LABEL_MAX_LENGTH,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  isDnsLabel,
+  isDnsSubdomain,
+} from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
 import {
   type ExpectedList,
@@ -7,26 +15,18 @@ import {
   isVerifiedNotFound,
   verifiedObject,
 } from "./answer-status";
-import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
 import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
-import { type ApiserverTransport, createTransport } from "./transport";
 import { instrumented } from "./instrument";
-import { type KubeApi, KubeApiError, type ObjectRef } from "../contract/reads";
 import { listPages } from "./list-pages";
 import { type KubeLister, kubeListerOver } from "./list-stream";
-import {
-  DNS_LABEL_MAX_LENGTH,
-  DNS_SUBDOMAIN_MAX_LENGTH,
-  isDnsLabel,
-  isDnsSubdomain,
-} from "../kube/name-grammar";
 import {
   createReadBudget,
   type ReadBudget,
   type ReadBudgetOptions,
   type ReadHold,
 } from "./read-budget";
+import { type ApiserverTransport, createTransport } from "./transport";
 
 export interface KubeApiOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */

@@ -1,11 +1,11 @@
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
 import { errorText } from "../bounded-text";
+import { KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
 import { requireCertificateBundle } from "./certificate-bundle";
 import type { ClusterAccess } from "./cluster-access";
-import { KubeApiError } from "../contract/reads";
 import { type WatchedFile, watchFile } from "./watched-file";
 
 /** How often rotated token, CA and client-certificate files are looked at, at most. */

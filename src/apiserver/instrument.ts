@@ -1,8 +1,8 @@
 import { errorText } from "../bounded-text";
+import { KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import { KubeApiTimeoutError } from "./transport";
-import { KubeApiError } from "../contract/reads";
 
 export type ApiserverVerb = "get" | "list";
 export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";

@@ -1,8 +1,8 @@
+import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { type ExpectedList, verifiedListPage } from "./answer-status";
-import type { ApiserverTransport } from "./transport";
-import { KubeApiError } from "../contract/reads";
 import type { ReadHold } from "./read-budget";
+import type { ApiserverTransport } from "./transport";
 
 export interface ListPagesOptions {
   /** `?limit=` of each page (APISERVER_LIST_PAGE_SIZE); a page with more items is refused. */

@@ -1,13 +1,13 @@
 import { cutShort } from "../bounded-text";
+import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { MalformedField } from "../kube/answer-fields";
-import type { ExpectedList } from "./answer-status";
 import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
-import type { ApiserverTransport } from "./transport";
-import { instrumented } from "./instrument";
-import { KubeApiError } from "../contract/reads";
-import { listPages } from "./list-pages";
 import { isDnsLabel } from "../kube/name-grammar";
+import type { ExpectedList } from "./answer-status";
+import { instrumented } from "./instrument";
+import { listPages } from "./list-pages";
+import type { ApiserverTransport } from "./transport";
 
 /**
  * A page of a streamed LIST holds at most APISERVER_LIST_PAGE_SIZE objects

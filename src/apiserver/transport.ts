@@ -1,7 +1,7 @@
 import { cutShort, errorText } from "../bounded-text";
+import { KubeApiError } from "../contract/reads";
 import { ContainerCounter, MAX_DECODED_CONTAINERS } from "../json/containers";
 import type { ApiserverCredentials } from "./credentials";
-import { KubeApiError } from "../contract/reads";
 import { decodedCost, type ReadHold } from "./read-budget";
 
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */

@@ -1,8 +1,8 @@
 import { withoutControlCharacters } from "../bounded-text";
-import type { EndpointKey } from "../endpoints/index";
-import { enforcementName } from "../endpoints/enforcement";
 import type { AdmissionApiVersion } from "../contract/admission-request";
 import type { Decision, Warned } from "../contract/verdict";
+import type { EndpointKey } from "../endpoints";
+import { enforcementName } from "../endpoints/enforcement";
 
 /** Every denial message and warning starts with this, so operators can grep for it. */
 export const MESSAGE_PREFIX = "cocoon-webhook: ";

@@ -1,9 +1,9 @@
 import { cutShort } from "../bounded-text";
-import type { Logger } from "../observability/logger";
-import { ENDPOINTS, type EndpointKey } from "../endpoints/index";
 import type { AdmissionRequest } from "../contract/admission-request";
 import type { Decision } from "../contract/verdict";
 import type { CollectedViolations } from "../contract/violations";
+import { ENDPOINTS, type EndpointKey } from "../endpoints";
+import type { Logger } from "../observability/logger";
 
 /**
  * The one log line of a decision: a denial at warn with the broken rules, an

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
-import type { ListenAddress } from "../config";
 import { errorText } from "../bounded-text";
+import type { ListenAddress } from "../config";
 import {
   type ListeningSocket,
   loadSocketCalls,

@@ -6,8 +6,8 @@ import {
   verifiedListPage,
   verifiedObject,
 } from "../../src/apiserver/answer-status";
-import { workloadFields } from "../../src/kube/api-resources";
 import { KubeApiError } from "../../src/contract/reads";
+import { workloadFields } from "../../src/kube/api-resources";
 
 const list = "LIST cocoonhibernations in default";
 const get = "GET deployments default/web";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { createKubeApi } from "../../src/apiserver/client";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom } from "./helpers";
 

@@ -1,7 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
-import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/api-resources";
 import {
   createKubeApi,
   LIST_PAGE_LIMIT,
@@ -9,7 +7,9 @@ import {
   MAX_LISTED_OBJECTS,
   MAX_OBJECT_ANSWER_BYTES,
 } from "../../src/apiserver/client";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import type { KubeApi } from "../../src/contract/reads";
+import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/api-resources";
 import {
   type FakeApiserver,
   startDecoyServer,

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { AUDITED_COCOONSETS, AUDITED_PODS } from "../../src/cli/audit/resources";
 import { createKubeApi, MAX_LISTED_OBJECTS } from "../../src/apiserver/client";
-import { KubeApiError } from "../../src/contract/reads";
 import type { KubeLister } from "../../src/apiserver/list-stream";
+import { AUDITED_COCOONSETS, AUDITED_PODS } from "../../src/cli/audit/resources";
+import { KubeApiError } from "../../src/contract/reads";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 
 /*

@@ -1,8 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { LARGE_REVIEW_BYTES, SMALL_BODIES_BUDGET_BYTES } from "../../src/http/body-budget";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
-import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
-import { NODES } from "../../src/kube/api-resources";
 import { createKubeApi, MAX_LIST_BYTES, MAX_OBJECT_ANSWER_BYTES } from "../../src/apiserver/client";
 import {
   ANSWERS_BUDGET_BYTES,
@@ -11,6 +7,10 @@ import {
   decodedCost,
   MAX_READS_IN_FLIGHT,
 } from "../../src/apiserver/read-budget";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { LARGE_REVIEW_BYTES, SMALL_BODIES_BUDGET_BYTES } from "../../src/http/body-budget";
+import { MAX_DECODED_CONTAINERS } from "../../src/json/containers";
+import { NODES } from "../../src/kube/api-resources";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 

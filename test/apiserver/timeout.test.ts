@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
-import { DEPLOYMENTS } from "../../src/kube/api-resources";
 import { createKubeApi } from "../../src/apiserver/client";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import type { KubeApi } from "../../src/contract/reads";
+import { DEPLOYMENTS } from "../../src/kube/api-resources";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas } from "./helpers";
 

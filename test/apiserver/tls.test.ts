@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DEPLOYMENTS } from "../../src/kube/api-resources";
 import { createKubeApi } from "../../src/apiserver/client";
+import { DEPLOYMENTS } from "../../src/kube/api-resources";
 import { createTestCa } from "../support/certs";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, metricDeltas, withEnvironment } from "./helpers";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, symlinkSync } from "node:fs";
-import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { createKubeApi } from "../../src/apiserver/client";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import type { KubeApi } from "../../src/contract/reads";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";
 import { kubeApiErrorFrom, withEnvironment } from "./helpers";

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { KubeLister } from "../../src/apiserver/list-stream";
 import {
   cocoonSetFindings,
   HibernationAudit,
@@ -10,14 +11,13 @@ import { renderAudit, summaryLine } from "../../src/cli/audit/output";
 import { OwnerIndex } from "../../src/cli/audit/owners";
 import { scanCluster } from "../../src/cli/audit/scan";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import { KubeApiError } from "../../src/contract/reads";
 import {
   COCOONSET_OWNER as COCOONSET_KIND,
   DEFAULT_POD_CREATORS,
   parsePodCreators,
 } from "../../src/endpoints/pod-gate/creators";
 import type { JsonObject } from "../../src/json/read";
-import { KubeApiError } from "../../src/contract/reads";
-import type { KubeLister } from "../../src/apiserver/list-stream";
 
 const parsed = parsePodCreators(DEFAULT_POD_CREATORS);
 if (!("podCreators" in parsed)) throw new Error("the default POD_CREATORS must parse");

@@ -3,10 +3,10 @@ import sarifSchema from "@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.jso
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { ALL_RULES } from "../../src/cli/validate/manifest-rules";
 import { OUTPUT_FORMATS, render } from "../../src/cli/output";
 import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/report";
-import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+import { ALL_RULES } from "../../src/cli/validate/manifest-rules";
+import { RULE_CATALOGUE } from "../../src/endpoints";
 import { checkText } from "../support/validate-input";
 
 /** Findings of every kind: a rule violation, warnings, a hibernation, hostile text. */

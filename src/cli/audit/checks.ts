@@ -1,17 +1,9 @@
-import { collectViolations, type Violation } from "../../contract/violations";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import {
-  describeTrustedOwners,
-  includesKind,
-  ownerKindText,
-  type PodCreators,
-  pairedOwners,
-} from "../../endpoints/pod-gate/creators";
 import { cutShort } from "../../bounded-text";
-import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
-import { apiGroupOf } from "../../kube/api-resources";
-import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
+import { collectViolations, type Violation } from "../../contract/violations";
+import type { RuleId } from "../../endpoints";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
+import type { HibernationRuleId } from "../../endpoints/hibernation";
 import {
   checkNoOtherHibernation,
   hibernationViolations,
@@ -19,12 +11,21 @@ import {
   readHibernation,
 } from "../../endpoints/hibernation";
 import {
+  describeTrustedOwners,
+  includesKind,
+  ownerKindText,
+  type PodCreators,
+  pairedOwners,
+} from "../../endpoints/pod-gate/creators";
+import {
   podOwnerKinds,
   readNodeKind,
   readPodMarkers,
   requestedNodeName,
 } from "../../endpoints/pod-gate/decide";
 import { workloadIsCocoon } from "../../endpoints/scale-guard";
+import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
+import { apiGroupOf } from "../../kube/api-resources";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 

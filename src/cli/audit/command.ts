@@ -1,14 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
-import type { PodCreators } from "../../endpoints/pod-gate/creators";
-import { ConfigError, loadConfig, parseDurationMs } from "../../config";
-import { errorText, quoted } from "../../bounded-text";
 import { createKubeApi, type KubeApiHandle } from "../../apiserver/client";
+import { errorText, quoted } from "../../bounded-text";
+import { ConfigError, loadConfig, parseDurationMs } from "../../config";
+import type { PodCreators } from "../../endpoints/pod-gate/creators";
 import { isDnsLabel } from "../../kube/name-grammar";
 import { createLineLogger } from "../../observability/logger";
 import { type FlagSpec, lastValue, parseArgs, present } from "../args";
-import { AUDIT_FORMATS, errorCount, renderAudit } from "./output";
-import { type AuditReport, scanCluster } from "./scan";
 import {
   answerWithoutRunning,
   type CliIo,
@@ -20,6 +18,8 @@ import {
   processCliIo,
 } from "../cli-io";
 import { count } from "../report";
+import { AUDIT_FORMATS, errorCount, renderAudit } from "./output";
+import { type AuditReport, scanCluster } from "./scan";
 
 export const AUDIT_USAGE = `usage: cocoon-webhook audit [FLAGS]
 

@@ -1,10 +1,14 @@
-import { ENDPOINTS } from "../../endpoints/index";
-import { COCOONSET_OWNER, type PodCreators, SANDBOX_OWNER } from "../../endpoints/pod-gate/creators";
+import type { KubeLister } from "../../apiserver/list-stream";
 import { errorText } from "../../bounded-text";
+import { KubeApiError } from "../../contract/reads";
+import { ENDPOINTS } from "../../endpoints";
+import {
+  COCOONSET_OWNER,
+  type PodCreators,
+  SANDBOX_OWNER,
+} from "../../endpoints/pod-gate/creators";
 import { type JsonObject, stringAt } from "../../json/read";
 import { apiVersionOf } from "../../kube/api-resources";
-import { KubeApiError } from "../../contract/reads";
-import type { KubeLister } from "../../apiserver/list-stream";
 import { collectorPastSoftLimit } from "../cli-io";
 import {
   type AuditFinding,

@@ -1,6 +1,6 @@
-import type { Finding } from "../validate/check";
 import type { RunReport } from "../report";
 import { count, findingLine, notesOf, problemLine, summaryLine } from "../report";
+import type { Finding } from "../validate/check";
 
 const SUITE_NAME = "cocoon-webhook validate";
 

@@ -1,7 +1,7 @@
 import { VERSION_INFO } from "../../version";
-import { ALL_RULES } from "../validate/manifest-rules";
 import type { RunReport } from "../report";
 import { notesOf, problemLine, repositoryPath, summaryLine } from "../report";
+import { ALL_RULES } from "../validate/manifest-rules";
 
 const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";

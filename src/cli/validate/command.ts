@@ -2,7 +2,6 @@ import { z } from "zod";
 import { errorText } from "../../bounded-text";
 import { readCappedStream } from "../../safe-file";
 import { type FlagSpec, lastValue, parseArgs, present } from "../args";
-import { createObjectChecker } from "./check";
 import {
   answerWithoutRunning,
   type CliIo,
@@ -14,10 +13,11 @@ import {
   type ParsedOptions,
   processCliIo,
 } from "../cli-io";
-import { parseSource, type SourceObject } from "./documents";
-import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
 import { OUTPUT_FORMATS, render } from "../output";
 import { errorCount } from "../report";
+import { createObjectChecker } from "./check";
+import { parseSource, type SourceObject } from "./documents";
+import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
 
 export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
 
