@@ -134,14 +134,11 @@ export type Decisions = {
 
 /** Each endpoint's decision, bound to what it needs; the apiserver only as far as its module reads it. */
 export function bindDecisions(deps: EndpointDeps): Decisions {
-  const limitedTo = ({ label, reads }: Pick<EndpointModule, "label" | "reads">) => ({
-    ...deps,
-    kube: grantedReadsOnly(label, reads, deps.kube),
+  const bound = ENDPOINT_KEYS.map((endpoint) => {
+    const module: EndpointModule<Reasons, string, EndpointDeps> = ENDPOINTS[endpoint];
+    const kube = grantedReadsOnly(module.label, module.reads, deps.kube);
+    return [endpoint, module.decide({ ...deps, kube })];
   });
-  return {
-    podGate: podGateEndpoint.decide(limitedTo(podGateEndpoint)),
-    scaleGuard: scaleGuardEndpoint.decide(limitedTo(scaleGuardEndpoint)),
-    cocoonSet: cocoonSetEndpoint.decide(),
-    cocoonHibernation: hibernationEndpoint.decide(limitedTo(hibernationEndpoint)),
-  };
+  // Each module's decision gives its own reasons and rules, which the table's types name.
+  return Object.fromEntries(bound) as Decisions;
 }

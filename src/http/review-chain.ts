@@ -13,9 +13,7 @@ import {
 } from "../endpoints";
 import { type Enforcement, enforce, remediesOf } from "../endpoints/enforcement";
 import type { Logger } from "../observability/logger";
-import { encodeResponse } from "./admission-response";
 import { createLargeReviewGate, type LargeReviewGate } from "./body-budget";
-import { logDecision } from "./decision-log";
 import { measureRequests, warnOnRejection } from "./observe";
 import { mountProbes, type Readiness } from "./probes";
 import {
@@ -26,6 +24,7 @@ import {
   refuseUnknownPath,
 } from "./rejection";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
+import { encodeResponse, logDecision } from "./review-answer";
 import { admissionMeasures } from "./review-metrics";
 
 /*

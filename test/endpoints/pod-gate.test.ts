@@ -7,7 +7,7 @@ import type { Verdict } from "../../src/contract/verdict";
 import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
 import type { PodGateDeps } from "../../src/endpoints/pod-gate/decide";
 import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/endpoints/pod-gate/platform-identities";
-import { MESSAGE_PREFIX } from "../../src/http/admission-response";
+import { MESSAGE_PREFIX } from "../../src/http/review-answer";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators, refusalMessage, runtimeIdentities } from "../support/handlers";

@@ -5,7 +5,7 @@ import { type AdmissionRequest, admissionReviewSchema } from "../../src/contract
 import { denied, type Verdict } from "../../src/contract/verdict";
 import type { EndpointDeps as HandlerDeps } from "../../src/endpoints";
 import { type EndpointKey, resultReasons } from "../../src/endpoints";
-import { encodeResponse, MESSAGE_PREFIX } from "../../src/http/admission-response";
+import { encodeResponse, MESSAGE_PREFIX } from "../../src/http/review-answer";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";

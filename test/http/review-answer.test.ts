@@ -13,7 +13,7 @@ import {
   LISTED_WARNINGS_LIMIT,
   WARNING_MAX_CHARACTERS,
   warningsOf,
-} from "../../src/http/admission-response";
+} from "../../src/http/review-answer";
 
 const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
   const decision = enforce(verdict, "warn", remediesOf("podGate"));
