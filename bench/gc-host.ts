@@ -1,6 +1,6 @@
 /**
  * The GC probe of the fixed-rate phase: serves either cocoon-webhook's
- * admission app (the same createAdmissionApp the binary runs, with the pod
+ * admission app (the same admissionApp the binary runs, with the pod
  * gate's rule) or the floor's handler on Bun.serve over TLS, and watches
  * the JavaScript heap while bench/run.ts drives it at a fixed rate. The
  * compiled binary has no hook for this, hence a host process of its own.
@@ -16,11 +16,10 @@
 
 import { heapStats } from "bun:jsc";
 import { readFileSync } from "node:fs";
+import { bindDecisions } from "../src/endpoints";
 import { DENY_EVERYWHERE } from "../src/endpoints/enforcement";
+import { admissionApp } from "../src/http/review-chain";
 import { createLogger } from "../src/observability/logger";
-import { buildHandlers } from "../src/endpoints/handlers";
-import { REFUSAL_REMEDIES } from "../src/endpoints/remedies";
-import { createAdmissionApp } from "../src/server/apps";
 import { FakeKube } from "../test/support/fake-kube";
 import { GC_RESULT_MARKER } from "./lib/fixed-rate";
 
@@ -43,8 +42,8 @@ async function floorAnswer(request: Request): Promise<Response> {
 }
 
 function cocoonApp(): (request: Request) => Response | Promise<Response> {
-  const app = createAdmissionApp(
-    buildHandlers({
+  const app = admissionApp(
+    bindDecisions({
       podCreators: new Map(),
       runtimeIdentities: { usernames: new Set(), boundNodes: false },
       kube: new FakeKube(),
@@ -55,7 +54,6 @@ function cocoonApp(): (request: Request) => Response | Promise<Response> {
       maxRequestBytes: 3 * 1024 * 1024,
       bodyReadTimeoutMs: 2000,
       enforcement: DENY_EVERYWHERE,
-      remedies: REFUSAL_REMEDIES,
     },
   );
   return (request) => app.fetch(request);

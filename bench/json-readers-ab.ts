@@ -23,9 +23,9 @@
 import { z } from "zod";
 import { VM_NAME_ANNOTATION } from "../src/cocoon/markers";
 import { hasCocoonToleration } from "../src/cocoon/tolerations";
-import { isJsonObject } from "../src/json/read";
 import { checkCocoonSet } from "../src/endpoints/cocoonset/decide";
 import { podOwnerKinds, readPodMarkers, requestedNodeName } from "../src/endpoints/pod-gate/decide";
+import { isJsonObject } from "../src/json/read";
 import { median } from "./lib/statistics";
 import { cocoonSet, pod } from "./payloads";
 

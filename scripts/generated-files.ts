@@ -8,13 +8,9 @@
  * fails while a committed file differs from what is generated here.
  */
 import { Document, isMap, isScalar, isSeq, type Scalar, type YAMLMap } from "yaml";
-import {
-  type ApiserverRead,
-  ENDPOINT_KEYS,
-  ENDPOINTS,
-  type EndpointKey,
-  type Registration,
-} from "../src/endpoints/index";
+import type { Registration } from "../src/contract/endpoint";
+import type { ApiserverRead } from "../src/contract/reads";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "../src/endpoints";
 import { enforcementName } from "../src/endpoints/enforcement";
 
 const WEBHOOK_SERVICE = { name: "cocoon-webhook", namespace: "cocoon-system", port: 443 };

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints/index";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints";
+import { answerErrors, type ListenerEnv } from "../../src/http/rejection";
 import { reviewValidation } from "../../src/http/review-chain";
-import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
 import { createLogger } from "../../src/observability/logger";
 
 const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
@@ -11,8 +11,8 @@ const LIMITS = { maxRequestBytes: 5 * 1024 * 1024, bodyReadTimeoutMs: 2000 };
  * the product's review routes (reviewValidation of
  * src/http/review-chain.ts), then answers a fixed allow (uid echoed).
  */
-export function designFloorApp(): Hono<RejectionEnv> {
-  const app = new Hono<RejectionEnv>();
+export function designFloorApp(): Hono<ListenerEnv> {
+  const app = new Hono<ListenerEnv>();
   app.onError(answerErrors(createLogger("error")));
   for (const endpoint of ENDPOINT_KEYS) {
     app.post(ENDPOINTS[endpoint].path, ...reviewValidation(LIMITS), (c) => {

@@ -1,9 +1,9 @@
 import { cutShort } from "../bounded-text";
+import { KubeApiError } from "../contract/reads";
 import { isJsonObject, type JsonObject, readObjectList, readString, stringAt } from "../json/read";
 import { type FieldsCheck, MalformedField, mistypedAt } from "../kube/answer-fields";
 import { apiGroupOf } from "../kube/api-resources";
 import type { RawAnswer } from "./transport";
-import { KubeApiError } from "../contract/reads";
 
 const EXCERPT_CHARS = 200;
 

@@ -1,5 +1,3 @@
-import type { EndpointKey, ReasonOf } from "../endpoints/index";
-import type { AdmissionRequest } from "./admission-request";
 import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
 
 /*
@@ -7,6 +5,28 @@ import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
  * version. Each variant fixes `allowed` to its result, so a verdict cannot
  * say "allowed" and "deny" at once, and a refusal always explains itself.
  */
+
+/** Every reason an endpoint's verdicts can carry, by kind of verdict. */
+export interface Reasons {
+  readonly skipped: readonly string[];
+  readonly deny: readonly string[];
+  readonly error: readonly string[];
+}
+
+/** Reasons every endpoint can answer with: the operation gate's, and the chain's for a decision that threw. */
+export const COMMON_REASONS = {
+  skipped: ["operation"],
+  deny: [],
+  error: ["internal"],
+} as const satisfies Reasons;
+
+/** The reasons of kind `K` a verdict of an endpoint with reasons `R` can carry. */
+export type ReasonIn<R extends Reasons, K extends keyof Reasons> =
+  | R[K][number]
+  | (typeof COMMON_REASONS)[K][number];
+
+/** The reasons of an endpoint's own refusals: what its remedies answer. */
+export type RefusalReason<R extends Reasons> = R["deny"][number] | R["error"][number];
 
 /** The handler examined the object and found nothing wrong. */
 export interface Allowed {
@@ -42,23 +62,23 @@ export interface Errored<R extends string = string> {
 }
 
 /**
- * A verdict of endpoint `E`: its reasons are exactly the ones the endpoint
- * table lists for it, and a denial lists violations of rules `Rule` only.
+ * A verdict of an endpoint with reasons `R`: its reasons are exactly the
+ * ones its module lists, and a denial lists violations of rules `Rule` only.
  */
-export type Verdict<E extends EndpointKey = EndpointKey, Rule extends string = string> =
+export type Verdict<R extends Reasons = Reasons, Rule extends string = string> =
   | Allowed
-  | Skipped<ReasonOf<E, "skipped">>
-  | Denied<ReasonOf<E, "deny">, Rule>
-  | Errored<ReasonOf<E, "error">>;
+  | Skipped<ReasonIn<R, "skipped">>
+  | Denied<ReasonIn<R, "deny">, Rule>
+  | Errored<ReasonIn<R, "error">>;
 
 /**
  * A refusal that an endpoint in warn mode let through (never a handler's
  * own verdict): allowed, carrying what the refusal would have said.
  */
-export interface Warned<E extends EndpointKey = EndpointKey, Rule extends string = string> {
+export interface Warned<R extends Reasons = Reasons, Rule extends string = string> {
   readonly allowed: true;
   readonly result: "warn";
-  readonly reason: ReasonOf<E, "deny"> | ReasonOf<E, "error">;
+  readonly reason: ReasonIn<R, "deny"> | ReasonIn<R, "error">;
   /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
   /** What to do first about it: the remedy of its reason (RefusalRemedies), which a warning leads with. */
@@ -72,9 +92,9 @@ export interface Warned<E extends EndpointKey = EndpointKey, Rule extends string
 }
 
 /** What a review answers: the handler's verdict as the endpoint's enforcement makes it. */
-export type Decision<E extends EndpointKey = EndpointKey, Rule extends string = string> =
-  | Verdict<E, Rule>
-  | Warned<E, Rule>;
+export type Decision<R extends Reasons = Reasons, Rule extends string = string> =
+  | Verdict<R, Rule>
+  | Warned<R, Rule>;
 
 const ALLOWED: Allowed = Object.freeze({ allowed: true, result: "allow", reason: "" });
 
@@ -98,18 +118,3 @@ export const errored = <R extends string>(reason: R, message: string): Errored<R
   reason,
   message,
 });
-
-/**
- * The function behind one endpoint: one admission request in, one verdict
- * out, always through a promise (one signature whether or not it asks the
- * apiserver: the in-process A/B in docs/performance.md found answering
- * without a promise saves 3-5 % of a common review's CPU, too little for two
- * code paths). Handlers are pure apart from the injected apiserver port: no
- * HTTP, metrics or logging inside.
- */
-export type Handler<E extends EndpointKey = EndpointKey, Rule extends string = string> = (
-  request: AdmissionRequest,
-) => Promise<Verdict<E, Rule>>;
-
-/** One handler per endpoint of the table. */
-export type Handlers = { readonly [E in EndpointKey]: Handler<E> };

@@ -1,13 +1,7 @@
 import { quoted } from "../bounded-text";
-import {
-  type COMMON_REASONS,
-  ENDPOINT_KEYS,
-  ENDPOINTS,
-  type EndpointKey,
-  type ReasonOf,
-} from "./index";
-import type { Decision, Verdict } from "../contract/verdict";
+import type { Decision, Reasons, Verdict } from "../contract/verdict";
 import { NO_VIOLATIONS } from "../contract/violations";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, RULE_REMEDIES } from "./index";
 
 /*
  * What an endpoint does with a request it would refuse: `deny` refuses it
@@ -78,34 +72,15 @@ const isAction = (text: string): text is EnforcementAction =>
 export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
   ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
 
-/** The reasons of endpoint `E`'s own refusals (not the review route's `internal`). */
-type RefusalReason<E extends EndpointKey> = Exclude<
-  ReasonOf<E, "deny"> | ReasonOf<E, "error">,
-  (typeof COMMON_REASONS)["error"][number]
->;
-
-/**
- * What to do first about a refusal, in a few words: a warning leads with it,
- * since kubectl shows a warning's first 256 characters, and the explanation
- * follows. The policies write them (policies/remedies.ts); the type wants one
- * for every refusal reason the table lists.
- */
-export interface RefusalRemedies {
-  /** By endpoint and reason: for a refusal that names no violation. */
-  readonly reasons: { readonly [E in EndpointKey]: Readonly<Record<RefusalReason<E>, string>> };
-  /** By rule id: for each violation a denial lists. */
-  readonly rules: Readonly<Record<string, string>>;
-}
-
-/** One endpoint's remedies, as its review hands them to `enforce`. */
+/** What to do first about an endpoint's refusals: by reason, and for a violation by its rule. */
 export interface EndpointRemedies {
   readonly reasons: Readonly<Record<string, string>>;
   readonly rules: Readonly<Record<string, string>>;
 }
 
-export const remediesOf = (remedies: RefusalRemedies, endpoint: EndpointKey): EndpointRemedies => ({
-  reasons: remedies.reasons[endpoint],
-  rules: remedies.rules,
+export const remediesOf = (endpoint: EndpointKey): EndpointRemedies => ({
+  reasons: ENDPOINTS[endpoint].remedies,
+  rules: RULE_REMEDIES,
 });
 
 /** The remedy of a handler that threw (reason `internal`, the review route's own). */
@@ -116,11 +91,11 @@ const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log
  * a check that could not be made, become allowed warnings with the same
  * reason, message and violations, and the reason's remedy; warn never blocks.
  */
-export function enforce<E extends EndpointKey, Rule extends string>(
-  verdict: Verdict<E, Rule>,
+export function enforce<R extends Reasons, Rule extends string>(
+  verdict: Verdict<R, Rule>,
   action: EnforcementAction,
   remedies: EndpointRemedies,
-): Decision<E, Rule> {
+): Decision<R, Rule> {
   if (action === "deny" || verdict.allowed) return verdict;
   return {
     allowed: true,

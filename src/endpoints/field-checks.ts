@@ -1,8 +1,7 @@
-import { type Violation, violation } from "../contract/violations";
 import type { CrdEnum } from "../cocoon/crd-enums";
+import { type Violation, violation } from "../contract/violations";
 import { describeJson, quote } from "../json/describe";
 import type { PathSegments } from "../json/path";
-import type { RuleId } from "./catalogue";
 
 /** An optional field counts as unset when absent, null or empty. */
 export function isUnset(value: unknown): value is undefined | null | "" {
@@ -20,7 +19,7 @@ export function resolveEnum<Value extends string>(
 }
 
 /** A violation at `at.field` when a set value is not one of `allowed`; unset values are fine (and cost nothing). */
-export function enumViolation<R extends RuleId>(
+export function enumViolation<R extends string>(
   rule: R,
   at: PathSegments,
   field: string,

@@ -1,4 +1,10 @@
+import { hibernationDesire } from "../cocoon/crd-enums";
+import { COCOON_GROUP, COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
+import { namespaceOf } from "../cocoon/namespace";
 import type { AdmissionRequest } from "../contract/admission-request";
+import { type EndpointModule, FAIL_CLOSED, namespaced, type Rule } from "../contract/endpoint";
+import type { KubeApi } from "../contract/reads";
+import { readApiserver, retryOnceReachable } from "../contract/reads";
 import { allowed, errored, type Verdict } from "../contract/verdict";
 import type { ReportViolation, Violation } from "../contract/violations";
 import {
@@ -7,16 +13,46 @@ import {
   reportFound,
   violation,
 } from "../contract/violations";
-import { hibernationDesire } from "../cocoon/crd-enums";
-import { COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
-import { namespaceOf } from "../cocoon/namespace";
 import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
-import type { KubeApi } from "../contract/reads";
-import { readApiserver, retryOnceReachable } from "./apiserver-read";
-import type { HibernationRuleId } from "./catalogue";
 import { isUnset } from "./field-checks";
 import { ruleDenial } from "./rule-denial";
+
+/** Every rule `/validate-cocoonhibernation` enforces; README.md lists exactly these lines. */
+export const HIBERNATION_RULES = [
+  {
+    id: "hibernation.desire",
+    reason: "invalid_desire",
+    text: "CocoonHibernation: `spec.desire` is `Hibernate` or `Wake` (case-sensitive).",
+    remedy: "set spec.desire to Hibernate or Wake",
+  },
+  {
+    id: "hibernation.name-matches-pod",
+    reason: "name_mismatch",
+    text: "CocoonHibernation: `metadata.name` equals `spec.podRef.name` (one per pod, named after it).",
+    remedy: "name it after its pod: metadata.name = spec.podRef.name",
+  },
+  {
+    id: "hibernation.one-per-pod",
+    reason: "duplicate",
+    text: "CocoonHibernation: a pod has at most one; to change what it asks for, flip `spec.desire` of the existing one.",
+    remedy: "flip spec.desire of the pod's existing CocoonHibernation instead",
+  },
+  {
+    id: "hibernation.wait-for-terminating",
+    reason: "terminating",
+    text: "CocoonHibernation: while an earlier one for the same pod is still terminating, a new one is refused; retry after its cleanup.",
+    remedy: "retry once the earlier CocoonHibernation is gone",
+  },
+] as const satisfies readonly Rule[];
+
+export type HibernationRuleId = (typeof HIBERNATION_RULES)[number]["id"];
+
+const HIBERNATION_REASONS = {
+  skipped: [],
+  deny: ["invalid_desire", "name_mismatch", "duplicate", "terminating"],
+  error: ["decode", "list"],
+} as const;
 
 type HibernationViolation = Violation<HibernationRuleId>;
 type ReportHibernationViolation = ReportViolation<HibernationRuleId>;
@@ -172,7 +208,7 @@ export interface HibernationDeps {
   readonly kube: KubeApi;
 }
 
-type HibernationVerdict = Verdict<"cocoonHibernation", HibernationRuleId>;
+type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>;
 
 /**
  * `/validate-cocoonhibernation`: CREATE only. The LIST fails
@@ -190,6 +226,7 @@ export async function validateHibernation(
     );
   }
   const broken = ruleDenial(
+    HIBERNATION_RULES,
     COCOONHIBERNATION_KIND,
     collectViolations<HibernationRuleId>(
       (report) => checkHibernation(hibernation, report),
@@ -215,5 +252,30 @@ export async function validateHibernation(
     (report) => checkNoOtherHibernation(podName, listed.answer, report),
     LISTED_VIOLATIONS_LIMIT,
   );
-  return ruleDenial(COCOONHIBERNATION_KIND, conflicts) ?? allowed();
+  return ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, conflicts) ?? allowed();
 }
+
+/** `/validate-cocoonhibernation`: one CocoonHibernation per pod, named after it, with a valid desire. */
+export const hibernationEndpoint = {
+  label: "validate_cocoonhibernation",
+  path: "/validate-cocoonhibernation",
+  registration: {
+    kind: "validating",
+    name: "cocoonhibernations.cocoon-webhook.cocoonstack.io",
+    comment: "One CocoonHibernation per pod, checked when it is created.",
+    rules: [namespaced(COCOON_GROUP, ["CREATE"], [COCOONHIBERNATIONS.plural])],
+    ...FAIL_CLOSED,
+  },
+  reads: [{ verb: "list", resource: COCOONHIBERNATIONS }],
+  reasons: HIBERNATION_REASONS,
+  rules: HIBERNATION_RULES,
+  remedies: {
+    invalid_desire: "set spec.desire to Hibernate or Wake",
+    name_mismatch: `name the ${COCOONHIBERNATION_KIND} after its pod: metadata.name = spec.podRef.name`,
+    duplicate: `flip spec.desire of the pod's existing ${COCOONHIBERNATION_KIND} instead`,
+    terminating: `retry once the pod's earlier ${COCOONHIBERNATION_KIND} is gone`,
+    decode: `send the ${COCOONHIBERNATION_KIND} as a JSON object`,
+    list: retryOnceReachable("list", COCOONHIBERNATIONS.plural),
+  },
+  decide: (deps: HibernationDeps) => (request) => validateHibernation(request, deps),
+} as const satisfies EndpointModule<typeof HIBERNATION_REASONS, HibernationRuleId, HibernationDeps>;

@@ -1,13 +1,20 @@
+import type { Rule } from "../contract/endpoint";
 import { denied } from "../contract/verdict";
 import { type CollectedViolations, describeViolations } from "../contract/violations";
-import { type RuleId, reasonOf } from "./catalogue";
 
 /**
- * One denial listing what the rules found, up to the listing cap; the first
+ * One denial listing what `rules` found, up to the listing cap; the first
  * violation's rule gives the reason. Undefined when they found nothing.
  */
-export function ruleDenial<R extends RuleId>(subject: string, found: CollectedViolations<R>) {
+export function ruleDenial<const Rules extends readonly Rule[], Id extends Rules[number]["id"]>(
+  rules: Rules,
+  subject: string,
+  found: CollectedViolations<Id>,
+) {
   const [first] = found.listed;
   if (first === undefined) return undefined;
-  return denied(reasonOf(first.rule), `invalid ${subject}: ${describeViolations(found)}`, found);
+  const rule = rules.find((candidate) => candidate.id === first.rule);
+  if (rule === undefined) throw new Error(`rule ${first.rule} is not among ${subject}'s rules`);
+  const reason: Rules[number]["reason"] = rule.reason;
+  return denied(reason, `invalid ${subject}: ${describeViolations(found)}`, found);
 }

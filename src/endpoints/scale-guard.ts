@@ -1,5 +1,4 @@
-import type { AdmissionRequest } from "../contract/admission-request";
-import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
+import { cutShort } from "../bounded-text";
 import { COCOONHIBERNATION_KIND } from "../cocoon/crd-resources";
 import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
 import { hasCocoonToleration } from "../cocoon/tolerations";
@@ -10,14 +9,28 @@ import {
   type WorkloadKind,
   type WorkloadResource,
 } from "../cocoon/workload";
-import { cutShort } from "../bounded-text";
+import type { AdmissionRequest } from "../contract/admission-request";
+import {
+  type EndpointModule,
+  FAIL_CLOSED,
+  type MatchConditions,
+  namespaced,
+} from "../contract/endpoint";
+import type { KubeApi } from "../contract/reads";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "../contract/reads";
+import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
 import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
 import type { WorkloadFields } from "../kube/api-resources";
-import type { KubeApi } from "../contract/reads";
-import { type ReadOutcome, readApiserver, retryOnceReachable } from "./apiserver-read";
-import type { RuleOf } from "./catalogue";
+import { around, type Cel, cel, condition } from "./cel";
+import { RECOVERY_NAMESPACES } from "./recovery-namespaces";
 
-type ScaleGuardVerdict = Verdict<"scaleGuard", RuleOf<"scaleGuard">>;
+const SCALE_GUARD_REASONS = {
+  skipped: ["kind", "decode", "no_parent", "not_cocoon"],
+  deny: ["scale_down"],
+  error: ["parent_fetch"],
+} as const;
+
+type ScaleGuardVerdict = Verdict<typeof SCALE_GUARD_REASONS, never>;
 
 export interface ScaleGuardDeps {
   readonly kube: KubeApi;
@@ -168,3 +181,83 @@ export function workloadIsCocoon(workload: unknown): boolean {
   const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
   return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }
+
+/** A Scale omits replicas when they are 0 (`kubectl scale --replicas=0` sends `spec: {}`); apps/v1 defaults them to 1. */
+const replicas = (object: string, omitted: number): Cel => [
+  `(has(${object}.spec) && ${object}.spec != null`,
+  `&& has(${object}.spec.replicas) && ${object}.spec.replicas != null`,
+  `? ${object}.spec.replicas : ${omitted})`,
+];
+
+const IS_SCALE = "(has(request.subResource) && request.subResource == 'scale')";
+
+const SCALE_GUARD_CONDITIONS: MatchConditions = {
+  comment:
+    "Only requests that lower the replica count reach the webhook, so scale-ups and unchanged " +
+    "counts (HPA, kubectl scale up, rollouts, label edits) keep working while it is unreachable.",
+  conditions: [
+    condition(
+      "scale-or-cocoon-workload",
+      cel(
+        IS_SCALE,
+        "|| (oldObject != null",
+        "&& has(oldObject.spec) && oldObject.spec != null",
+        "&& has(oldObject.spec.template) && oldObject.spec.template != null",
+        "&& has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null",
+        "&& has(oldObject.spec.template.spec.tolerations)",
+        "&& oldObject.spec.template.spec.tolerations != null",
+        "&& oldObject.spec.template.spec.tolerations.exists(t, t != null",
+        `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
+      ),
+      "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
+        "updates only of workloads whose old pod template carries the cocoon toleration " +
+        "(workloadIsCocoon in src/endpoints/scale-guard.ts, applied to oldObject).",
+    ),
+    condition(
+      "replicas-go-down",
+      cel(
+        "object != null && oldObject != null",
+        `&& (${IS_SCALE.slice(1, -1)}`,
+        around("? ", replicas("object", 0)),
+        around("< ", replicas("oldObject", 0)),
+        around(": ", replicas("object", 1)),
+        around("< ", replicas("oldObject", 1), ")"),
+      ),
+      "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
+        "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
+        "StatefulSet.",
+    ),
+  ],
+};
+
+/** `/validate`, the scale guard: cocoon-tolerated Deployments and StatefulSets are never scaled down. */
+export const scaleGuardEndpoint = {
+  label: "validate",
+  path: "/validate",
+  registration: {
+    kind: "validating",
+    name: "workloads.cocoon-webhook.cocoonstack.io",
+    comment: "Scale-down guard for cocoon-tolerated Deployments and StatefulSets.",
+    rules: [
+      namespaced(
+        "apps",
+        ["UPDATE"],
+        [
+          ...Object.keys(WORKLOADS),
+          ...Object.keys(WORKLOADS).map((workload) => `${workload}/scale`),
+        ],
+      ),
+    ],
+    ...FAIL_CLOSED,
+    namespaceSelector: RECOVERY_NAMESPACES,
+    matchConditions: SCALE_GUARD_CONDITIONS,
+  },
+  reads: Object.values(WORKLOADS).map((resource) => ({ verb: "get", resource }) as const),
+  reasons: SCALE_GUARD_REASONS,
+  rules: [],
+  remedies: {
+    scale_down: `keep the replicas; to suspend the VMs, create a ${COCOONHIBERNATION_KIND} (spec.desire: Hibernate) for each pod`,
+    parent_fetch: retryOnceReachable("get", "deployments and statefulsets"),
+  },
+  decide: (deps: ScaleGuardDeps) => (request) => scaleGuard(request, deps),
+} as const satisfies EndpointModule<typeof SCALE_GUARD_REASONS, never, ScaleGuardDeps>;

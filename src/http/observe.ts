@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
 import type { Logger } from "../observability/logger";
 import { createRejectionLog } from "../observability/rejection-log";
-import type { CountedDecision, RejectionEnv } from "./rejection";
+import type { CountedDecision, ListenerEnv } from "./rejection";
 
 /*
  * What the admission listener observes of every request: its metrics, as
@@ -36,8 +36,8 @@ export interface RequestMeasures {
  */
 export function measureRequests(
   measures: RequestMeasures,
-  warn: (c: Context<RejectionEnv>) => void = () => {},
-): MiddlewareHandler<RejectionEnv> {
+  warn: (c: Context<ListenerEnv>) => void = () => {},
+): MiddlewareHandler<ListenerEnv> {
   return async (c, next) => {
     const receivedAt = performance.now();
     measures.inFlight.inc();
@@ -50,7 +50,7 @@ export function measureRequests(
     const { status } = c.res;
     measures.countResponse(path, status);
     if (status >= 400 && status < 500) warn(c);
-    const decision = c.get("decision");
+    const decision = c.get("reviewDecision");
     if (decision !== undefined) measures.countDecision(path, decision);
     if (status === 200)
       measures.reviewDuration(path)?.observe((performance.now() - receivedAt) / 1000);
@@ -63,7 +63,7 @@ export function measureRequests(
  * apiserver then shows up in the logs. Every 4xx is a Rejection answered by
  * the app's error path, its 404 or its 405, which keep it on the context.
  */
-export function warnOnRejection(log: Logger): (c: Context<RejectionEnv>) => void {
+export function warnOnRejection(log: Logger): (c: Context<ListenerEnv>) => void {
   const logRejection = createRejectionLog(log);
   return (c) => {
     const rejection = c.get("rejection");

@@ -4,7 +4,6 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { cutShort } from "../bounded-text";
 import type { Logger } from "../observability/logger";
 
-/** The 4xx answers the listeners give before any handler decides anything. */
 /** Every status a Rejection answers with. */
 export const REJECTION_STATUSES = [400, 404, 405, 408, 413, 415] as const;
 type RejectionStatus = (typeof REJECTION_STATUSES)[number];
@@ -39,16 +38,16 @@ export interface CountedDecision {
 }
 
 /**
- * What an app keeps per request for its observing middleware: the Rejection
- * it answered with (for the warn line) or the decision it answered a review
- * with (for its count).
+ * What a listener's app keeps per request for its observing middleware: the
+ * Rejection it answered with (for the warn line), or the decision a review
+ * answered with (for its count).
  */
-export type RejectionEnv = {
-  Variables: { rejection?: Rejection; decision?: CountedDecision };
+export type ListenerEnv = {
+  Variables: { rejection?: Rejection; reviewDecision?: CountedDecision };
 };
 
 /** A Rejection's answer: its status, headers and `{error, details?}`; kept on the context. */
-function answerRejection(rejection: Rejection, c: Context<RejectionEnv>): Response {
+function answerRejection(rejection: Rejection, c: Context<ListenerEnv>): Response {
   c.set("rejection", rejection);
   const { details, headers } = rejection.extra;
   const body = details ? { error: rejection.reason, details } : { error: rejection.reason };
@@ -60,7 +59,7 @@ function answerRejection(rejection: Rejection, c: Context<RejectionEnv>): Respon
  * with its status, headers and `{error, details?}`; anything else is a bug,
  * logged and answered 500.
  */
-export function answerErrors(log: Logger): ErrorHandler<RejectionEnv> {
+export function answerErrors(log: Logger): ErrorHandler<ListenerEnv> {
   return (error, c) => {
     if (error instanceof Rejection) return answerRejection(error, c);
     log.error({ err: error, path: cutShort(c.req.path) }, "unhandled error");
@@ -72,7 +71,7 @@ export function answerErrors(log: Logger): ErrorHandler<RejectionEnv> {
  * Hono's 405 for a path routed for other methods, with an Allow header,
  * answered as a Rejection; `app.use` it before the routes.
  */
-export function refuseOtherMethods(app: Hono<RejectionEnv>): MiddlewareHandler<RejectionEnv> {
+export function refuseOtherMethods(app: Hono<ListenerEnv>): MiddlewareHandler<ListenerEnv> {
   return methodNotAllowed({
     app,
     onMethodNotAllowed: (c, methods) =>
@@ -88,5 +87,5 @@ export function refuseOtherMethods(app: Hono<RejectionEnv>): MiddlewareHandler<R
 }
 
 /** The 404 of a path no route took (`app.notFound`). */
-export const refuseUnknownPath: NotFoundHandler<RejectionEnv> = (c) =>
+export const refuseUnknownPath: NotFoundHandler<ListenerEnv> = (c) =>
   answerRejection(new Rejection(404, `no such path: ${cutShort(c.req.path)}`), c);

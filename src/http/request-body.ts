@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { cutShort, errorText } from "../bounded-text";
-import { Rejection } from "./rejection";
 import { countContainers, MAX_DECODED_CONTAINERS } from "../json/containers";
 import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./body-budget";
+import { Rejection } from "./rejection";
 
 /*
  * Reading a review's body: within MAX_REQUEST_BYTES, within the read
@@ -47,8 +47,8 @@ export function refuseDeclaredOversize(maxBytes: number): MiddlewareHandler {
  * when the budget has room, its bytes held until the review is answered.
  * A chunked body is refused the moment it passes MAX_REQUEST_BYTES; a body
  * not complete within the read deadline is answered 408 and its bytes given
- * back; one the client aborts is a 400. Hono's validator then parses what was
- * read (it reads `bodyCache` before the request).
+ * back; one the client aborts is a 400. The next handler gets a request whose
+ * body is in memory, handed on as Hono's own bodyLimit hands on its request.
  */
 export function readReviewBody(
   gate: LargeReviewGate,
@@ -57,13 +57,11 @@ export function readReviewBody(
   return (c, next) => {
     const declared = declaredLength(c);
     return gate.run(declared, async (turn) => {
-      const text =
+      const body =
         declared !== undefined && declared < LARGE_REVIEW_BYTES
-          ? await withinDeadline(c.req.raw.text(), readTimeoutMs)
+          ? await withinDeadline(c.req.raw.arrayBuffer(), readTimeoutMs)
           : await readLargeBody(c.req.raw, { declared, maxBytes, readTimeoutMs, turn });
-      // A small body is read whole (its containers cannot matter), a large one chunk by
-      // chunk. HonoRequest keeps each body it read as a promise under its kind.
-      c.req.bodyCache.text = Promise.resolve(text) as unknown as string;
+      c.req.raw = new Request(c.req.raw, { body });
       await next();
     });
   };
@@ -120,9 +118,9 @@ interface LargeRead {
 async function readLargeBody(
   request: Request,
   { declared, maxBytes, readTimeoutMs, turn }: LargeRead,
-): Promise<string> {
+): Promise<Uint8Array> {
   const reader = request.body?.getReader();
-  if (!reader) return "";
+  if (!reader) return new Uint8Array();
   let expired = false;
   let wakeGrowth: (() => void) | undefined;
   const timer = setTimeout(() => {
@@ -177,5 +175,5 @@ async function readLargeBody(
         "review may decode; no object the apiserver stores is shaped like that",
     );
   }
-  return new TextDecoder().decode(body);
+  return body;
 }

@@ -1,71 +1,92 @@
-import type { Context, Env, Hono, MiddlewareHandler } from "hono";
-import type { RejectionEnv } from "./rejection";
-import type { Logger } from "../observability/logger";
-import { logDecision } from "./decision-log";
-import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "../endpoints/index";
+import { zValidator } from "@hono/zod-validator";
+import { type Context, type Env, Hono, type MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { cutShort } from "../bounded-text";
+import { admissionReviewSchema } from "../contract/admission-request";
+import { errored, type Verdict } from "../contract/verdict";
 import {
-  type EndpointRemedies,
-  type Enforcement,
-  type EnforcementAction,
-  enforce,
-  type RefusalRemedies,
-  remediesOf,
-} from "../endpoints/enforcement";
+  type Decisions,
+  ENDPOINT_KEYS,
+  ENDPOINTS,
+  type EndpointKey,
+  examinedOnly,
+} from "../endpoints";
+import { type Enforcement, enforce, remediesOf } from "../endpoints/enforcement";
+import type { Logger } from "../observability/logger";
 import { createLargeReviewGate, type LargeReviewGate } from "./body-budget";
-import { gateOperations } from "./operation-gate";
+import { measureRequests, warnOnRejection } from "./observe";
+import { mountProbes, type Readiness } from "./probes";
+import {
+  answerErrors,
+  type ListenerEnv,
+  Rejection,
+  refuseOtherMethods,
+  refuseUnknownPath,
+} from "./rejection";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
-import { encodeResponse } from "./admission-response";
-import { requireJson, validEnvelope } from "./envelope";
-import { errored, type Handler, type Handlers, type Verdict } from "../contract/verdict";
+import { encodeResponse, logDecision } from "./review-answer";
+import { admissionMeasures } from "./review-metrics";
 
-export interface ReviewRouteOptions {
+/*
+ * The admission listener's request chain, in the order a request meets it:
+ *
+ *   listener (server/admission-listener.ts) → app.fetch
+ *   → count and time every answer, warn on every 4xx          measureRequests
+ *   → 405 for a method a path is not routed for               refuseOtherMethods
+ *   → POST <endpoint path>:
+ *       413 declared size → 415 type → body within its budget  reviewValidation
+ *       → 400 envelope (@hono/zod-validator)
+ *     → operation gate → the endpoint's decision → enforcement  review
+ *       → one log line → the AdmissionReview answer
+ *   → anything else: the probes, or 404
+ *
+ * Every refusal before the decision is a Rejection, answered by one error
+ * path (rejection.ts); a decision that throws fails closed as `internal`.
+ */
+
+export interface ReviewChainOptions {
   /** MAX_REQUEST_BYTES. */
   readonly maxRequestBytes: number;
   /** BODY_READ_TIMEOUT in milliseconds. */
   readonly bodyReadTimeoutMs: number;
   /** ENFORCEMENT: what each endpoint does with what it would refuse. */
   readonly enforcement: Enforcement;
-  /** What to do first about each refusal reason: a warn-mode warning leads with it. */
-  readonly remedies: RefusalRemedies;
 }
 
-/**
- * One route per endpoint of the table: POST its path through the validation
- * middleware and the endpoint's review (any other method is the app's 405). The
- * handler then only ever sees a valid envelope. (The app's observing
- * middleware times and counts each review, `http/observe.ts`.)
- */
-export function mountReviewRoutes(
-  app: Hono<RejectionEnv>,
-  handlers: Handlers,
+/** The HTTPS admission app: one review route per endpoint of the table, the probes, a 404 for anything else. */
+export function admissionApp(
+  decisions: Decisions,
+  readiness: Readiness,
   log: Logger,
-  options: ReviewRouteOptions,
-): void {
+  options: ReviewChainOptions,
+): Hono<ListenerEnv> {
+  const app = new Hono<ListenerEnv>();
+  app.onError(answerErrors(log));
+  app.notFound(refuseUnknownPath);
+  app.use(measureRequests(admissionMeasures(), warnOnRejection(log)));
+  app.use(refuseOtherMethods(app));
   const validation = reviewValidation(options);
   for (const endpoint of ENDPOINT_KEYS) {
-    const { path } = ENDPOINTS[endpoint];
-    const handler: Handler = handlers[endpoint];
-    const reviewed = review(endpoint, handler, log, {
-      action: options.enforcement[endpoint],
-      remedies: remediesOf(options.remedies, endpoint),
-    });
-    app.post(path, ...validation, reviewed);
+    const reviewed = review(endpoint, decisions[endpoint], log, options.enforcement[endpoint]);
+    app.post(ENDPOINTS[endpoint].path, ...validation, reviewed);
   }
+  mountProbes(app, readiness);
+  return app;
 }
 
 /**
- * The middleware every review passes before its handler, in order: declared
- * size, type, the body read in its turn (one gate for all of the app's
- * routes, so every body shares one memory budget), envelope.
+ * What every review passes before its decision: declared size, type, the
+ * body read in its turn (one gate for all routes, so every body shares one
+ * memory budget), envelope.
  */
 export function reviewValidation(
-  options: Pick<ReviewRouteOptions, "maxRequestBytes" | "bodyReadTimeoutMs">,
-  largeReviews: LargeReviewGate = createLargeReviewGate(),
+  options: Pick<ReviewChainOptions, "maxRequestBytes" | "bodyReadTimeoutMs">,
+  bodies: LargeReviewGate = createLargeReviewGate(),
 ) {
   return [
     refuseDeclaredOversize(options.maxRequestBytes),
     requireJson,
-    readReviewBody(largeReviews, {
+    readReviewBody(bodies, {
       maxBytes: options.maxRequestBytes,
       readTimeoutMs: options.bodyReadTimeoutMs,
     }),
@@ -73,8 +94,49 @@ export function reviewValidation(
   ] as const;
 }
 
-/** The envelope as the validation middleware hands it to the review: the validator's own input type. */
-type ReviewInput = typeof validEnvelope extends MiddlewareHandler<Env, string, infer I> ? I : never;
+/** `application/json`, optionally with parameters such as `charset=utf-8`. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+const requireJson: MiddlewareHandler = async (c, next) => {
+  const contentType = c.req.header("content-type") ?? "";
+  if (!JSON_MEDIA_TYPE.test(contentType)) {
+    throw new Rejection(
+      415,
+      `Content-Type must be application/json, got "${cutShort(contentType)}"`,
+    );
+  }
+  await next();
+};
+
+/** zod parses synchronously: the validator's default `safeParseAsync` cannot use zod's compiled object parser. */
+const envelopeValidator = zValidator(
+  "json",
+  admissionReviewSchema,
+  (result) => {
+    if (result.success) return;
+    const details = result.error.issues.map(
+      (issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`,
+    );
+    throw new Rejection(400, "request body is not a valid AdmissionReview", { details });
+  },
+  { validationFunction: (schema, value) => schema.safeParse(value) },
+);
+
+/** The envelope; a body that is not JSON at all (Hono's own 400) is refused in the same words. */
+const validEnvelope: typeof envelopeValidator = (c, next) =>
+  envelopeValidator(c, next).catch((error: unknown) => {
+    if (error instanceof HTTPException && !(error instanceof Rejection)) {
+      throw new Rejection(400, `request body is not valid JSON: ${error.message}`);
+    }
+    throw error;
+  });
+
+/** The envelope as the validator hands it on: its own input type. */
+type ValidatedReview = Context<
+  ListenerEnv,
+  string,
+  typeof validEnvelope extends MiddlewareHandler<Env, string, infer I> ? I : never
+>;
 
 const INTERNAL_ERROR = errored(
   "internal",
@@ -82,35 +144,34 @@ const INTERNAL_ERROR = errored(
 );
 
 /**
- * An endpoint's review: the operation gate and the handler, the endpoint's
- * enforcement (under `warn` a refusal becomes an allowed warning), then
- * exactly one decision kept for the observing middleware to count, one log
- * line and the encoded review. A
- * handler that throws fails closed, and what it threw goes into the log
- * line.
+ * An endpoint's review: an operation it is not registered for passes
+ * unexamined (examinedOnly); otherwise its decision, made by the endpoint's enforcement
+ * (under `warn` a refusal becomes an allowed warning), kept for the count,
+ * logged once and answered. A decision that throws fails closed, and what
+ * it threw goes into the log line.
  */
 function review<E extends EndpointKey>(
   endpoint: E,
-  handler: Handler<E>,
+  decide: Decisions[E],
   log: Logger,
-  { action, remedies }: { action: EnforcementAction; remedies: EndpointRemedies },
+  action: Enforcement[E],
 ) {
-  const examine = gateOperations(endpoint, handler);
-  return async (c: Context<RejectionEnv, string, ReviewInput>): Promise<Response> => {
+  const examine = examinedOnly(endpoint, decide);
+  const remedies = remediesOf(endpoint);
+  return async (c: ValidatedReview): Promise<Response> => {
     const { apiVersion, request } = c.req.valid("json");
-    const answer = (verdict: Verdict<E>, thrown?: unknown): Response => {
-      const decision = enforce(verdict, action, remedies);
-      c.set("decision", decision);
-      logDecision(log, endpoint, request, decision, thrown);
-      // Response.json, not c.json(): Hono's would make a Headers object per answer.
-      return Response.json(encodeResponse(apiVersion, request.uid, endpoint, decision));
-    };
-    let verdict: Verdict<E>;
+    let verdict: Verdict;
+    let thrown: unknown;
     try {
       verdict = await examine(request);
-    } catch (thrown) {
-      return answer(INTERNAL_ERROR, thrown);
+    } catch (error) {
+      verdict = INTERNAL_ERROR;
+      thrown = error;
     }
-    return answer(verdict);
+    const decision = enforce(verdict, action, remedies);
+    c.set("reviewDecision", decision);
+    logDecision(log, endpoint, request, decision, thrown);
+    // Response.json, not c.json(): Hono's would make a Headers object per answer.
+    return Response.json(encodeResponse(apiVersion, request.uid, endpoint, decision));
   };
 }

@@ -1,5 +1,4 @@
-import type { RequestMeasures } from "./observe";
-import { REJECTION_STATUSES } from "./rejection";
+import { ENDPOINT_KEYS, ENDPOINTS, endpointAt, resultReasons } from "../endpoints";
 import type { CountCell, Observer } from "../observability/cells";
 import {
   admissionDecisions,
@@ -8,7 +7,8 @@ import {
   httpResponses,
   requestsInFlight,
 } from "../observability/metrics";
-import { ENDPOINT_KEYS, ENDPOINTS, endpointAt, resultReasons } from "../endpoints/index";
+import type { RequestMeasures } from "./observe";
+import { REJECTION_STATUSES } from "./rejection";
 
 /**
  * Every metric the admission listener keeps per request, bound once to its

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from "../clock";
+import type { Readiness } from "../http/probes";
 import type { Logger } from "../observability/logger";
-import type { Readiness } from "./probes";
 import { type TlsPair, validityProblem } from "./tls-pair";
 
 /**

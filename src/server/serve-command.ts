@@ -1,9 +1,8 @@
-import { WEBHOOK_TIMEOUT_SECONDS } from "../endpoints/index";
-import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
-import { errorText } from "../bounded-text";
 import { createKubeApi } from "../apiserver/client";
+import { errorText } from "../bounded-text";
+import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
+import { bindDecisions, WEBHOOK_TIMEOUT_SECONDS } from "../endpoints";
 import { createLogger } from "../observability/logger";
-import { buildHandlers } from "../endpoints/handlers";
 import { type RunningServer, startServer } from "./start";
 
 const EXIT_SIGNAL_BASE = 128;
@@ -73,7 +72,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
     });
     server = startServer(
       config,
-      buildHandlers({
+      bindDecisions({
         podCreators: config.podCreators,
         runtimeIdentities: config.runtimeIdentities,
         kube: kube.api,

@@ -1,7 +1,9 @@
-import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints/index";
-import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
-import type { Handlers } from "../contract/verdict";
 import type { Config } from "../config";
+import type { Decisions } from "../endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints";
+import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
+import type { Readiness } from "../http/probes";
+import { admissionApp } from "../http/review-chain";
 import type { Logger } from "../observability/logger";
 import {
   tlsCertificateExpiry,
@@ -10,12 +12,10 @@ import {
   tlsRotationSteeringFallbacksTotal,
   warnMode,
 } from "../observability/metrics";
-import { REFUSAL_REMEDIES } from "../endpoints/remedies";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
-import { createAdmissionApp, createOpsApp } from "./apps";
 import { watchServedCertificate } from "./certificate-validity";
-import type { Readiness } from "./probes";
+import { createOpsApp } from "./ops-app";
 import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
 import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
 
@@ -37,7 +37,7 @@ function recordCertificate(pair: TlsPair): void {
 }
 
 /** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
-export function startServer(config: Config, handlers: Handlers, log: Logger): RunningServer {
+export function startServer(config: Config, decisions: Decisions, log: Logger): RunningServer {
   const inWarnMode = warnModeEndpoints(config.enforcement);
   const readiness: Readiness = { ready: true, warnMode: inWarnMode.map(enforcementName) };
   for (const endpoint of ENDPOINT_KEYS) {
@@ -49,16 +49,15 @@ export function startServer(config: Config, handlers: Handlers, log: Logger): Ru
   // better to serve, and /readyz reports it so `kubectl get pods` shows it.
   const pair = loadTlsPair(config.tlsCertPath, config.tlsKeyPath);
   let served = pair;
-  const admissionApp = createAdmissionApp(handlers, readiness, log, {
+  const app = admissionApp(decisions, readiness, log, {
     maxRequestBytes: config.maxRequestBytes,
     bodyReadTimeoutMs: config.bodyReadTimeoutMs,
     enforcement: config.enforcement,
-    remedies: REFUSAL_REMEDIES,
   });
   const listener = new AdmissionListener(
     {
       address: config.listenAddress,
-      fetch: (request, server) => admissionApp.fetch(request, server),
+      fetch: (request, server) => app.fetch(request, server),
       steering: config.tlsRotationSteering,
       onSteeringUnavailable: (problem) => {
         tlsRotationSteering.set(0);

@@ -5,9 +5,18 @@ import { dirname, join, relative, resolve } from "node:path";
 /*
  * The source's layers, top to bottom: a module imports only from its own
  * layer or the ones below it, and no chain of imports leads back to where it
- * started. A layer is a directory of src/ or one root file. The admission
- * pipeline sits below the policies, so it cannot know their catalogue, and the
- * apiserver client below the domain vocabulary it serves.
+ * started. A layer is a directory of src/ or one root file.
+ *
+ *   main.ts        picks a command
+ *   cli            validate and audit
+ *   server         the process: listeners, TLS rotation, shutdown, `serve`
+ *   http           the request chain (review-chain.ts) and its parts
+ *   config.ts      the environment, read once
+ *   endpoints      one module per endpoint, and the table of them
+ *   apiserver      the Kubernetes API client; beside endpoints, never imported by them
+ *   contract       what endpoints, chain and CLI share: the request, Verdict,
+ *                  Violation, the reads port, an endpoint module's shape
+ *   cocoon, kube, json, observability, and the root helpers below them
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["main.ts"],
@@ -110,6 +119,17 @@ describe("source layers", () => {
         .map((name) => `${file} → ${name}`),
     );
     expect(strays).toEqual([]);
+  });
+
+  test("a decision reads the apiserver only through the contract's port", () => {
+    const direct = [...graph].flatMap(([file, imports]) =>
+      file.startsWith("endpoints/")
+        ? imports
+            .filter((target) => target.startsWith("apiserver/"))
+            .map((target) => `${file} → ${target}`)
+        : [],
+    );
+    expect(direct).toEqual([]);
   });
 
   test("no import cycle", () => {

@@ -13,8 +13,8 @@ import { parse } from "yaml";
 import { CHART_DIR } from "../../scripts/chart-files";
 import { generatedFiles } from "../../scripts/generated-files";
 import { kustomize, runTool, yamlObjects } from "../../scripts/tools";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints/index";
 import { loadConfig } from "../../src/config";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints";
 import {
   containerOf,
   environmentOf,

@@ -10,9 +10,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { environmentValuesSchema, FIXED_ENVIRONMENT } from "../../scripts/chart-environment";
 import { CHART_DIR } from "../../scripts/chart-files";
-import { ENDPOINT_KEYS } from "../../src/endpoints/index";
-import { ENFORCEMENT_ACTIONS, enforcementName } from "../../src/endpoints/enforcement";
 import { ENVIRONMENT_VARIABLES } from "../../src/config";
+import { ENDPOINT_KEYS } from "../../src/endpoints";
+import { ENFORCEMENT_ACTIONS, enforcementName } from "../../src/endpoints/enforcement";
 
 type Json = Record<string, unknown>;
 

@@ -14,10 +14,10 @@ import { parse, stringify } from "yaml";
 import { changesOf } from "../../scripts/chart-changes";
 import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
-import { ENDPOINT_KEYS, type EndpointKey } from "../../src/endpoints/index";
-import { enforcementName } from "../../src/endpoints/enforcement";
-import { admissionReviewSchema } from "../../src/contract/admission-request";
 import { ConfigError, loadConfig } from "../../src/config";
+import { admissionReviewSchema } from "../../src/contract/admission-request";
+import { ENDPOINT_KEYS, type EndpointKey } from "../../src/endpoints";
+import { enforcementName } from "../../src/endpoints/enforcement";
 import {
   CLUSTER_APIS,
   containerOf,

@@ -6,7 +6,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ALL_RULES } from "../../src/cli/validate/manifest-rules";
 import { OUTPUT_FORMATS, render } from "../../src/cli/validate/output";
 import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/validate/report";
-import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../src/endpoints";
 import { checkText } from "../support/validate-input";
 
 /** Findings of every kind: a rule violation, warnings, a hibernation, hostile text. */

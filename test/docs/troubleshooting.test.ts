@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ENDPOINT_KEYS } from "../../src/endpoints/index";
+import { ENDPOINT_KEYS } from "../../src/endpoints";
 import { isRecord, render } from "../manifests/kustomize";
 
 const REPO = join(import.meta.dir, "../..");

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import fc from "fast-check";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints/index";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints";
 import { anyJson, corruptedAnywhere, type Json } from "../fuzz/arbitraries";
 import {
   admissionReview,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../src/endpoints";
 import { cocoonSetViolations } from "../../src/endpoints/cocoonset/decide";
 import { admissionRequest } from "../support/admission-review";
 import { examine, refusalMessage } from "../support/handlers";

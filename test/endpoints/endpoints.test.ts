@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COMMON_REASONS } from "../../src/contract/verdict";
 import {
-  COMMON_REASONS,
   ENDPOINT_KEYS,
   ENDPOINTS,
   endpointAt,
+  RULE_CATALOGUE,
   resultReasons,
-} from "../../src/endpoints/index";
-import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+} from "../../src/endpoints";
 
 const REPO = join(import.meta.dir, "../..");
 

@@ -1,4 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { LISTED_PROBLEMS_LIMIT } from "../../src/bounded-text";
+import { ConfigError, loadConfig } from "../../src/config";
+import { allowed, denied, errored, skipped } from "../../src/contract/verdict";
+import { collectViolations, violation } from "../../src/contract/violations";
+import { ENDPOINTS, RULE_REMEDIES } from "../../src/endpoints";
 import {
   DENY_EVERYWHERE,
   enforce,
@@ -6,11 +11,6 @@ import {
   remediesOf,
   warnModeEndpoints,
 } from "../../src/endpoints/enforcement";
-import { allowed, denied, errored, skipped } from "../../src/contract/verdict";
-import { collectViolations, violation } from "../../src/contract/violations";
-import { ConfigError, loadConfig } from "../../src/config";
-import { LISTED_PROBLEMS_LIMIT } from "../../src/bounded-text";
-import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
 import { configErrorOf } from "../support/config-error";
 
 describe("ENFORCEMENT", () => {
@@ -78,38 +78,30 @@ describe("enforce", () => {
       denied("invalid_spec", "no", violations),
       errored("decode", "unreadable"),
     ]) {
-      expect(enforce(verdict, "deny", remediesOf(REFUSAL_REMEDIES, "cocoonSet"))).toBe(verdict);
+      expect(enforce(verdict, "deny", remediesOf("cocoonSet"))).toBe(verdict);
     }
   });
 
   test("warn allows a denial and a failed check, keeping what they would have said, with the reason's remedy", () => {
     expect(
-      enforce(
-        denied("invalid_spec", "no", violations),
-        "warn",
-        remediesOf(REFUSAL_REMEDIES, "cocoonSet"),
-      ),
+      enforce(denied("invalid_spec", "no", violations), "warn", remediesOf("cocoonSet")),
     ).toEqual({
       allowed: true,
       result: "warn",
       reason: "invalid_spec",
       message: "no",
-      remedy: REFUSAL_REMEDIES.reasons.cocoonSet.invalid_spec,
-      ruleRemedies: REFUSAL_REMEDIES.rules,
+      remedy: ENDPOINTS.cocoonSet.remedies.invalid_spec,
+      ruleRemedies: RULE_REMEDIES,
       violations,
       refused: "deny",
     });
     expect(
-      enforce(
-        errored("list", "cannot verify"),
-        "warn",
-        remediesOf(REFUSAL_REMEDIES, "cocoonHibernation"),
-      ),
+      enforce(errored("list", "cannot verify"), "warn", remediesOf("cocoonHibernation")),
     ).toMatchObject({
       allowed: true,
       result: "warn",
       reason: "list",
-      remedy: REFUSAL_REMEDIES.reasons.cocoonHibernation.list,
+      remedy: ENDPOINTS.cocoonHibernation.remedies.list,
       refused: "error",
       violations: { total: 0 },
     });
@@ -117,17 +109,13 @@ describe("enforce", () => {
 
   test("a handler that threw (reason internal, the route's own) warns with the generic remedy", () => {
     expect(
-      enforce(
-        errored("internal", "internal error"),
-        "warn",
-        remediesOf(REFUSAL_REMEDIES, "podGate"),
-      ),
+      enforce(errored("internal", "internal error"), "warn", remediesOf("podGate")),
     ).toMatchObject({ reason: "internal", remedy: expect.stringMatching(/^retry/) });
   });
 
   test("warn leaves what is allowed anyway alone", () => {
     const verdict = skipped("not_cocoon");
-    expect(enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(verdict);
-    expect(enforce(allowed(), "warn", remediesOf(REFUSAL_REMEDIES, "podGate"))).toBe(allowed());
+    expect(enforce(verdict, "warn", remediesOf("podGate"))).toBe(verdict);
+    expect(enforce(allowed(), "warn", remediesOf("podGate"))).toBe(allowed());
   });
 });

@@ -1,11 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
+import { grantedReadsOnly, type KubeApi, KubeApiError } from "../../src/contract/reads";
+import { ENDPOINTS, type EndpointKey } from "../../src/endpoints";
 import { DEPLOYMENTS, NODES } from "../../src/kube/api-resources";
-import { KubeApiError } from "../../src/contract/reads";
-import { readsOf } from "../../src/endpoints/granted-reads";
 import { FakeKube } from "../support/fake-kube";
 
-describe("a handler reads the apiserver only as its endpoint entry lists", () => {
+const readsOf = (endpoint: EndpointKey, kube: KubeApi) =>
+  grantedReadsOnly(ENDPOINTS[endpoint].label, ENDPOINTS[endpoint].reads, kube);
+
+describe("a handler reads the apiserver only as its module lists", () => {
   test("a listed read goes to the apiserver", async () => {
     const kube = new FakeKube().withNode("vk-1", { metadata: { name: "vk-1" } });
     expect(await readsOf("podGate", kube).get(NODES, { name: "vk-1" })).toBeDefined();

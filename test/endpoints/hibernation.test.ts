@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { AdmissionRequest } from "../../src/contract/admission-request";
 import { collectViolations } from "../../src/contract/violations";
-import { type HibernationRuleId, RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../src/endpoints";
+import type { HibernationRuleId } from "../../src/endpoints/hibernation";
 import { checkNoOtherHibernation, hibernationViolations } from "../../src/endpoints/hibernation";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";

@@ -2,13 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import { hasCocoonToleration } from "../../src/cocoon/tolerations";
-import { MISTYPED, readList } from "../../src/json/read";
 import {
   type PodMarkers,
   podEntersCocoonGate,
   podOwnerKinds,
   readPodMarkers,
 } from "../../src/endpoints/pod-gate/decide";
+import { MISTYPED, readList } from "../../src/json/read";
 
 /** Turns `[name, input, expected]` rows into named cases, so a table stays one line per case. */
 const cases = <Input, Expected>(rows: readonly (readonly [string, Input, Expected])[]) =>

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { MESSAGE_PREFIX } from "../../src/http/admission-response";
-import type { AdmissionRequest } from "../../src/contract/admission-request";
-import type { Verdict } from "../../src/contract/verdict";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
 import { OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/endpoints/pod-gate/platform-identities";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
+import type { Verdict } from "../../src/contract/verdict";
 import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
 import type { PodGateDeps } from "../../src/endpoints/pod-gate/decide";
+import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/endpoints/pod-gate/platform-identities";
+import { MESSAGE_PREFIX } from "../../src/http/review-answer";
 import { admissionRequest, DEPLOYMENT_KIND } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators, refusalMessage, runtimeIdentities } from "../support/handlers";

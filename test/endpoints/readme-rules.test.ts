@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Violation } from "../../src/contract/violations";
-import { RULE_CATALOGUE } from "../../src/endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../src/endpoints";
 import { cocoonSetViolations } from "../../src/endpoints/cocoonset/decide";
 import { COCOONSET_CASES } from "./cases/cocoonset-cases";
 import { HIBERNATION_CASES, hibernationCaseViolations } from "./cases/hibernation-cases";

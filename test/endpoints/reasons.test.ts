@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import {
-  COMMON_REASONS,
-  ENDPOINT_KEYS,
-  type EndpointKey,
-  type ReasonOf,
-  resultReasons,
-} from "../../src/endpoints/index";
-import type { AdmissionRequest } from "../../src/contract/admission-request";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
+import { COMMON_REASONS, type ReasonIn, type Reasons } from "../../src/contract/verdict";
+import {
+  ENDPOINT_KEYS,
+  type ENDPOINTS,
+  type EndpointKey,
+  resultReasons,
+} from "../../src/endpoints";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, podCreators } from "../support/handlers";
@@ -26,6 +26,11 @@ import { cocoonSet, hibernation } from "./cases/builders";
  */
 
 type Pair<Result extends string, Reason extends string> = `${Result}/${Reason}`;
+
+type ReasonOf<E extends EndpointKey, K extends keyof Reasons> = ReasonIn<
+  (typeof ENDPOINTS)[E]["reasons"],
+  K
+>;
 
 /** The pairs a policy can give: those the table lists for endpoint `E`, but the route's own. */
 type PolicyPair<E extends EndpointKey> =

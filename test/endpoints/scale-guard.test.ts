@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { MESSAGE_PREFIX } from "../../src/http/admission-response";
-import type { AdmissionRequest } from "../../src/contract/admission-request";
-import type { Verdict } from "../../src/contract/verdict";
 import { COCOONHIBERNATION_KIND } from "../../src/cocoon/crd-resources";
 import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
 import { KubeApiError } from "../../src/contract/reads";
+import type { Verdict } from "../../src/contract/verdict";
+import { MESSAGE_PREFIX } from "../../src/http/review-answer";
 import { admissionRequest } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine, refusalMessage } from "../support/handlers";

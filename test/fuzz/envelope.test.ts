@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type EndpointKey, resultReasons } from "../../src/endpoints/index";
-import { encodeResponse, MESSAGE_PREFIX } from "../../src/http/admission-response";
+import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
 import { type AdmissionRequest, admissionReviewSchema } from "../../src/contract/admission-request";
 import { denied, type Verdict } from "../../src/contract/verdict";
-import { COCOON_TOLERATION_KEY } from "../../src/cocoon/markers";
-import type { HandlerDeps } from "../../src/endpoints/handlers";
+import type { EndpointDeps as HandlerDeps } from "../../src/endpoints";
+import { type EndpointKey, resultReasons } from "../../src/endpoints";
+import { encodeResponse, MESSAGE_PREFIX } from "../../src/http/review-answer";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { examine } from "../support/handlers";

@@ -3,8 +3,8 @@ import { Hono } from "hono";
 import { measureRequests, warnOnRejection } from "../../src/http/observe";
 import {
   answerErrors,
+  type ListenerEnv,
   Rejection,
-  type RejectionEnv,
   refuseOtherMethods,
   refuseUnknownPath,
 } from "../../src/http/rejection";
@@ -16,7 +16,7 @@ function observedApp() {
   const timed: string[] = [];
   const decided: string[] = [];
   const inFlight = { now: 0, most: 0 };
-  const app = new Hono<RejectionEnv>();
+  const app = new Hono<ListenerEnv>();
   app.onError(answerErrors(log));
   app.notFound(refuseUnknownPath);
   app.use(
@@ -42,7 +42,7 @@ function observedApp() {
   app.use(refuseOtherMethods(app));
   app.get("/ok", (c) => c.text("ok"));
   app.post("/review", (c) => {
-    c.set("decision", { result: "deny", reason: "scale_down" });
+    c.set("reviewDecision", { result: "deny", reason: "scale_down" });
     return c.text("answered");
   });
   app.post("/refused", () => {

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import {
   answerErrors,
+  type ListenerEnv,
   Rejection,
-  type RejectionEnv,
   refuseOtherMethods,
   refuseUnknownPath,
 } from "../../src/http/rejection";
@@ -11,7 +11,7 @@ import { capturingLogger } from "../support/capturing-logger";
 
 function app() {
   const { log, lines } = capturingLogger("error");
-  const hono = new Hono<RejectionEnv>();
+  const hono = new Hono<ListenerEnv>();
   hono.onError(answerErrors(log));
   hono.notFound(refuseUnknownPath);
   hono.use(refuseOtherMethods(hono));

@@ -1,23 +1,22 @@
 import { describe, expect, test } from "bun:test";
-import { Hono } from "hono";
+import type { Hono } from "hono";
+import { denied, errored, skipped } from "../../src/contract/verdict";
+import { violation, violationCollector } from "../../src/contract/violations";
 import {
+  type Decisions,
   ENDPOINT_KEYS,
   ENDPOINTS,
   type EndpointKey,
   operationsOf,
+  RULE_REMEDIES,
   resultReasons,
-} from "../../src/endpoints/index";
+} from "../../src/endpoints";
+import type { CocoonSetRuleId } from "../../src/endpoints/cocoonset/rules";
 import { DENY_EVERYWHERE, type Enforcement } from "../../src/endpoints/enforcement";
-import { admissionMeasures } from "../../src/http/review-metrics";
-import { mountReviewRoutes } from "../../src/http/review-chain";
-import type { Handler } from "../../src/contract/verdict";
-import { denied, errored, skipped } from "../../src/contract/verdict";
-import { violation, violationCollector } from "../../src/contract/violations";
-import { measureRequests } from "../../src/http/observe";
-import { answerErrors, type RejectionEnv } from "../../src/http/rejection";
+import type { ListenerEnv } from "../../src/http/rejection";
+import { admissionApp } from "../../src/http/review-chain";
 import type { Logger } from "../../src/observability/logger";
 import { admissionDecisions } from "../../src/observability/metrics";
-import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
 import { admissionRequest, admissionReview } from "../support/admission-review";
 import { capturingLogger } from "../support/capturing-logger";
 
@@ -26,27 +25,23 @@ const { log, lines: errorLines } = capturingLogger("error");
 
 const PATH = ENDPOINTS.cocoonSet.path;
 
-/** The review routes with `handler` behind /validate-cocoonset, the observing middleware and the app's one error path. */
+/** The admission app with `decide` behind /validate-cocoonset. */
 function appWith(
-  handler: Handler<"cocoonSet">,
+  decide: Decisions["cocoonSet"],
   logger: Logger = log,
   enforcement: Enforcement = DENY_EVERYWHERE,
 ) {
-  const app = new Hono<RejectionEnv>();
-  app.onError(answerErrors(logger));
-  app.use(measureRequests(admissionMeasures()));
   const unused = async () => skipped("operation");
   const others = Object.fromEntries(ENDPOINT_KEYS.map((endpoint) => [endpoint, unused]));
-  mountReviewRoutes(
-    app,
-    { ...(others as Record<EndpointKey, typeof unused>), cocoonSet: handler },
+  return admissionApp(
+    { ...(others as Record<EndpointKey, typeof unused>), cocoonSet: decide },
+    { ready: true },
     logger,
-    { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement, remedies: REFUSAL_REMEDIES },
+    { maxRequestBytes: 1 << 20, bodyReadTimeoutMs: 2000, enforcement },
   );
-  return app;
 }
 
-async function send(app: Hono<RejectionEnv>, body: unknown) {
+async function send(app: Hono<ListenerEnv>, body: unknown) {
   const response = await app.request(PATH, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -198,7 +193,7 @@ describe("the review routes", () => {
 
   test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
     const { log: capture, lines } = capturingLogger("warn");
-    const collector = violationCollector(2);
+    const collector = violationCollector<CocoonSetRuleId>(2);
     for (const index of [0, 1, 2, 3]) {
       collector.report("toolbox.image-required", () =>
         violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
@@ -227,7 +222,7 @@ describe("the review routes", () => {
   describe("in warn mode", () => {
     const WARN: Enforcement = { ...DENY_EVERYWHERE, cocoonSet: "warn" };
     const twoViolations = () => {
-      const collector = violationCollector(20);
+      const collector = violationCollector<CocoonSetRuleId>(20);
       for (const index of [0, 1]) {
         collector.report("toolbox.image-required", () =>
           violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
@@ -250,8 +245,8 @@ describe("the review routes", () => {
         uid: "uid-1",
         allowed: true,
         warnings: [
-          `cocoon-webhook: toolbox.image-required: ${REFUSAL_REMEDIES.rules["toolbox.image-required"]}. spec.toolboxes[0].image: is required`,
-          `cocoon-webhook: toolbox.image-required: ${REFUSAL_REMEDIES.rules["toolbox.image-required"]}. spec.toolboxes[1].image: is required`,
+          `cocoon-webhook: toolbox.image-required: ${RULE_REMEDIES["toolbox.image-required"]}. spec.toolboxes[0].image: is required`,
+          `cocoon-webhook: toolbox.image-required: ${RULE_REMEDIES["toolbox.image-required"]}. spec.toolboxes[1].image: is required`,
         ],
         auditAnnotations: {
           endpoint: "validate-cocoonset",
@@ -283,7 +278,7 @@ describe("the review routes", () => {
       expect(cannot.body.response).toMatchObject({
         allowed: true,
         warnings: [
-          `cocoon-webhook: decode: ${REFUSAL_REMEDIES.reasons.cocoonSet.decode}. cannot read spec`,
+          `cocoon-webhook: decode: ${ENDPOINTS.cocoonSet.remedies.decode}. cannot read spec`,
         ],
         auditAnnotations: { decision: "warn", reason: "decode" },
       });

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { driftedFiles, generatedFiles } from "../../scripts/generated-files";
-import { ENDPOINT_KEYS, ENDPOINTS, type Registration } from "../../src/endpoints/index";
+import type { Registration } from "../../src/contract/endpoint";
+import { ENDPOINT_KEYS, ENDPOINTS } from "../../src/endpoints";
 import { enforcementName } from "../../src/endpoints/enforcement";
 import { repoPath } from "./kustomize";
 

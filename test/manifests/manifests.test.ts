@@ -18,10 +18,10 @@ import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-model
 import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { type IService, Namespace, Service, ServiceAccount } from "kubernetes-models/v1";
 import packageJson from "../../package.json";
-import { ENDPOINT_KEYS, ENDPOINTS, operationsOf } from "../../src/endpoints/index";
-import { podGateConditions } from "../../src/cocoon/match-conditions";
-import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/endpoints/pod-gate/platform-identities";
+import { ENDPOINT_KEYS, ENDPOINTS, operationsOf } from "../../src/endpoints";
 import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
+import { podGateConditions } from "../../src/endpoints/pod-gate/match-conditions";
+import { DEFAULT_RUNTIME_IDENTITIES } from "../../src/endpoints/pod-gate/platform-identities";
 import {
   findObject,
   imageName,

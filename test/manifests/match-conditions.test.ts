@@ -2,8 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { type CelInput, celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import fc from "fast-check";
-import { ENDPOINTS, type EndpointKey, type Registration } from "../../src/endpoints/index";
-import { admissionRequestSchema } from "../../src/contract/admission-request";
 import {
   GARBAGE_COLLECTOR_USERNAMES,
   OPERATOR_USERNAME,
@@ -11,28 +9,31 @@ import {
   VK_COCOON_USERNAME,
 } from "../../src/cocoon/identities";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { type MatchCondition, podGateConditions } from "../../src/cocoon/match-conditions";
-import {
-  BOUND_NODES_ENTRY,
-  DEFAULT_RUNTIME_IDENTITIES,
-  isPlatformIdentity,
-} from "../../src/endpoints/pod-gate/platform-identities";
-import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
-import { jsonEqual } from "../../src/json/equal";
-import { isJsonObject, valueAt } from "../../src/json/read";
+import { admissionRequestSchema } from "../../src/contract/admission-request";
+import type { MatchCondition, Registration } from "../../src/contract/endpoint";
+import { ENDPOINTS, type EndpointKey } from "../../src/endpoints";
 import { validateCocoonSet } from "../../src/endpoints/cocoonset/decide";
+import { DEFAULT_POD_CREATORS } from "../../src/endpoints/pod-gate/creators";
 import {
   podEntersCocoonGate,
   podGate as podGateRule,
   requestedNodeName,
 } from "../../src/endpoints/pod-gate/decide";
 import { changedGateFields } from "../../src/endpoints/pod-gate/gate-fields";
+import { podGateConditions } from "../../src/endpoints/pod-gate/match-conditions";
+import {
+  BOUND_NODES_ENTRY,
+  DEFAULT_RUNTIME_IDENTITIES,
+  isPlatformIdentity,
+} from "../../src/endpoints/pod-gate/platform-identities";
 import {
   readScaleReplicas,
   readWorkloadReplicas,
   scaleGuard,
   workloadIsCocoon,
 } from "../../src/endpoints/scale-guard";
+import { jsonEqual } from "../../src/json/equal";
+import { isJsonObject, valueAt } from "../../src/json/read";
 import {
   admissionRequest,
   admissionReview,

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json";
-import { ENDPOINT_KEYS, resultReasons } from "../../src/endpoints/index";
+import { ENDPOINT_KEYS, resultReasons } from "../../src/endpoints";
 import { headingAnchors } from "../support/markdown";
 import { docsRef } from "../support/releases";
 import { isRecord, render } from "./kustomize";

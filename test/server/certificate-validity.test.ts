@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import type { Readiness } from "../../src/http/probes";
 import { watchServedCertificate } from "../../src/server/certificate-validity";
-import type { Readiness } from "../../src/server/probes";
 import {
   loadRotatedTlsPair,
   loadTlsPair,

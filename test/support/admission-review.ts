@@ -1,5 +1,5 @@
-import type { AdmissionRequest } from "../../src/contract/admission-request";
 import { OPERATOR_USERNAME } from "../../src/cocoon/identities";
+import type { AdmissionRequest } from "../../src/contract/admission-request";
 
 /**
  * The one place tests, fuzzers, the chaos suite and the benchmark build

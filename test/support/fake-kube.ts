@@ -1,9 +1,9 @@
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { WORKLOADS, type WorkloadResource } from "../../src/cocoon/workload";
+import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/contract/reads";
 import { isJsonObject, type JsonObject } from "../../src/json/read";
 import { MalformedField } from "../../src/kube/answer-fields";
 import { type ApiResource, NODES, PODS } from "../../src/kube/api-resources";
-import { type KubeApi, KubeApiError, type ObjectRef } from "../../src/contract/reads";
 
 export interface FakeKubeCall {
   readonly verb: "get" | "list";

@@ -1,37 +1,41 @@
-import type { EndpointKey } from "../../src/endpoints/index";
-import { gateOperations } from "../../src/http/operation-gate";
 import type { AdmissionRequest } from "../../src/contract/admission-request";
 import type { Verdict } from "../../src/contract/verdict";
 import {
-  DEFAULT_RUNTIME_IDENTITIES,
-  parseRuntimeIdentities,
-  type RuntimeIdentities,
-} from "../../src/endpoints/pod-gate/platform-identities";
+  bindDecisions,
+  type EndpointDeps,
+  type EndpointKey,
+  examinedOnly,
+  type VerdictOf,
+} from "../../src/endpoints";
 import {
   DEFAULT_POD_CREATORS,
   type PodCreators,
   parsePodCreators,
 } from "../../src/endpoints/pod-gate/creators";
-import { buildHandlers, type HandlerDeps } from "../../src/endpoints/handlers";
+import {
+  DEFAULT_RUNTIME_IDENTITIES,
+  parseRuntimeIdentities,
+  type RuntimeIdentities,
+} from "../../src/endpoints/pod-gate/platform-identities";
 import { FakeKube } from "./fake-kube";
 
 /**
  * What endpoint `endpoint` answers to `request`, as the admission factory
- * runs it: the table's operation gate, then the endpoint's handler. By
+ * runs it: the operation gate, then the endpoint's decision. By
  * default POD_CREATORS and RUNTIME_IDENTITIES are their defaults and the
  * apiserver is an empty FakeKube.
  */
 export function examine<E extends EndpointKey>(
   endpoint: E,
   request: AdmissionRequest,
-  deps: Partial<HandlerDeps> = {},
-): Promise<Verdict<E>> {
-  const handlers = buildHandlers({
+  deps: Partial<EndpointDeps> = {},
+): Promise<VerdictOf<E>> {
+  const decisions = bindDecisions({
     podCreators: deps.podCreators ?? podCreators(DEFAULT_POD_CREATORS),
     runtimeIdentities: deps.runtimeIdentities ?? runtimeIdentities(DEFAULT_RUNTIME_IDENTITIES),
     kube: deps.kube ?? new FakeKube(),
   });
-  return gateOperations(endpoint, handlers[endpoint])(request);
+  return examinedOnly(endpoint, decisions[endpoint])(request);
 }
 
 /** The message of a refusal; throws when the verdict let the request through. */

@@ -3,12 +3,7 @@
  * values those labels can take — and a check of the series an expression (an
  * alert, a dashboard panel, a promtool test's input) selects against them.
  */
-import {
-  ENDPOINT_KEYS,
-  ENDPOINTS,
-  resultReasons,
-  VERDICT_RESULTS,
-} from "../../src/endpoints/index";
+import { ENDPOINT_KEYS, ENDPOINTS, resultReasons, VERDICT_RESULTS } from "../../src/endpoints";
 import { admissionDuration, registry, TLS_RELOAD_RESULTS } from "../../src/observability/metrics";
 import {
   exposedSeriesNames,

@@ -1,4 +1,8 @@
-import { type CheckOptions, type CheckSummary, createObjectChecker } from "../../src/cli/validate/check";
+import {
+  type CheckOptions,
+  type CheckSummary,
+  createObjectChecker,
+} from "../../src/cli/validate/check";
 import { parseSource, type SourceObject } from "../../src/cli/validate/documents";
 import type { InputProblem, SourceText } from "../../src/cli/validate/inputs";
 

@@ -1,9 +1,8 @@
 import { expect } from "bun:test";
-import type { EndpointKey } from "../../src/endpoints/index";
-import { enforce, remediesOf } from "../../src/endpoints/enforcement";
-import { MESSAGE_PREFIX, WARNING_MAX_CHARACTERS, warningsOf } from "../../src/http/admission-response";
 import type { Verdict } from "../../src/contract/verdict";
-import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
+import type { EndpointKey } from "../../src/endpoints";
+import { enforce, remediesOf } from "../../src/endpoints/enforcement";
+import { MESSAGE_PREFIX, WARNING_MAX_CHARACTERS, warningsOf } from "../../src/http/review-answer";
 
 /**
  * Checks what warn mode answers for `verdict` (a refusal of `endpoint`) as
@@ -14,7 +13,7 @@ import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
  */
 export function expectWarningsLeadWithRemedy(endpoint: EndpointKey, verdict: Verdict): void {
   if (verdict.allowed) throw new Error(`expected a refusal, got ${verdict.result}`);
-  const decision = enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, endpoint));
+  const decision = enforce(verdict, "warn", remediesOf(endpoint));
   if (decision.result !== "warn") throw new Error("warn mode did not warn");
   const shown = warningsOf(decision).map((warning) =>
     [...warning].slice(0, WARNING_MAX_CHARACTERS).join(""),

@@ -1,8 +1,9 @@
 import { cutShort } from "../../bounded-text";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
 import { collectViolations, type Violation } from "../../contract/violations";
-import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
+import type { RuleId } from "../../endpoints";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
+import type { HibernationRuleId } from "../../endpoints/hibernation";
 import {
   checkNoOtherHibernation,
   hibernationViolations,

@@ -1,4 +1,4 @@
-import { RULE_CATALOGUE } from "../../endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../endpoints";
 
 /**
  * What only `audit` reports: the pod gate and the scale-down guard judge

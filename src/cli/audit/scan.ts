@@ -1,7 +1,7 @@
 import type { KubeLister } from "../../apiserver/collection-lister";
 import { errorText } from "../../bounded-text";
 import { KubeApiError } from "../../contract/reads";
-import { ENDPOINTS } from "../../endpoints/index";
+import { ENDPOINTS } from "../../endpoints";
 import {
   COCOONSET_OWNER,
   type PodCreators,

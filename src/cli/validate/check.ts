@@ -1,6 +1,8 @@
-import type { Violation } from "../../contract/violations";
-import { collectViolations } from "../../contract/violations";
-import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS, type FieldNode } from "../../cocoon/crd-fields";
+import {
+  COCOONHIBERNATION_FIELDS,
+  COCOONSET_FIELDS,
+  type FieldNode,
+} from "../../cocoon/crd-fields";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
@@ -8,15 +10,18 @@ import {
   COCOONSET_KIND,
 } from "../../cocoon/crd-resources";
 import { namespaceOf } from "../../cocoon/namespace";
+import type { Violation } from "../../contract/violations";
+import { collectViolations } from "../../contract/violations";
+import type { RuleId } from "../../endpoints";
+import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
+import type { HibernationRuleId } from "../../endpoints/hibernation";
+import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { type JsonPath, stringAt, valueAt } from "../../json/read";
 import { apiGroupOf } from "../../kube/api-resources";
-import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
-import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
-import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
-import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "../did-you-mean";
+import { cocoonSetSchemaProblems } from "./crd-schema";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
 import { unknownFields } from "./unknown-fields";

@@ -1,4 +1,4 @@
-import { RULE_CATALOGUE } from "../../endpoints/catalogue";
+import { RULE_CATALOGUE } from "../../endpoints";
 
 /**
  * What only the offline check reports: the apiserver and the operator's CRD

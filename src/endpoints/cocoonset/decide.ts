@@ -1,12 +1,3 @@
-import type { AdmissionRequest } from "../../contract/admission-request";
-import { allowed, errored, skipped, type Verdict } from "../../contract/verdict";
-import type { ReportViolation, Violation } from "../../contract/violations";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  reportFound,
-  violation,
-} from "../../contract/violations";
 import {
   agentMode,
   DEFAULT_AGENT_MODE,
@@ -16,14 +7,29 @@ import {
 import { COCOONSET_KIND } from "../../cocoon/crd-resources";
 import { namespaceOf } from "../../cocoon/namespace";
 import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
+import type { AdmissionRequest } from "../../contract/admission-request";
+import { allowed, errored, skipped, type Verdict } from "../../contract/verdict";
+import type { ReportViolation, Violation } from "../../contract/violations";
+import {
+  collectViolations,
+  LISTED_VIOLATIONS_LIMIT,
+  reportFound,
+  violation,
+} from "../../contract/violations";
 import { isJsonObject, type JsonObject } from "../../json/read";
-import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
+import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet, isMistyped } from "./shape";
 import { toolboxViolations } from "./toolboxes";
 import { resolvedBackend, vmViolations } from "./vm";
+
+export const COCOONSET_REASONS = {
+  skipped: ["no_change"],
+  deny: ["invalid_spec"],
+  error: ["decode"],
+} as const;
 
 /**
  * Every rule the object breaks, in document order of the checks, reported
@@ -111,7 +117,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
  */
 export async function validateCocoonSet(
   request: AdmissionRequest,
-): Promise<Verdict<"cocoonSet", CocoonSetRuleId>> {
+): Promise<Verdict<typeof COCOONSET_REASONS, CocoonSetRuleId>> {
   const { object, oldObject } = request;
   if (!isJsonObject(object)) {
     return errored(
@@ -127,5 +133,5 @@ export async function validateCocoonSet(
     (report) => checkCocoonSet(object, namespace, report),
     LISTED_VIOLATIONS_LIMIT,
   );
-  return ruleDenial(COCOONSET_KIND, found) ?? allowed();
+  return ruleDenial(COCOONSET_RULES, COCOONSET_KIND, found) ?? allowed();
 }

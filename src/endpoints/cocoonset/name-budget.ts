@@ -1,5 +1,3 @@
-import type { ReportViolation } from "../../contract/violations";
-import { violation } from "../../contract/violations";
 import {
   DERIVED_NAME_LIMIT,
   derivedSetName,
@@ -9,10 +7,12 @@ import {
   overlongSlotNames,
   overlongToolboxNames,
 } from "../../cocoon/derived-names";
+import type { ReportViolation } from "../../contract/violations";
+import { violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
-import type { CocoonSetRuleId } from "../catalogue";
 import { isUnset } from "../field-checks";
+import type { CocoonSetRuleId } from "./rules";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
 
 /**

@@ -12,7 +12,7 @@ import {
   readObject,
   readString,
 } from "../../json/read";
-import type { CocoonSetRuleId } from "../catalogue";
+import type { CocoonSetRuleId } from "./rules";
 
 /*
  * The CocoonSet fields the rules read, each through a path reader; everything

@@ -1,11 +1,11 @@
+import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../../cocoon/crd-enums";
 import type { ReportViolation } from "../../contract/violations";
 import { reportFound, violation } from "../../contract/violations";
-import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../../cocoon/crd-enums";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/name-grammar";
-import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import type { CocoonSetRuleId } from "./rules";
 import { type DecodedToolboxes, isMistyped, type ToolboxFields, toolboxPath } from "./shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 

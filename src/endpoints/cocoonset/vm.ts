@@ -1,5 +1,3 @@
-import type { ReportViolation, Violation } from "../../contract/violations";
-import { reportFound, violation } from "../../contract/violations";
 import {
   connType,
   DEFAULT_GUEST_OS,
@@ -9,10 +7,12 @@ import {
   vmBackend,
 } from "../../cocoon/crd-enums";
 import { cloneImageProblem, isCloudImageUrl } from "../../cocoon/image";
+import type { ReportViolation, Violation } from "../../contract/violations";
+import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
-import type { CocoonSetRuleId } from "../catalogue";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import type { CocoonSetRuleId } from "./rules";
 import type { VmOptionFields } from "./shape";
 
 /** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */

@@ -1,5 +1,9 @@
 import { COCOON_GROUP, COCOONSET_KIND } from "../../cocoon/crd-resources";
-import { identityProblem, OPERATOR_USERNAME, SANDBOX_OPERATOR_USERNAME } from "../../cocoon/identities";
+import {
+  identityProblem,
+  OPERATOR_USERNAME,
+  SANDBOX_OPERATOR_USERNAME,
+} from "../../cocoon/identities";
 
 /*
  * POD_CREATORS: who may create gated pods, and owned by which kinds. An

@@ -1,12 +1,26 @@
-import type { AdmissionRequest } from "../../contract/admission-request";
-import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
+import { cutShort } from "../../bounded-text";
 import { SCHEDULER_USERNAME } from "../../cocoon/identities";
-import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "../../cocoon/markers";
 import {
-  describePlatformIdentities,
-  isPlatformIdentity,
-  type RuntimeIdentities,
-} from "./platform-identities";
+  COCOON_TOLERATION_KEY,
+  VM_ANNOTATION_PREFIX,
+  VM_NAME_ANNOTATION,
+} from "../../cocoon/markers";
+import { hasCocoonToleration } from "../../cocoon/tolerations";
+import type { AdmissionRequest } from "../../contract/admission-request";
+import type { KubeApi } from "../../contract/reads";
+import { type ReadOutcome, readApiserver, retryOnceReachable } from "../../contract/reads";
+import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
+import { describeJson } from "../../json/describe";
+import {
+  isJsonObject,
+  type JsonPath,
+  MISTYPED,
+  readList,
+  readObject,
+  valueAt,
+} from "../../json/read";
+import { apiGroupOf, NODES, PODS } from "../../kube/api-resources";
+import { isDnsLabel, isDnsSubdomain } from "../../kube/name-grammar";
 import {
   creatorsOf,
   describeTrustedOwners,
@@ -16,15 +30,6 @@ import {
   type PodCreators,
   pairedOwners,
 } from "./creators";
-import { hasCocoonToleration } from "../../cocoon/tolerations";
-import { cutShort } from "../../bounded-text";
-import { describeJson } from "../../json/describe";
-import { isJsonObject, type JsonPath, MISTYPED, readList, readObject, valueAt } from "../../json/read";
-import { apiGroupOf, NODES, PODS } from "../../kube/api-resources";
-import type { KubeApi } from "../../contract/reads";
-import { isDnsLabel, isDnsSubdomain } from "../../kube/name-grammar";
-import { type ReadOutcome, readApiserver, retryOnceReachable } from "../apiserver-read";
-import type { RuleOf } from "../catalogue";
 import {
   afterBinding,
   afterStatusWrite,
@@ -32,8 +37,20 @@ import {
   changedGateFields,
   describeChangedFields,
 } from "./gate-fields";
+import {
+  describePlatformIdentities,
+  isPlatformIdentity,
+  type RuntimeIdentities,
+} from "./platform-identities";
 
-type PodGateVerdict = Verdict<"podGate", RuleOf<"podGate">>;
+/** Every reason the pod gate's verdicts carry. */
+export const POD_GATE_REASONS = {
+  skipped: ["kind", "decode", "not_cocoon", "no_change", "scheduler"],
+  deny: ["not_owned", "creator", "gate_field", "invalid_name", "unmarked_binding"],
+  error: ["node_fetch", "pod_fetch"],
+} as const;
+
+type PodGateVerdict = Verdict<typeof POD_GATE_REASONS, never>;
 
 export interface PodGateDeps {
   /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */

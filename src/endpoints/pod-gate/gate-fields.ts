@@ -1,5 +1,5 @@
-import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
 import { cutShort } from "../../bounded-text";
+import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
 import { jsonEqual } from "../../json/equal";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../../json/read";
 

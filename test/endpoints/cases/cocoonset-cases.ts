@@ -1,4 +1,4 @@
-import type { RuleId } from "../../../src/endpoints/catalogue";
+import type { RuleId } from "../../../src/endpoints";
 import { cocoonSet, staticToolbox, toolbox, withToolbox } from "./builders";
 
 export type CocoonSetRuleId = Exclude<RuleId, `hibernation.${string}`>;

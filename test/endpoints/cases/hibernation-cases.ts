@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Violation } from "../../../src/contract/violations";
 import { collectViolations } from "../../../src/contract/violations";
-import type { HibernationRuleId } from "../../../src/endpoints/catalogue";
+import type { HibernationRuleId } from "../../../src/endpoints/hibernation";
 import { checkNoOtherHibernation, hibernationViolations } from "../../../src/endpoints/hibernation";
 import { hibernation } from "./builders";
 

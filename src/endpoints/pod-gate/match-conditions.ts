@@ -1,55 +1,13 @@
-import { DEFAULT_POD_CREATORS } from "../endpoints/pod-gate/creators";
+import { NODE_USERNAME_PREFIX, SCHEDULER_USERNAME } from "../../cocoon/identities";
 import {
-  BOUND_NODES_ENTRY,
-  DEFAULT_RUNTIME_IDENTITIES,
-} from "../endpoints/pod-gate/platform-identities";
-import { NODE_USERNAME_PREFIX, SCHEDULER_USERNAME } from "./identities";
-import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX, VM_NAME_ANNOTATION } from "./markers";
-
-/*
- * The CEL pre-filters of the webhook registrations (Kubernetes >= 1.30, beta
- * since 1.28): the apiserver calls an endpoint only when every condition of
- * its registration is true. Each mirrors a predicate the handler applies
- * itself, so a condition can only save a call, never change a verdict;
- * test/manifests/match-conditions.test.ts property-tests each against its
- * predicate. Every field read is guarded with `has(x.f) && x.f != null`, so an
- * absent or null field reads as absent under both CEL readings of null
- * (cel-go in the apiserver counts a null field as present), never as a CEL
- * error, which would count as a webhook failure.
- */
-
-export interface MatchCondition {
-  readonly name: string;
-  /** The expression as the apiserver evaluates it. */
-  readonly expression: string;
-  /** The same, broken where a person reads it: the lines join with spaces into `expression`. */
-  readonly lines: readonly string[];
-  /** Why the condition holds as it does; written above it in the manifest. */
-  readonly comment?: string;
-}
-
-/** The conditions of one registration, with what they keep away from the webhook. */
-export interface MatchConditions {
-  readonly comment: string;
-  readonly conditions: readonly MatchCondition[];
-}
-
-/** Lines of a CEL expression; a nested piece keeps its own line breaks. */
-type Cel = readonly string[];
-
-const cel = (...parts: (string | Cel)[]): Cel => parts.flat();
-
-/** `piece` with `before` on its first line and `after` on its last. */
-function around(before: string, piece: Cel, after = ""): Cel {
-  return piece.map(
-    (line, index) =>
-      `${index === 0 ? before : ""}${line}${index === piece.length - 1 ? after : ""}`,
-  );
-}
-
-function condition(name: string, lines: Cel, comment?: string): MatchCondition {
-  return { name, expression: lines.join(" "), lines, ...(comment ? { comment } : {}) };
-}
+  COCOON_TOLERATION_KEY,
+  VM_ANNOTATION_PREFIX,
+  VM_NAME_ANNOTATION,
+} from "../../cocoon/markers";
+import type { MatchConditions } from "../../contract/endpoint";
+import { around, type Cel, cel, condition, fieldOr } from "../cel";
+import { DEFAULT_POD_CREATORS } from "./creators";
+import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "./platform-identities";
 
 /** `object.spec.tolerations` (or oldObject's) holds the cocoon toleration: podEntersCocoonGate's first half. */
 const tolerates = (object: string): Cel => [
@@ -77,15 +35,6 @@ const WAS_GATED: Cel = cel(
   around("&& (", tolerates("oldObject")),
   around("|| ", annotated("oldObject"), ")"),
 );
-
-/** `path` of `object`, or `empty` where it or a parent on the way is absent or null. */
-function fieldOr(object: string, path: readonly string[], empty: string): string {
-  const guards = path.map((_, index) => {
-    const field = [object, ...path.slice(0, index + 1)].join(".");
-    return `has(${field}) && ${field} != null`;
-  });
-  return `(${guards.join(" && ")} ? ${[object, ...path].join(".")} : ${empty})`;
-}
 
 const annotationsOf = (object: string) => fieldOr(object, ["metadata", "annotations"], "{}");
 
@@ -202,74 +151,3 @@ export const POD_GATE_CONDITIONS: MatchConditions = podGateConditions(
   DEFAULT_POD_CREATORS,
   DEFAULT_RUNTIME_IDENTITIES,
 );
-
-/** The CocoonSet's spec, when the object has one. */
-const specOf = (object: string): Cel => [`has(${object}.spec) && ${object}.spec != null`];
-
-export const COCOONSET_CONDITIONS: MatchConditions = {
-  comment:
-    "A CocoonSet UPDATE whose spec is unchanged (the operator's finalizer and annotation " +
-    "writes) never reaches the webhook, which would pass it anyway, so those writes survive " +
-    "a webhook outage.",
-  conditions: [
-    condition(
-      "spec-changed",
-      cel(
-        "request.operation != 'UPDATE' || oldObject == null || object == null",
-        around("|| !(", specOf("object")),
-        around("&& ", specOf("oldObject")),
-        "&& object.spec == oldObject.spec)",
-      ),
-      "A spec equal to the old one is semantically equal too (specsSemanticallyEqual in " +
-        "src/cocoon/spec-equality.ts), so the webhook would skip it as no_change.",
-    ),
-  ],
-};
-
-/** A Scale omits replicas when they are 0 (`kubectl scale --replicas=0` sends `spec: {}`); apps/v1 defaults them to 1. */
-const replicas = (object: string, omitted: number): Cel => [
-  `(has(${object}.spec) && ${object}.spec != null`,
-  `&& has(${object}.spec.replicas) && ${object}.spec.replicas != null`,
-  `? ${object}.spec.replicas : ${omitted})`,
-];
-
-const IS_SCALE = "(has(request.subResource) && request.subResource == 'scale')";
-
-export const SCALE_GUARD_CONDITIONS: MatchConditions = {
-  comment:
-    "Only requests that lower the replica count reach the webhook, so scale-ups and unchanged " +
-    "counts (HPA, kubectl scale up, rollouts, label edits) keep working while it is unreachable.",
-  conditions: [
-    condition(
-      "scale-or-cocoon-workload",
-      cel(
-        IS_SCALE,
-        "|| (oldObject != null",
-        "&& has(oldObject.spec) && oldObject.spec != null",
-        "&& has(oldObject.spec.template) && oldObject.spec.template != null",
-        "&& has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null",
-        "&& has(oldObject.spec.template.spec.tolerations)",
-        "&& oldObject.spec.template.spec.tolerations != null",
-        "&& oldObject.spec.template.spec.tolerations.exists(t, t != null",
-        `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
-      ),
-      "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
-        "updates only of workloads whose old pod template carries the cocoon toleration " +
-        "(workloadIsCocoon in src/endpoints/scale-guard.ts, applied to oldObject).",
-    ),
-    condition(
-      "replicas-go-down",
-      cel(
-        "object != null && oldObject != null",
-        `&& (${IS_SCALE.slice(1, -1)}`,
-        around("? ", replicas("object", 0)),
-        around("< ", replicas("oldObject", 0)),
-        around(": ", replicas("object", 1)),
-        around("< ", replicas("oldObject", 1), ")"),
-      ),
-      "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
-        "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
-        "StatefulSet.",
-    ),
-  ],
-};

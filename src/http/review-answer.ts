@@ -1,8 +1,15 @@
-import { withoutControlCharacters } from "../bounded-text";
-import type { EndpointKey } from "../endpoints/index";
-import { enforcementName } from "../endpoints/enforcement";
-import type { AdmissionApiVersion } from "../contract/admission-request";
+import { cutShort, withoutControlCharacters } from "../bounded-text";
+import type { AdmissionApiVersion, AdmissionRequest } from "../contract/admission-request";
 import type { Decision, Warned } from "../contract/verdict";
+import type { CollectedViolations } from "../contract/violations";
+import { ENDPOINTS, type EndpointKey } from "../endpoints";
+import { enforcementName } from "../endpoints/enforcement";
+import type { Logger } from "../observability/logger";
+
+/*
+ * What a review gives back once its decision is made: the AdmissionReview
+ * answer, and the decision's one log line.
+ */
 
 /** Every denial message and warning starts with this, so operators can grep for it. */
 export const MESSAGE_PREFIX = "cocoon-webhook: ";
@@ -124,4 +131,65 @@ function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   const characters = [...text];
   return characters.length <= max ? text : `${characters.slice(0, max - 1).join("")}…`;
+}
+
+/**
+ * The one log line of a decision: a denial at warn with the broken rules, an
+ * error at error with what was thrown, a warning (warn mode) at warn like the
+ * denial or error it stands for, an allow at debug. `handler` is the
+ * endpoint's label, as in the metrics.
+ */
+export function logDecision(
+  log: Logger,
+  endpoint: EndpointKey,
+  request: AdmissionRequest,
+  decision: Decision,
+  thrown: unknown,
+): void {
+  // Allows log at debug only; skip building the line on the hot path when it would be dropped.
+  if (decision.result !== "warn" && decision.allowed && !log.isLevelEnabled("debug")) return;
+  const fields = {
+    handler: ENDPOINTS[endpoint].label,
+    uid: cutShort(request.uid),
+    operation: request.operation && cutShort(request.operation),
+    kind: request.kind && cutShort(request.kind.kind),
+    resource: request.namespace
+      ? `${cutShort(request.namespace)}/${cutShort(request.name ?? "")}`
+      : cutShort(request.name ?? ""),
+    user: request.userInfo?.username && cutShort(request.userInfo.username),
+    result: decision.result,
+    reason: decision.reason,
+  };
+  if (decision.result === "error")
+    log.error({ ...fields, message: decision.message, err: thrown }, "admission error");
+  else if (decision.result === "deny")
+    log.warn(
+      { ...fields, message: decision.message, ...violationFields(decision.violations) },
+      "admission denied",
+    );
+  else if (decision.result === "warn")
+    log.warn(
+      {
+        ...fields,
+        refused: decision.refused,
+        message: decision.message,
+        ...violationFields(decision.violations),
+        ...(thrown === undefined ? {} : { err: thrown }),
+      },
+      `admission warned: allowed in warn mode, would have been ${decision.refused === "deny" ? "denied" : "refused (fail-closed)"}`,
+    );
+  else log.debug(fields, "admission allowed");
+}
+
+/**
+ * The broken rules of a denial as log fields, so the logs can tell which rule
+ * denies most: each listed violation's rule id and JSON path, and how many
+ * more each rule had past the listing cap.
+ */
+function violationFields({ listed, unlistedByRule, total }: CollectedViolations) {
+  if (total === 0) return {};
+  return {
+    violations: listed.map(({ rule, path }) => ({ rule, path })),
+    ...(total > listed.length ? { unlisted: Object.fromEntries(unlistedByRule) } : {}),
+  };
 }

@@ -1,21 +1,11 @@
-import type { EndpointKey, ReasonOf } from "./index";
+import type { Rule } from "../../contract/endpoint";
 
 /**
- * Every rule `/validate-cocoonset` and `/validate-cocoonhibernation` enforce,
- * one plain-words line each. README.md lists exactly these lines, each
- * violation names the rule it breaks by `id`, and `reason` is the verdict's
- * metric label — so the code, the README and the tests cannot drift apart.
- * A rule belongs to the endpoint whose denial reasons include its `reason`.
+ * Every rule `/validate-cocoonset` enforces, one plain-words line each:
+ * README.md lists exactly these lines, and each violation names its rule
+ * by `id`.
  */
-interface CatalogueEntry {
-  readonly id: string;
-  readonly reason: string;
-  readonly text: string;
-  /** What to do first, in a few words: a warn-mode warning leads with it, the message after. */
-  readonly remedy: string;
-}
-
-export const RULE_CATALOGUE = [
+export const COCOONSET_RULES = [
   {
     id: "cocoonset.field-types",
     reason: "invalid_spec",
@@ -148,57 +138,6 @@ export const RULE_CATALOGUE = [
     text: "CocoonSet: every derived pod name (`<set>-<slot>`, `<set>-<toolbox>`) and VM name (`vk-<namespace>-<set>-<slot>`, `vk-<namespace>-<set>-<toolbox>`) is at most 63 characters, for slots 0 … `spec.agent.replicas`; `<set>` is `metadata.name`, or `generateName` plus 5 characters.",
     remedy: "shorten the set's or toolbox's name, or use a shorter namespace",
   },
-  {
-    id: "hibernation.desire",
-    reason: "invalid_desire",
-    text: "CocoonHibernation: `spec.desire` is `Hibernate` or `Wake` (case-sensitive).",
-    remedy: "set spec.desire to Hibernate or Wake",
-  },
-  {
-    id: "hibernation.name-matches-pod",
-    reason: "name_mismatch",
-    text: "CocoonHibernation: `metadata.name` equals `spec.podRef.name` (one per pod, named after it).",
-    remedy: "name it after its pod: metadata.name = spec.podRef.name",
-  },
-  {
-    id: "hibernation.one-per-pod",
-    reason: "duplicate",
-    text: "CocoonHibernation: a pod has at most one; to change what it asks for, flip `spec.desire` of the existing one.",
-    remedy: "flip spec.desire of the pod's existing CocoonHibernation instead",
-  },
-  {
-    id: "hibernation.wait-for-terminating",
-    reason: "terminating",
-    text: "CocoonHibernation: while an earlier one for the same pod is still terminating, a new one is refused; retry after its cleanup.",
-    remedy: "retry once the earlier CocoonHibernation is gone",
-  },
-] as const satisfies readonly CatalogueEntry[];
+] as const satisfies readonly Rule[];
 
-export type RuleId = (typeof RULE_CATALOGUE)[number]["id"];
-
-type CatalogueRule = (typeof RULE_CATALOGUE)[number];
-
-/** The verdict reason (metric label) a denial for breaking rule `R` carries. */
-export type ReasonOfRule<R extends RuleId> = Extract<CatalogueRule, { id: R }>["reason"];
-
-/** The rules a denial of endpoint `E` can list: those whose reason is one of E's. */
-export type RuleOf<E extends EndpointKey> = Extract<
-  CatalogueRule,
-  { reason: ReasonOf<E, "deny"> }
->["id"];
-
-export type CocoonSetRuleId = RuleOf<"cocoonSet">;
-export type HibernationRuleId = RuleOf<"cocoonHibernation">;
-
-const REASONS = new Map<RuleId, string>(RULE_CATALOGUE.map((rule) => [rule.id, rule.reason]));
-
-/** What to do first about each rule, by id: a warn-mode warning of a violation leads with it. */
-export const RULE_REMEDIES: Readonly<Record<string, string>> = Object.fromEntries(
-  RULE_CATALOGUE.map((rule) => [rule.id, rule.remedy]),
-);
-
-/** The verdict reason (metric label) of a rule. */
-export function reasonOf<R extends RuleId>(rule: R): ReasonOfRule<R> {
-  // Every id of the catalogue has an entry: the map is built from the catalogue itself.
-  return REASONS.get(rule) as ReasonOfRule<R>;
-}
+export type CocoonSetRuleId = (typeof COCOONSET_RULES)[number]["id"];

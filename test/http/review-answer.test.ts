@@ -1,4 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import { denied, errored, type Warned } from "../../src/contract/verdict";
+import {
+  collectViolations,
+  LISTED_VIOLATIONS_LIMIT,
+  violation,
+} from "../../src/contract/violations";
+import { ENDPOINTS } from "../../src/endpoints";
 import { enforce, remediesOf } from "../../src/endpoints/enforcement";
 import {
   AUDIT_VALUE_MAX_CHARACTERS,
@@ -6,17 +13,10 @@ import {
   LISTED_WARNINGS_LIMIT,
   WARNING_MAX_CHARACTERS,
   warningsOf,
-} from "../../src/http/admission-response";
-import { denied, errored, type Warned } from "../../src/contract/verdict";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  violation,
-} from "../../src/contract/violations";
-import { REFUSAL_REMEDIES } from "../../src/endpoints/remedies";
+} from "../../src/http/review-answer";
 
 const warned = (verdict: Parameters<typeof enforce>[0]): Warned => {
-  const decision = enforce(verdict, "warn", remediesOf(REFUSAL_REMEDIES, "podGate"));
+  const decision = enforce(verdict, "warn", remediesOf("podGate"));
   if (decision.result !== "warn") throw new Error("not warned");
   return decision;
 };
@@ -31,7 +31,7 @@ const toolboxViolations = (count: number, rule = "toolbox.image-required") =>
 describe("warnings", () => {
   test("a denial without violations is one warning: its reason, its remedy, then its message", () => {
     expect(warningsOf(warned(denied("not_owned", "pod a/b has no CocoonSet owner")))).toEqual([
-      `cocoon-webhook: not_owned: ${REFUSAL_REMEDIES.reasons.podGate.not_owned}. pod a/b has no CocoonSet owner`,
+      `cocoon-webhook: not_owned: ${ENDPOINTS.podGate.remedies.not_owned}. pod a/b has no CocoonSet owner`,
     ]);
   });
 
@@ -49,7 +49,7 @@ describe("warnings", () => {
     const [warning = ""] = warningsOf(warned(errored("node_fetch", long)));
     expect([...warning]).toHaveLength(WARNING_MAX_CHARACTERS);
     expect(warning).toStartWith(
-      `cocoon-webhook: node_fetch: ${REFUSAL_REMEDIES.reasons.podGate.node_fetch}. éé`,
+      `cocoon-webhook: node_fetch: ${ENDPOINTS.podGate.remedies.node_fetch}. éé`,
     );
     expect(warning.endsWith("🦀…")).toBeTrue();
   });
@@ -63,7 +63,7 @@ describe("control characters", () => {
       'cocoon-webhook: user "eve\\n\\rX\\u0007" may not create it',
     );
     expect(warningsOf(warned(verdict))).toEqual([
-      `cocoon-webhook: creator: ${REFUSAL_REMEDIES.reasons.podGate.creator}. user "eve\\n\\rX\\u0007" may not create it`,
+      `cocoon-webhook: creator: ${ENDPOINTS.podGate.remedies.creator}. user "eve\\n\\rX\\u0007" may not create it`,
     ]);
   });
 });
