@@ -164,7 +164,17 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     return cocoonSetFindings(cocoonSetVersion, set);
   });
   if (setsListed === "listed") owners.listedAll(COCOONSET_OWNER);
-  if (await listSandboxes(each, owners)) owners.listedAll(SANDBOX_OWNER);
+  // Sandboxes, v1beta1 else v1alpha1, for their pods' owner references; neither served: none exist.
+  const addSandbox = (sandbox: JsonObject) => {
+    owners.add(SANDBOX_OWNER, sandbox);
+    return [];
+  };
+  let sandboxes: Awaited<ReturnType<typeof each>> = "not_served";
+  for (const resource of [AUDITED_SANDBOXES, AUDITED_SANDBOXES_V1ALPHA1]) {
+    sandboxes = await each(resource, addSandbox, { optional: true, judged: false });
+    if (sandboxes !== "not_served") break;
+  }
+  if (sandboxes !== "failed") owners.listedAll(SANDBOX_OWNER);
   const hibernations = new HibernationAudit();
   const hibernationVersion = apiVersionOf(AUDITED_HIBERNATIONS);
   const listedAll = await each(AUDITED_HIBERNATIONS, (item) =>
@@ -183,28 +193,6 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
     excluded: UNGATED_NAMESPACES,
   });
   return report;
-}
-
-type Each = (
-  resource: typeof AUDITED_SANDBOXES | typeof AUDITED_SANDBOXES_V1ALPHA1,
-  check: (item: JsonObject) => readonly AuditFinding[],
-  options: { optional: boolean; judged: boolean },
-) => Promise<"listed" | "failed" | "not_served">;
-
-/** Sandboxes (v1beta1, else v1alpha1), for their pods' owner references: whether every one was seen. */
-async function listSandboxes(each: Each, owners: OwnerIndex): Promise<boolean> {
-  for (const resource of [AUDITED_SANDBOXES, AUDITED_SANDBOXES_V1ALPHA1]) {
-    const listed = await each(
-      resource,
-      (sandbox) => {
-        owners.add(SANDBOX_OWNER, sandbox);
-        return [];
-      },
-      { optional: true, judged: false },
-    );
-    if (listed !== "not_served") return listed === "listed";
-  }
-  return true;
 }
 
 function countIn(counts: Map<string, number>, item: JsonObject): void {
