@@ -21,7 +21,7 @@ export interface ListPagesOptions {
   readonly maxPageBytes: number;
   /** Objects the whole list may hold before it is refused; with the page size it bounds the pages. */
   readonly maxObjects: number;
-  /** Bytes of all pages together, bounded for the same reason (Infinity for audit). */
+  /** Bytes of all pages together (Infinity for audit, which drops each page once checked). */
   readonly maxTotalBytes: number;
   /** One APISERVER_TIMEOUT for all pages (the webhook's verdict), or one per page (audit). */
   readonly budget: "shared" | "per-page";
