@@ -46,6 +46,7 @@ export function schemaAt(schema: SchemaNode, path: readonly string[]): SchemaNod
   for (const step of path) {
     node = step === "[]" ? node?.items : node?.properties?.[step];
   }
-  if (!node) throw new Error(`the embedded CRD schema has no ${path.join(".")}`);
+  if (!node)
+    throw new Error(`the embedded CRD schema has no ${path.join(".").replaceAll(".[]", "[]")}`);
   return node;
 }

@@ -15,92 +15,58 @@ import { quantitiesEqual } from "./quantity";
  */
 
 /** The zero value of a Go value field, which `encoding/json` reads from an absent or null one. */
-type GoZero = false | 0 | "";
+const ZERO_OF_TYPE: Readonly<Record<string, false | 0 | "">> = {
+  boolean: false,
+  integer: 0,
+  string: "",
+};
 
-/** A field as the Go types hold it. */
-type GoField =
-  /** `pointer`: absent and `{}` differ; otherwise absent reads as `{}`. */
-  | {
-      readonly type: "object";
-      readonly fields: Readonly<Record<string, GoField>>;
-      readonly pointer: boolean;
-    }
-  | { readonly type: "list"; readonly items: GoField }
-  /** Keys of the user's choosing (resource limits), values of `values`. */
-  | { readonly type: "map"; readonly values: GoField | undefined }
-  /** `zero`: what absent reads as (none for a pointer); `quantity`: equal to another spelling of the same amount. */
-  | { readonly type: "scalar"; readonly zero: GoZero | undefined; readonly quantity: boolean };
+const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
+const ENV_FROM = ["agent", "envFrom", "[]"];
 
 /**
- * What the schema cannot say: the spec fields the Go types hold behind a
- * pointer (envFrom's `*ConfigMapEnvSource`, `*SecretEnvSource` and their
- * `optional *bool`). Quantities need no entry: `storage` is a pointer and a
- * resource list's values are never absent.
+ * What the schema cannot say: the fields the Go types hold behind a pointer,
+ * where absent differs from the zero value (envFrom's `*ConfigMapEnvSource`,
+ * `*SecretEnvSource` and their `optional *bool`). Quantities need no entry:
+ * `storage` is a pointer and a resource list's values are never absent.
  */
-export const GO_POINTER_FIELDS: readonly string[] = [
-  "agent.envFrom[].configMapRef",
-  "agent.envFrom[].configMapRef.optional",
-  "agent.envFrom[].secretRef",
-  "agent.envFrom[].secretRef.optional",
-];
-
-const ZERO_OF_TYPE: Readonly<Record<string, GoZero>> = { boolean: false, integer: 0, string: "" };
-
-function goFieldOf(node: SchemaNode, path: string): GoField {
-  const pointer = GO_POINTER_FIELDS.includes(path);
-  const { properties, items, additionalProperties } = node;
-  if (properties) {
-    const fields = Object.entries(properties).map(([name, child]) => [
-      name,
-      goFieldOf(child, path ? `${path}.${name}` : name),
-    ]);
-    return { type: "object", fields: Object.fromEntries(fields), pointer };
-  }
-  if (items) return { type: "list", items: goFieldOf(items, `${path}[]`) };
-  if (node.type === "object") {
-    return {
-      type: "map",
-      values: additionalProperties && goFieldOf(additionalProperties, `${path}.*`),
-    };
-  }
-  const quantity = node["x-kubernetes-int-or-string"] === true;
-  const zero = pointer || quantity || !node.type ? undefined : ZERO_OF_TYPE[node.type];
-  return { type: "scalar", zero, quantity };
-}
-
-const COCOONSET_SPEC = goFieldOf(schemaAt(COCOONSET_SCHEMA, ["spec"]), "");
+const GO_POINTERS: ReadonlySet<SchemaNode> = new Set(
+  [
+    [...ENV_FROM, "configMapRef"],
+    [...ENV_FROM, "configMapRef", "optional"],
+    [...ENV_FROM, "secretRef"],
+    [...ENV_FROM, "secretRef", "optional"],
+  ].map((path) => schemaAt(SPEC, path)),
+);
 
 /** Whether two CocoonSet specs hold the same values as the operator's Go types read them. */
 export function specsSemanticallyEqual(left: unknown, right: unknown): boolean {
-  return equalAs(COCOONSET_SPEC, left, right);
+  return equalAs(SPEC, left, right);
 }
 
 const absent = (value: unknown): boolean => value === undefined || value === null;
 
-function equalAs(node: GoField | undefined, left: unknown, right: unknown): boolean {
-  switch (node?.type) {
-    case "scalar":
-      return scalarsEqual(node, left, right);
-    case "list":
-      return listsEqual(node.items, left, right);
-    case "map":
-      return mapsEqual(node.values, left, right);
-    case "object":
-      if (node.pointer && (absent(left) || absent(right))) return absent(left) && absent(right);
-      return objectsEqual(node.fields, absent(left) ? {} : left, absent(right) ? {} : right);
-    default:
-      return equalAsSent(left, right);
+function equalAs(node: SchemaNode | undefined, left: unknown, right: unknown): boolean {
+  if (!node) return equalAsSent(left, right);
+  const { properties, items } = node;
+  if (properties) {
+    if (GO_POINTERS.has(node) && (absent(left) || absent(right))) {
+      return absent(left) && absent(right);
+    }
+    return objectsEqual(properties, absent(left) ? {} : left, absent(right) ? {} : right);
   }
+  if (items) return listsEqual(items, left, right);
+  if (node.type === "object") return mapsEqual(node.additionalProperties, left, right);
+  return scalarsEqual(node, left, right);
 }
 
-function scalarsEqual(
-  node: Extract<GoField, { type: "scalar" }>,
-  left: unknown,
-  right: unknown,
-): boolean {
-  const a = absent(left) ? node.zero : left;
-  const b = absent(right) ? node.zero : right;
-  if (node.quantity) {
+/** A quantity (int-or-string) equals another spelling of its amount and has no zero: `storage` is a pointer. */
+function scalarsEqual(node: SchemaNode, left: unknown, right: unknown): boolean {
+  const quantity = node["x-kubernetes-int-or-string"] === true;
+  const zero = quantity || GO_POINTERS.has(node) ? undefined : ZERO_OF_TYPE[node.type ?? ""];
+  const a = absent(left) ? zero : left;
+  const b = absent(right) ? zero : right;
+  if (quantity) {
     const x = quantityText(a);
     const y = quantityText(b);
     if (x !== undefined && y !== undefined && quantitiesEqual(x, y)) return true;
@@ -109,7 +75,7 @@ function scalarsEqual(
 }
 
 /** A nil and an empty slice are the same to the Go types. */
-function listsEqual(items: GoField, left: unknown, right: unknown): boolean {
+function listsEqual(items: SchemaNode, left: unknown, right: unknown): boolean {
   const a = absent(left) ? [] : left;
   const b = absent(right) ? [] : right;
   if (!Array.isArray(a) || !Array.isArray(b)) return equalAsSent(a, b);
@@ -117,7 +83,7 @@ function listsEqual(items: GoField, left: unknown, right: unknown): boolean {
 }
 
 /** A nil and an empty map are the same; every key present on one side must be on the other. */
-function mapsEqual(values: GoField | undefined, left: unknown, right: unknown): boolean {
+function mapsEqual(values: SchemaNode | undefined, left: unknown, right: unknown): boolean {
   const a = absent(left) ? {} : left;
   const b = absent(right) ? {} : right;
   if (!isJsonObject(a) || !isJsonObject(b)) return equalAsSent(a, b);
@@ -129,7 +95,7 @@ function mapsEqual(values: GoField | undefined, left: unknown, right: unknown): 
 }
 
 function objectsEqual(
-  fields: Readonly<Record<string, GoField>>,
+  fields: Readonly<Record<string, SchemaNode>>,
   left: unknown,
   right: unknown,
 ): boolean {
