@@ -23,9 +23,9 @@ const FIXTURES = join(import.meta.dir, "../fixtures/validate");
 const NOTE =
   "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
 
-function validate(args: string[], stdin?: string) {
-  const result = Bun.spawnSync([BINARY, "validate", ...args], {
-    cwd: FIXTURES,
+function validate(args: string[], stdin?: string, { binary = BINARY, cwd = FIXTURES } = {}) {
+  const result = Bun.spawnSync([binary, "validate", ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? "" },
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
@@ -193,15 +193,11 @@ describe("cocoon-webhook validate", () => {
           "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonHibernation\nmetadata: {name: p}\n" +
           "spec: {podRef: {name: p}, desire: hibernate}\n",
       );
-      const result = Bun.spawnSync([binary, "validate", "-f", "objects.yaml"], {
+      const { code, stdout } = validate(["-f", "objects.yaml"], undefined, {
+        binary,
         cwd: directory,
-        env: { PATH: process.env.PATH ?? "" },
-        stdout: "pipe",
-        stderr: "pipe",
-        timeout: 10_000,
       });
-      const stdout = result.stdout.toString();
-      expect(result.exitCode).toBe(1);
+      expect(code).toBe(1);
       for (const finding of [
         'spec.agent.mode: firecracker supports only mode "run", but the mode is "clone" (the default when unset)',
         'spec.agent.imgae: "imgae" is not a field of the CocoonSet CRD, so the apiserver drops or rejects it; did you mean "image"? [manifest.unknown-field]',
