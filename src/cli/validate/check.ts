@@ -1,5 +1,3 @@
-import type { Violation } from "../../contract/violations";
-import { collectViolations } from "../../contract/violations";
 import {
   COCOON_GROUP,
   COCOON_VERSION,
@@ -12,15 +10,17 @@ import {
   type SchemaNode,
 } from "../../cocoon/crd-schema";
 import { namespaceOf } from "../../cocoon/namespace";
+import type { Violation } from "../../contract/violations";
+import { collectViolations } from "../../contract/violations";
+import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
+import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
+import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { type JsonPath, stringAt, valueAt } from "../../json/read";
 import { apiGroupOf } from "../../kube/api-resources";
-import type { HibernationRuleId, RuleId } from "../../endpoints/catalogue";
-import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
-import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
-import { cocoonSetSchemaProblems } from "./crd-schema";
 import { closestMatch } from "../did-you-mean";
+import { cocoonSetSchemaProblems } from "./crd-schema";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
 import { unknownFields, withObjectMeta } from "./unknown-fields";
