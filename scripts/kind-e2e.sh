@@ -58,8 +58,8 @@ log "image $image"
 docker build -t "$image" --build-arg REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" .
 kind load docker-image "$image" --name "$cluster"
 
-log "test-only CRDs"
-kubectl apply -f test/fixtures/crds/
+log "the cocoon CRDs (manifests/crds)"
+kubectl apply -f manifests/crds/
 kubectl wait --for=condition=Established --timeout=60s \
   crd/cocoonsets.cocoonset.cocoonstack.io crd/cocoonhibernations.cocoonset.cocoonstack.io
 

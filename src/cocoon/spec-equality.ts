@@ -1,5 +1,5 @@
 import { isJsonObject } from "../json/read";
-import { COCOONSET_SPEC_FIELDS, type FieldNode } from "./crd-fields";
+import { COCOONSET_SCHEMA, type SchemaNode, schemaAt } from "./crd-schema";
 import { quantitiesEqual } from "./quantity";
 
 /*
@@ -8,43 +8,65 @@ import { quantitiesEqual } from "./quantity";
  * re-encoded: `suspend: false`, `toolboxes: []` or `probePort: 0` dropped
  * (omitempty), `resources: {}` added, quantities in canonical form. Two specs
  * are the same when those types would hold the same values, field by field
- * as COCOONSET_SPEC_FIELDS describes them (docs/behaviour.md lists the rule
- * per field). A field the types do not know, or a value of the wrong type,
- * compares as sent (only `null` equals absent), so nothing outside the types
- * can hide a real change.
+ * as the CRD schema types them (docs/behaviour.md lists the rule per field).
+ * A field the types do not know, or a value of the wrong type, compares as
+ * sent (only `null` equals absent), so nothing outside the types can hide a
+ * real change.
  */
+
+/** The zero value of a Go value field, which `encoding/json` reads from an absent or null one. */
+const ZERO_OF_TYPE: Readonly<Record<string, false | 0 | "">> = {
+  boolean: false,
+  integer: 0,
+  string: "",
+};
+
+const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
+const ENV_FROM = ["agent", "envFrom", "[]"];
+
+/**
+ * What the schema cannot say: the fields the Go types hold behind a pointer,
+ * where absent differs from the zero value (envFrom's `*ConfigMapEnvSource`,
+ * `*SecretEnvSource` and their `optional *bool`). Quantities need no entry:
+ * `storage` is a pointer and a resource list's values are never absent.
+ */
+const GO_POINTERS: ReadonlySet<SchemaNode> = new Set(
+  [
+    [...ENV_FROM, "configMapRef"],
+    [...ENV_FROM, "configMapRef", "optional"],
+    [...ENV_FROM, "secretRef"],
+    [...ENV_FROM, "secretRef", "optional"],
+  ].map((path) => schemaAt(SPEC, path)),
+);
 
 /** Whether two CocoonSet specs hold the same values as the operator's Go types read them. */
 export function specsSemanticallyEqual(left: unknown, right: unknown): boolean {
-  return equalAs(COCOONSET_SPEC_FIELDS, left, right);
+  return equalAs(SPEC, left, right);
 }
 
 const absent = (value: unknown): boolean => value === undefined || value === null;
 
-function equalAs(node: FieldNode | undefined, left: unknown, right: unknown): boolean {
-  switch (node?.type) {
-    case "scalar":
-      return scalarsEqual(node, left, right);
-    case "list":
-      return listsEqual(node.items, left, right);
-    case "map":
-      return mapsEqual(node.values, left, right);
-    case "object":
-      if (node.pointer && (absent(left) || absent(right))) return absent(left) && absent(right);
-      return objectsEqual(node.fields, absent(left) ? {} : left, absent(right) ? {} : right);
-    default:
-      return equalAsSent(left, right);
+function equalAs(node: SchemaNode | undefined, left: unknown, right: unknown): boolean {
+  if (!node) return equalAsSent(left, right);
+  const { properties, items } = node;
+  if (properties) {
+    if (GO_POINTERS.has(node) && (absent(left) || absent(right))) {
+      return absent(left) && absent(right);
+    }
+    return objectsEqual(properties, absent(left) ? {} : left, absent(right) ? {} : right);
   }
+  if (items) return listsEqual(items, left, right);
+  if (node.type === "object") return mapsEqual(node.additionalProperties, left, right);
+  return scalarsEqual(node, left, right);
 }
 
-function scalarsEqual(
-  node: Extract<FieldNode, { type: "scalar" }>,
-  left: unknown,
-  right: unknown,
-): boolean {
-  const a = absent(left) ? node.zero : left;
-  const b = absent(right) ? node.zero : right;
-  if (node.quantity) {
+/** A quantity (int-or-string) equals another spelling of its amount and has no zero: `storage` is a pointer. */
+function scalarsEqual(node: SchemaNode, left: unknown, right: unknown): boolean {
+  const quantity = node["x-kubernetes-int-or-string"] === true;
+  const zero = quantity || GO_POINTERS.has(node) ? undefined : ZERO_OF_TYPE[node.type ?? ""];
+  const a = absent(left) ? zero : left;
+  const b = absent(right) ? zero : right;
+  if (quantity) {
     const x = quantityText(a);
     const y = quantityText(b);
     if (x !== undefined && y !== undefined && quantitiesEqual(x, y)) return true;
@@ -53,7 +75,7 @@ function scalarsEqual(
 }
 
 /** A nil and an empty slice are the same to the Go types. */
-function listsEqual(items: FieldNode, left: unknown, right: unknown): boolean {
+function listsEqual(items: SchemaNode, left: unknown, right: unknown): boolean {
   const a = absent(left) ? [] : left;
   const b = absent(right) ? [] : right;
   if (!Array.isArray(a) || !Array.isArray(b)) return equalAsSent(a, b);
@@ -61,7 +83,7 @@ function listsEqual(items: FieldNode, left: unknown, right: unknown): boolean {
 }
 
 /** A nil and an empty map are the same; every key present on one side must be on the other. */
-function mapsEqual(values: FieldNode | undefined, left: unknown, right: unknown): boolean {
+function mapsEqual(values: SchemaNode | undefined, left: unknown, right: unknown): boolean {
   const a = absent(left) ? {} : left;
   const b = absent(right) ? {} : right;
   if (!isJsonObject(a) || !isJsonObject(b)) return equalAsSent(a, b);
@@ -73,7 +95,7 @@ function mapsEqual(values: FieldNode | undefined, left: unknown, right: unknown)
 }
 
 function objectsEqual(
-  fields: Readonly<Record<string, FieldNode>>,
+  fields: Readonly<Record<string, SchemaNode>>,
   left: unknown,
   right: unknown,
 ): boolean {

@@ -9,11 +9,11 @@ export function isUnset(value: unknown): value is undefined | null | "" {
 }
 
 /** The field's value after the CRD default, or undefined when it is not an allowed value. */
-export function resolveEnum<Value extends string>(
-  allowed: CrdEnum<Value>,
+export function resolveEnum(
+  allowed: CrdEnum,
   value: unknown,
-  fallback: Value,
-): Value | undefined {
+  fallback: string,
+): string | undefined {
   if (isUnset(value)) return fallback;
   return allowed.allows(value) ? value : undefined;
 }
@@ -24,7 +24,7 @@ export function enumViolation<R extends string>(
   at: PathSegments,
   field: string,
   value: unknown,
-  allowed: CrdEnum<string>,
+  allowed: CrdEnum,
   fallback?: string,
 ): Violation<R> | undefined {
   if (isUnset(value) || allowed.allows(value)) return undefined;

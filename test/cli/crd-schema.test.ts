@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { cocoonSetSchemaProblems } from "../../src/cli/validate/crd-schema";
+import { COCOONSET_SCHEMA, type SchemaNode } from "../../src/cocoon/crd-schema";
 
 const set = (spec: Record<string, unknown>) => ({
   apiVersion: "cocoonset.cocoonstack.io/v1",
@@ -32,8 +33,8 @@ describe("the CocoonSet CRD's own schema, offline", () => {
       },
       [
         "manifest.crd-port spec.agent.probePort",
-        "manifest.crd-port spec.toolboxes.0.probePort",
         "manifest.crd-port spec.toolboxes.0.vncPort",
+        "manifest.crd-port spec.toolboxes.0.probePort",
         "manifest.crd-port spec.toolboxes.1.vncPort",
       ],
     ],
@@ -111,5 +112,65 @@ describe("the CocoonSet CRD's own schema, offline", () => {
     expect(port).toContain("is 70000, but the CRD allows a whole number from 0 to 65535");
     expect(quantity).toContain('is "lots", which is not a Kubernetes quantity');
     expect(release).toContain("hibernatePolicy release needs agent.replicas 0 and no toolboxes");
+  });
+});
+
+/** Every path of the schema below `at` whose node `matches`, `[]` for list items and `*` for map values. */
+function pathsWhere(node: SchemaNode, matches: (node: SchemaNode) => boolean, at = ""): string[] {
+  const here = matches(node) ? [at] : [];
+  const children = [
+    ...Object.entries(node.properties ?? {}).map(
+      ([name, child]) => [`${at}.${name}`, child] as const,
+    ),
+    ...(node.items ? [[`${at}[]`, node.items] as const] : []),
+    ...(node.additionalProperties ? [[`${at}.*`, node.additionalProperties] as const] : []),
+  ];
+  return [...here, ...children.flatMap(([path, child]) => pathsWhere(child, matches, path))];
+}
+
+describe("the limits come from the embedded CRD schema", () => {
+  const spec = COCOONSET_SCHEMA.properties?.spec ?? {};
+
+  test("the integers it bounds on both sides are the ports, so crd-port's message fits them", () => {
+    const bounded = pathsWhere(
+      spec,
+      (node) => node.type === "integer" && node.maximum !== undefined,
+      "spec",
+    );
+    expect(bounded).toEqual([
+      "spec.agent.probePort",
+      "spec.toolboxes[].probePort",
+      "spec.toolboxes[].vncPort",
+    ]);
+  });
+
+  test("every quantity field is checked: storage and each resource list's values", () => {
+    const quantities = pathsWhere(
+      spec,
+      (node) => node["x-kubernetes-int-or-string"] === true,
+      "spec",
+    );
+    expect(quantities).toEqual([
+      "spec.agent.resources.limits.*",
+      "spec.agent.resources.requests.*",
+      "spec.agent.storage",
+      "spec.toolboxes[].resources.limits.*",
+      "spec.toolboxes[].resources.requests.*",
+      "spec.toolboxes[].storage",
+    ]);
+    const found = cocoonSetSchemaProblems(
+      set({
+        agent: { image: "a:1", resources: { limits: { cpu: "x" }, requests: { cpu: "x" } } },
+        toolboxes: [{ name: "t", resources: { limits: { cpu: "x" }, requests: { cpu: "x" } } }],
+      }),
+    );
+    expect(found).toHaveLength(4);
+  });
+
+  test("the CRD's release rule, which validate spells out, is in the schema", () => {
+    const rules = (spec as { "x-kubernetes-validations"?: { rule: string }[] })[
+      "x-kubernetes-validations"
+    ];
+    expect(rules?.some(({ rule }) => rule.includes("'release'"))).toBe(true);
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { unknownFields } from "../../src/cli/validate/unknown-fields";
-import { COCOONHIBERNATION_FIELDS, COCOONSET_FIELDS } from "../../src/cocoon/crd-fields";
+import { unknownFields, withObjectMeta } from "../../src/cli/validate/unknown-fields";
+import { COCOONHIBERNATION_SCHEMA, COCOONSET_SCHEMA } from "../../src/cocoon/crd-schema";
 import { checkText } from "../support/validate-input";
+
+const COCOONSET_FIELDS = withObjectMeta(COCOONSET_SCHEMA);
+const COCOONHIBERNATION_FIELDS = withObjectMeta(COCOONHIBERNATION_SCHEMA);
 
 function check(text: string, strict = false) {
   return checkText({ file: "m.yaml", text }, { namespace: "default", strict });

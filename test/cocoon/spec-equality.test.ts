@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { COCOONSET_SCHEMA, type SchemaNode, schemaAt } from "../../src/cocoon/crd-schema";
 import { specsSemanticallyEqual } from "../../src/cocoon/spec-equality";
 import { FINALIZER_UPDATES } from "../platform/shapes";
 
@@ -124,4 +125,104 @@ describe("the operator's finalizer updates leave the spec unchanged", () => {
       expect(specsSemanticallyEqual(stored, changed)).toBe(false);
     },
   );
+});
+
+/**
+ * Every field of the CocoonSet spec as cocoon-common's Go types (v0.3.0)
+ * hold it: "value" when absent reads as the zero value of its type, so the
+ * two are the same spec; "pointer" when absent differs from any value.
+ */
+const GO_TYPES = {
+  agent: "value",
+  "agent.backend": "value",
+  "agent.connType": "value",
+  "agent.envFrom": "value",
+  "agent.envFrom[].configMapRef": "pointer",
+  "agent.envFrom[].configMapRef.name": "value",
+  "agent.envFrom[].configMapRef.optional": "pointer",
+  "agent.envFrom[].prefix": "value",
+  "agent.envFrom[].secretRef": "pointer",
+  "agent.envFrom[].secretRef.name": "value",
+  "agent.envFrom[].secretRef.optional": "pointer",
+  "agent.forcePull": "value",
+  "agent.image": "value",
+  "agent.mode": "value",
+  "agent.network": "value",
+  "agent.noDirectIO": "value",
+  "agent.os": "value",
+  "agent.probePort": "value",
+  "agent.replicas": "value",
+  "agent.resources": "value",
+  "agent.resources.claims": "value",
+  "agent.resources.claims[].name": "value",
+  "agent.resources.claims[].request": "value",
+  "agent.resources.limits": "value",
+  "agent.resources.requests": "value",
+  "agent.serviceAccountName": "value",
+  "agent.storage": "pointer",
+  hibernatePolicy: "value",
+  nodeName: "value",
+  nodePool: "value",
+  snapshotCompatibilityClass: "value",
+  snapshotPolicy: "value",
+  suspend: "value",
+  toolboxes: "value",
+  "toolboxes[].backend": "value",
+  "toolboxes[].connType": "value",
+  "toolboxes[].forcePull": "value",
+  "toolboxes[].image": "value",
+  "toolboxes[].mode": "value",
+  "toolboxes[].name": "value",
+  "toolboxes[].network": "value",
+  "toolboxes[].noDirectIO": "value",
+  "toolboxes[].os": "value",
+  "toolboxes[].probePort": "value",
+  "toolboxes[].resources": "value",
+  "toolboxes[].resources.claims": "value",
+  "toolboxes[].resources.claims[].name": "value",
+  "toolboxes[].resources.claims[].request": "value",
+  "toolboxes[].resources.limits": "value",
+  "toolboxes[].resources.requests": "value",
+  "toolboxes[].staticIP": "value",
+  "toolboxes[].staticVMID": "value",
+  "toolboxes[].storage": "pointer",
+  "toolboxes[].vncPort": "value",
+};
+
+/** What Go's encoding/json writes for the zero value of a field of this schema type. */
+function zeroOf(node: SchemaNode): unknown {
+  if (node["x-kubernetes-int-or-string"]) return "0";
+  return { boolean: false, integer: 0, string: "", array: [], object: {} }[node.type ?? ""];
+}
+
+/** A spec holding `leaf` at `steps` (`[]` a one-item list), or the same spec without it. */
+function specWith(steps: readonly string[], leaf: unknown): unknown {
+  const [step, ...rest] = steps;
+  if (step === undefined) return leaf;
+  if (step === "[]") return [specWith(rest, leaf)];
+  if (rest.length === 0 && leaf === undefined) return {};
+  return { [step]: specWith(rest, leaf) };
+}
+
+/** Each field below `node` and whether the comparison reads its zero value as absent. */
+function comparedFields(node: SchemaNode, steps: readonly string[] = []): [string, string][] {
+  const fields: [string, string][] = [];
+  for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const at = [...steps, name];
+    const sameAsAbsent = specsSemanticallyEqual(
+      specWith(at, zeroOf(child)),
+      specWith(at, undefined),
+    );
+    fields.push([at.join(".").replaceAll(".[]", "[]"), sameAsAbsent ? "value" : "pointer"]);
+    fields.push(...comparedFields(child, at));
+  }
+  if (node.items) fields.push(...comparedFields(node.items, [...steps, "[]"]));
+  return fields;
+}
+
+describe("the Go types, as the schema and the kept pointer list derive them", () => {
+  test("every field of the embedded schema compares as the Go types hold it", () => {
+    const spec = schemaAt(COCOONSET_SCHEMA, ["spec"]);
+    expect(Object.fromEntries(comparedFields(spec))).toEqual(GO_TYPES);
+  });
 });

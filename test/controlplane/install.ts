@@ -8,7 +8,7 @@ import type { ApiAnswer, ControlPlane, Identity } from "./cluster";
 
 /*
  * cocoon-webhook installed into a real control plane from our own manifests:
- * the operator's CRDs (the test fixtures), the Namespace, and from
+ * the operator's CRDs (manifests/crds), the Namespace, and from
  * `kubectl kustomize manifests/default` the ServiceAccount, the RBAC and both
  * webhook configurations. One patch, applied here, differs from production:
  * each webhook's clientConfig is `url: https://127.0.0.1:PORT/<path>` with
@@ -20,7 +20,7 @@ import type { ApiAnswer, ControlPlane, Identity } from "./cluster";
  */
 
 const REPO_ROOT = join(import.meta.dir, "../..");
-const CRD_DIR = join(REPO_ROOT, "test/fixtures/crds");
+const CRD_DIR = join(REPO_ROOT, "manifests/crds");
 
 export const WEBHOOK_NAMESPACE = "cocoon-system";
 const WEBHOOK_SERVICE_ACCOUNT = "cocoon-webhook";

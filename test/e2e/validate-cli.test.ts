@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -15,9 +23,9 @@ const FIXTURES = join(import.meta.dir, "../fixtures/validate");
 const NOTE =
   "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
 
-function validate(args: string[], stdin?: string) {
-  const result = Bun.spawnSync([BINARY, "validate", ...args], {
-    cwd: FIXTURES,
+function validate(args: string[], stdin?: string, { binary = BINARY, cwd = FIXTURES } = {}) {
+  const result = Bun.spawnSync([binary, "validate", ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? "" },
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
@@ -170,6 +178,38 @@ describe("cocoon-webhook validate", () => {
     const strict = validate(["--strict", "-f", "-"], typo);
     expect(strict.code).toBe(1);
     expect(strict.located).toEqual(["<stdin>:8:5: error: CocoonSet default/s: spec.agent.imgae"]);
+  });
+
+  test("the CRD schema is inside the binary: a copy run where no manifests/ exists reads its fields, enums, defaults and bounds", () => {
+    const directory = mkdtempSync(join(tmpdir(), "validate-alone-"));
+    try {
+      const binary = join(directory, "cocoon-webhook");
+      copyFileSync(BINARY, binary);
+      writeFileSync(
+        join(directory, "objects.yaml"),
+        "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonSet\nmetadata: {name: s}\nspec:\n" +
+          "  agent:\n    imgae: org/agent:1\n    image: org/agent:1\n    os: Linux\n" +
+          "    backend: firecracker\n    probePort: 70000\n---\n" +
+          "apiVersion: cocoonset.cocoonstack.io/v1\nkind: CocoonHibernation\nmetadata: {name: p}\n" +
+          "spec: {podRef: {name: p}, desire: hibernate}\n",
+      );
+      const { code, stdout } = validate(["-f", "objects.yaml"], undefined, {
+        binary,
+        cwd: directory,
+      });
+      expect(code).toBe(1);
+      for (const finding of [
+        'spec.agent.mode: firecracker supports only mode "run", but the mode is "clone" (the default when unset)',
+        'spec.agent.imgae: "imgae" is not a field of the CocoonSet CRD, so the apiserver drops or rejects it; did you mean "image"? [manifest.unknown-field]',
+        'spec.agent.os: must be one of "linux", "windows", "android", "macos" (or leave it unset for "linux"), got "Linux"; values are case-sensitive [vm.os]',
+        "spec.agent.probePort: is 70000, but the CRD allows a whole number from 0 to 65535",
+        'spec.desire: must be "Hibernate" or "Wake" (case-sensitive), got "hibernate" [hibernation.desire]',
+      ]) {
+        expect(stdout).toContain(finding);
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   test("every violation is reported at the line of its field, or of the nearest parent", () => {

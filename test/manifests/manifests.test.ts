@@ -588,8 +588,8 @@ describe.skipIf(KUBECTL === undefined)("components/no-match-conditions", () => {
   });
 });
 
-describe("test-only CRD fixtures", () => {
-  const directory = repoPath("test/fixtures/crds");
+describe("the CRDs of manifests/crds", () => {
+  const directory = repoPath("manifests/crds");
   const crds = readdirSync(directory)
     .filter((file) => file.endsWith(".yaml"))
     .flatMap((file) => readYamlDocuments(`${directory}/${file}`));

@@ -120,4 +120,12 @@ describe("Dockerfile", () => {
     expect(ignored).not.toContain("package.json");
     expect(ignored).not.toContain("src");
   });
+
+  test("the build context carries the CRD schema the binary embeds", () => {
+    const ignored = readFileSync(repoPath(".dockerignore"), "utf8").split("\n");
+    const source = readFileSync(repoPath("src/cocoon/crd-schema.ts"), "utf8");
+    const embedded = [...source.matchAll(/from "(?:\.\.\/)+(manifests\/[\w-]+)\//g)];
+    expect(embedded.map((match) => match[1])).toEqual(["manifests/crds", "manifests/crds"]);
+    expect(ignored).toContain("!manifests/crds");
+  });
 });

@@ -1,14 +1,14 @@
 import {
-  COCOONHIBERNATION_FIELDS,
-  COCOONSET_FIELDS,
-  type FieldNode,
-} from "../../cocoon/crd-fields";
-import {
   COCOON_GROUP,
   COCOON_VERSION,
   COCOONHIBERNATION_KIND,
   COCOONSET_KIND,
 } from "../../cocoon/crd-resources";
+import {
+  COCOONHIBERNATION_SCHEMA,
+  COCOONSET_SCHEMA,
+  type SchemaNode,
+} from "../../cocoon/crd-schema";
 import { namespaceOf } from "../../cocoon/namespace";
 import type { Violation } from "../../contract/violations";
 import { collectViolations } from "../../contract/violations";
@@ -24,7 +24,7 @@ import { closestMatch } from "../did-you-mean";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
-import { unknownFields } from "./unknown-fields";
+import { unknownFields, withObjectMeta } from "./unknown-fields";
 
 type CheckedKind = typeof COCOONSET_KIND | typeof COCOONHIBERNATION_KIND;
 
@@ -82,9 +82,9 @@ export interface CheckSummary {
 
 const CHECKED_API_VERSION = `${COCOON_GROUP}/${COCOON_VERSION}`;
 const CHECKED_KINDS: readonly CheckedKind[] = [COCOONSET_KIND, COCOONHIBERNATION_KIND];
-const FIELDS: Readonly<Record<CheckedKind, FieldNode>> = {
-  [COCOONSET_KIND]: COCOONSET_FIELDS,
-  [COCOONHIBERNATION_KIND]: COCOONHIBERNATION_FIELDS,
+const FIELDS: Readonly<Record<CheckedKind, SchemaNode>> = {
+  [COCOONSET_KIND]: withObjectMeta(COCOONSET_SCHEMA),
+  [COCOONHIBERNATION_KIND]: withObjectMeta(COCOONHIBERNATION_SCHEMA),
 };
 const NAME: JsonPath = ["metadata", "name"];
 const GENERATE_NAME: JsonPath = ["metadata", "generateName"];

@@ -1,3 +1,4 @@
+import { COCOONSET_SCHEMA, type SchemaNode, schemaAt } from "../../cocoon/crd-schema";
 import { parseQuantity } from "../../cocoon/quantity";
 import { describeJson } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
@@ -6,9 +7,8 @@ import type { ManifestRuleId } from "./manifest-rules";
 
 /*
  * What the CocoonSet CRD's own schema refuses and the webhook never sees
- * (the apiserver rejects it first): checked offline so `validate` agrees
- * with the apiserver where it speaks. The limits are the CRD's
- * (cocoon-common apis/v1 cocoonset_types.go markers).
+ * (the apiserver rejects it first), read from the embedded schema: checked
+ * offline so `validate` agrees with the apiserver where it speaks.
  */
 
 export interface SchemaProblem {
@@ -17,61 +17,67 @@ export interface SchemaProblem {
   readonly message: string;
 }
 
-const MAX_PORT = 65535;
-const SNAPSHOT_CLASS_MAX_LENGTH = 63;
-const SNAPSHOT_CLASS = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const RESOURCE_LISTS = ["limits", "requests"] as const;
+const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
+const SNAPSHOT_CLASS = schemaAt(SPEC, ["snapshotCompatibilityClass"]);
+const SNAPSHOT_CLASS_PATTERN = new RegExp(SNAPSHOT_CLASS.pattern ?? "");
 
 /** Every CRD-schema problem of a CocoonSet object, in document order. */
 export function cocoonSetSchemaProblems(cocoonSet: unknown): SchemaProblem[] {
   const spec = valueAt(cocoonSet, ["spec"]);
   if (!isJsonObject(spec)) return [];
   const problems: SchemaProblem[] = [];
-  snapshotClassProblem(spec.snapshotCompatibilityClass, problems);
-  const agent = spec.agent;
-  if (isJsonObject(agent)) vmOptionProblems(agent, ["spec", "agent"], problems);
-  if (Array.isArray(spec.toolboxes)) {
-    spec.toolboxes.forEach((toolbox, index) => {
-      if (!isJsonObject(toolbox)) return;
-      const at = ["spec", "toolboxes", index];
-      vmOptionProblems(toolbox, at, problems);
-      portProblem(toolbox.vncPort, [...at, "vncPort"], problems);
-    });
-  }
+  boundsProblems(spec, SPEC, ["spec"], problems);
   hibernateReleaseProblem(spec, problems);
   return problems;
 }
 
-function vmOptionProblems(
-  options: Record<string, unknown>,
+/*
+ * Quantities, and integers bounded on both sides (in these CRDs the ports),
+ * wherever the schema puts them; replicas' lower bound alone is the
+ * webhook's own rule, so it is not reported twice.
+ */
+function boundsProblems(
+  value: unknown,
+  node: SchemaNode,
   at: PathSegments,
   problems: SchemaProblem[],
 ): void {
-  portProblem(options.probePort, [...at, "probePort"], problems);
-  quantityProblem(options.storage, [...at, "storage"], problems);
-  const resources = options.resources;
-  if (!isJsonObject(resources)) return;
-  for (const list of RESOURCE_LISTS) {
-    const quantities = resources[list];
-    if (!isJsonObject(quantities)) continue;
-    for (const [name, quantity] of Object.entries(quantities)) {
-      quantityProblem(quantity, [...at, "resources", list, name], problems);
+  if (value === undefined || value === null) return;
+  if (node["x-kubernetes-int-or-string"]) quantityProblem(value, at, problems);
+  else if (node.type === "integer" && node.maximum !== undefined) {
+    portProblem(value, node.minimum ?? 0, node.maximum, at, problems);
+  } else if (node === SNAPSHOT_CLASS) snapshotClassProblem(value, problems);
+  else if (Array.isArray(value)) {
+    const { items } = node;
+    if (!items) return;
+    for (const [index, item] of value.entries())
+      boundsProblems(item, items, [...at, index], problems);
+  } else if (isJsonObject(value)) {
+    const { properties, additionalProperties } = node;
+    for (const [key, field] of Object.entries(value)) {
+      const child =
+        properties && Object.hasOwn(properties, key) ? properties[key] : additionalProperties;
+      if (child) boundsProblems(field, child, [...at, key], problems);
     }
   }
 }
 
-function portProblem(port: unknown, at: PathSegments, problems: SchemaProblem[]): void {
-  if (port === undefined || port === null) return;
-  if (typeof port === "number" && Number.isInteger(port) && port >= 0 && port <= MAX_PORT) return;
+function portProblem(
+  port: unknown,
+  min: number,
+  max: number,
+  at: PathSegments,
+  problems: SchemaProblem[],
+): void {
+  if (typeof port === "number" && Number.isInteger(port) && port >= min && port <= max) return;
   problems.push({
     rule: "manifest.crd-port",
     segments: at,
-    message: `is ${describeJson(port)}, but the CRD allows a whole number from 0 to ${MAX_PORT}, so the apiserver refuses it; use a TCP port number`,
+    message: `is ${describeJson(port)}, but the CRD allows a whole number from ${min} to ${max}, so the apiserver refuses it; use a TCP port number`,
   });
 }
 
 function quantityProblem(quantity: unknown, at: PathSegments, problems: SchemaProblem[]): void {
-  if (quantity === undefined || quantity === null) return;
   const text = typeof quantity === "number" ? String(quantity) : quantity;
   if (typeof text === "string" && parseQuantity(text) !== undefined) return;
   problems.push({
@@ -82,11 +88,11 @@ function quantityProblem(quantity: unknown, at: PathSegments, problems: SchemaPr
 }
 
 function snapshotClassProblem(value: unknown, problems: SchemaProblem[]): void {
-  if (value === undefined || value === null) return;
+  const maxLength = SNAPSHOT_CLASS.maxLength ?? Number.POSITIVE_INFINITY;
   if (
     typeof value === "string" &&
-    value.length <= SNAPSHOT_CLASS_MAX_LENGTH &&
-    SNAPSHOT_CLASS.test(value)
+    value.length <= maxLength &&
+    SNAPSHOT_CLASS_PATTERN.test(value)
   ) {
     return;
   }
@@ -94,7 +100,7 @@ function snapshotClassProblem(value: unknown, problems: SchemaProblem[]): void {
     rule: "manifest.crd-snapshot-class",
     segments: ["spec", "snapshotCompatibilityClass"],
     message:
-      `is ${describeJson(value)}, but the CRD allows at most ${SNAPSHOT_CLASS_MAX_LENGTH} letters, digits, "-", "_" and "." ` +
+      `is ${describeJson(value)}, but the CRD allows at most ${maxLength} letters, digits, "-", "_" and "." ` +
       "that start and end with a letter or digit, so the apiserver refuses it; name the CPU class like a label value",
   });
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_TOOLBOX_MODE, toolboxMode, type VmBackend } from "../../cocoon/crd-enums";
+import { DEFAULT_TOOLBOX_MODE, toolboxMode } from "../../cocoon/crd-enums";
 import type { ReportViolation } from "../../contract/violations";
 import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
@@ -20,7 +20,7 @@ const PURELY_NUMERIC = /^[0-9]+$/;
  */
 export function toolboxViolations(
   toolboxes: DecodedToolboxes,
-  agentBackend: VmBackend | undefined,
+  agentBackend: string | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const firstWithName = new Map<string, number>();
@@ -84,12 +84,13 @@ function nameViolations(
 function modeViolations(
   index: number,
   fields: ToolboxFields,
-  agentBackend: VmBackend | undefined,
+  agentBackend: string | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const mode = resolveEnum(toolboxMode, fields.mode, DEFAULT_TOOLBOX_MODE);
   if (mode === "static") staticToolboxViolations(toolboxPath(index), fields, report);
-  else if (mode) managedToolboxViolations(index, fields, mode, agentBackend, report);
+  else if (mode === "run" || mode === "clone")
+    managedToolboxViolations(index, fields, mode, agentBackend, report);
   else {
     const at = toolboxPath(index);
     reportFound(
@@ -138,7 +139,7 @@ function managedToolboxViolations(
   index: number,
   fields: ToolboxFields,
   mode: "run" | "clone",
-  agentBackend: VmBackend | undefined,
+  agentBackend: string | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
   if (isUnset(fields.image) && !isMistyped(fields, "image")) {

@@ -3,7 +3,6 @@ import {
   DEFAULT_GUEST_OS,
   DEFAULT_VM_BACKEND,
   guestOs,
-  type VmBackend,
   vmBackend,
 } from "../../cocoon/crd-enums";
 import { cloneImageProblem, isCloudImageUrl } from "../../cocoon/image";
@@ -26,7 +25,7 @@ export interface ManagedVm {
 }
 
 /** The backend after the CRD default; undefined when the field is invalid. */
-export function resolvedBackend(fields: VmOptionFields): VmBackend | undefined {
+export function resolvedBackend(fields: VmOptionFields): string | undefined {
   return resolveEnum(vmBackend, fields.backend, DEFAULT_VM_BACKEND);
 }
 

@@ -1,0 +1,52 @@
+import cocoonHibernationCrd from "../../manifests/crds/cocoonset.cocoonstack.io_cocoonhibernations.yaml";
+import cocoonSetCrd from "../../manifests/crds/cocoonset.cocoonstack.io_cocoonsets.yaml";
+import { isJsonObject } from "../json/read";
+import { COCOON_VERSION } from "./crd-resources";
+
+/*
+ * The openAPIV3Schema of the CRDs in manifests/crds/, which Bun embeds in
+ * the binary at build time: the one statement of the cocoon resources'
+ * fields, enums, defaults and limits that `validate` and the rules read.
+ */
+
+/** The part of an OpenAPI v3 schema node that the checks read. */
+export interface SchemaNode {
+  readonly type?: string;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly items?: SchemaNode;
+  readonly additionalProperties?: SchemaNode;
+  readonly enum?: readonly string[];
+  readonly default?: unknown;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly "x-kubernetes-int-or-string"?: true;
+}
+
+function openApiSchemaOf(crd: unknown): SchemaNode {
+  const versions = isJsonObject(crd) && isJsonObject(crd.spec) ? crd.spec.versions : undefined;
+  const served = Array.isArray(versions)
+    ? versions.find((version) => isJsonObject(version) && version.name === COCOON_VERSION)
+    : undefined;
+  const schema = isJsonObject(served) && isJsonObject(served.schema) ? served.schema : {};
+  if (!isJsonObject(schema.openAPIV3Schema)) {
+    throw new Error(`an embedded CRD has no ${COCOON_VERSION} openAPIV3Schema`);
+  }
+  // Our own file, checked node by node by its tests: its shape is the schema's.
+  return schema.openAPIV3Schema as SchemaNode;
+}
+
+export const COCOONSET_SCHEMA = openApiSchemaOf(cocoonSetCrd);
+export const COCOONHIBERNATION_SCHEMA = openApiSchemaOf(cocoonHibernationCrd);
+
+/** The node at `path` (property names; `[]` steps into list items); throws when the schema lacks it. */
+export function schemaAt(schema: SchemaNode, path: readonly string[]): SchemaNode {
+  let node: SchemaNode | undefined = schema;
+  for (const step of path) {
+    node = step === "[]" ? node?.items : node?.properties?.[step];
+  }
+  if (!node)
+    throw new Error(`the embedded CRD schema has no ${path.join(".").replaceAll(".[]", "[]")}`);
+  return node;
+}
