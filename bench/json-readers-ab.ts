@@ -21,8 +21,7 @@
  */
 
 import { z } from "zod";
-import { VM_NAME_ANNOTATION } from "../src/cocoon/markers";
-import { hasCocoonToleration } from "../src/cocoon/tolerations";
+import { hasCocoonToleration, VM_NAME_ANNOTATION } from "../src/cocoon/markers";
 import { checkCocoonSet } from "../src/endpoints/cocoonset/decide";
 import { podOwnerKinds, readPodMarkers, requestedNodeName } from "../src/endpoints/pod-gate/decide";
 import { isJsonObject } from "../src/json/read";

@@ -7,13 +7,7 @@ import type {
   Rule,
 } from "../contract/endpoint";
 import { grantedReadsOnly, type KubeApi } from "../contract/reads";
-import {
-  COMMON_REASONS,
-  type ReasonIn,
-  type Reasons,
-  skipped,
-  type Verdict,
-} from "../contract/verdict";
+import { COMMON_REASONS, type Reasons, skipped, type Verdict } from "../contract/verdict";
 import { cocoonSetEndpoint } from "./cocoonset";
 import { hibernationEndpoint } from "./hibernation";
 import { podGateEndpoint } from "./pod-gate";

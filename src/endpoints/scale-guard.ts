@@ -1,7 +1,6 @@
 import { cutShort } from "../bounded-text";
 import { COCOONHIBERNATION_KIND } from "../cocoon/crd-resources";
-import { COCOON_TOLERATION_KEY } from "../cocoon/markers";
-import { hasCocoonToleration } from "../cocoon/tolerations";
+import { COCOON_TOLERATION_KEY, hasCocoonToleration } from "../cocoon/markers";
 import {
   isWorkloadKind,
   isWorkloadResource,

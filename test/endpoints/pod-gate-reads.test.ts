@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
-import { hasCocoonToleration } from "../../src/cocoon/tolerations";
+import {
+  COCOON_TOLERATION_KEY,
+  hasCocoonToleration,
+  VM_NAME_ANNOTATION,
+} from "../../src/cocoon/markers";
 import {
   type PodMarkers,
   podEntersCocoonGate,

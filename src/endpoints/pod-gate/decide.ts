@@ -2,10 +2,10 @@ import { cutShort } from "../../bounded-text";
 import { SCHEDULER_USERNAME } from "../../cocoon/identities";
 import {
   COCOON_TOLERATION_KEY,
+  hasCocoonToleration,
   VM_ANNOTATION_PREFIX,
   VM_NAME_ANNOTATION,
 } from "../../cocoon/markers";
-import { hasCocoonToleration } from "../../cocoon/tolerations";
 import type { AdmissionRequest } from "../../contract/admission-request";
 import type { KubeApi } from "../../contract/reads";
 import { type ReadOutcome, readApiserver, retryOnceReachable } from "../../contract/reads";
