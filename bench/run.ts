@@ -18,7 +18,9 @@
  * BENCH_FIXED_RATE_S (70: each server's time at 2 000 req/s in 10 s turns; a seventh of
  * it at 10 000), BENCH_SCENARIOS (all; a comma-separated list of scenario ids to measure,
  * for a quick look at one of them), BENCH_COCOON_BINARY
- * (dist/cocoon-webhook; another build, such as an earlier revision's, for before/after figures).
+ * (dist/cocoon-webhook; another build, such as an earlier revision's, for before/after figures),
+ * BENCH_GO_ORIGINAL_BINARY (unset; the Go original's binary, which then takes part in the
+ * closed-loop scenarios).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,6 +47,7 @@ import {
   TAIL_GOAL_RATE,
 } from "./lib/fixed-rate";
 import {
+  compareWithGoOriginal,
   evaluateGoals,
   type MemoryResult,
   type Results,
@@ -72,7 +75,15 @@ import {
 
 const REPO = join(import.meta.dir, "..");
 const RESULTS_DIR = join(import.meta.dir, "results");
-const SERVERS: readonly ServerId[] = ["floor", "design", "cocoon", "peer"];
+/** The Go original's binary: measured beside the others when given. */
+const GO_ORIGINAL_BINARY = process.env.BENCH_GO_ORIGINAL_BINARY || undefined;
+const SERVERS: readonly ServerId[] = [
+  "floor",
+  "design",
+  "cocoon",
+  "peer",
+  ...(GO_ORIGINAL_BINARY ? (["go"] as const) : []),
+];
 /** The floors answer every review with a fixed allow. */
 const FLOORS: ReadonlySet<ServerId> = new Set(["floor", "design"]);
 /** The servers of the tail-latency phase: the webhook and both floors. */
@@ -204,6 +215,7 @@ async function main(): Promise<void> {
     probeBodyFile: bodyFiles.get("pod-common") ?? "",
     peerBundle,
     cocoonBinary: COCOON_BINARY,
+    ...(GO_ORIGINAL_BINARY ? { goOriginalBinary: GO_ORIGINAL_BINARY } : {}),
     compiledFloor: compileLikeTheWebhook(join(REPO, "bench/floor.ts"), join(workDir, "floor"), {
       cwd: REPO,
     }),
@@ -293,7 +305,13 @@ async function main(): Promise<void> {
 
   try {
     // Start-to-ready: one server at a time, so they do not compete for the CPU.
-    const starts: Record<ServerId, number[]> = { cocoon: [], floor: [], design: [], peer: [] };
+    const starts: Record<ServerId, number[]> = {
+      cocoon: [],
+      floor: [],
+      design: [],
+      peer: [],
+      go: [],
+    };
     const firstAnswers: number[] = [];
     for (let round = 0; round < settings.starts; round++) {
       for (const id of SERVERS) {
@@ -440,6 +458,7 @@ async function main(): Promise<void> {
     if (validator)
       log(`validator: ${validator.documents} documents in ${validator.seconds.toFixed(2)} s`);
 
+    const goOriginal = compareWithGoOriginal(results);
     const output: Results = {
       generatedAt: new Date().toISOString(),
       machine: {
@@ -459,6 +478,7 @@ async function main(): Promise<void> {
       fixedRate,
       gc,
       fixedRateSeconds: settings.fixedRateSeconds,
+      ...(goOriginal.length > 0 ? { goOriginal } : {}),
       goals: [],
       benchSeconds: (performance.now() - began) / 1000,
     };

@@ -41,6 +41,15 @@ export interface ScenarioResult {
   readonly apiserver?: { readonly calls: number; readonly connections: number };
 }
 
+/** cocoon-webhook against the Go original in one scenario, both measured in the same run. */
+export interface GoOriginalComparison {
+  readonly scenario: ScenarioId;
+  /** cocoon-webhook's req/s ÷ the Go original's: higher is better. */
+  readonly throughputRatio: number;
+  /** cocoon-webhook's server CPU per review ÷ the Go original's: lower is better. */
+  readonly cpuPerReviewRatio: number;
+}
+
 export interface ProcessResult {
   readonly server: ServerId;
   readonly label: string;
@@ -109,6 +118,8 @@ export interface Results {
   readonly fixedRate?: readonly FixedRateResult[];
   readonly gc?: readonly GcProbeResult[];
   readonly fixedRateSeconds?: number;
+  /** Only in runs with BENCH_GO_ORIGINAL_BINARY. */
+  readonly goOriginal?: readonly GoOriginalComparison[];
   goals: Goal[];
   readonly benchSeconds: number;
 }
@@ -140,6 +151,38 @@ const RSS_GROWTH_LIMIT = 0.05;
 /** About what a Go webhook of the same function takes to start, measured side by side: 53–57 ms. */
 const READY_LIMIT_MS = 55;
 
+/** The common case against the Go original: at least this throughput, at most this CPU per review. */
+const GO_ORIGINAL_THROUGHPUT_MIN = 2;
+const GO_ORIGINAL_CPU_PER_REVIEW_MAX = 0.35;
+
+type MeasuredServer = Pick<ScenarioResult, "scenario" | "server" | "serverCpuMsPerRequest"> & {
+  readonly wrk: Pick<WrkRun, "requestsPerSecond">;
+};
+
+/** Each scenario both cocoon-webhook and the Go original took part in, as two ratios. */
+export function compareWithGoOriginal(
+  scenarios: readonly MeasuredServer[],
+): GoOriginalComparison[] {
+  return scenarios.flatMap((cocoon) => {
+    const go = scenarios.find((each) => each.scenario === cocoon.scenario && each.server === "go");
+    if (cocoon.server !== "cocoon" || !go) return [];
+    return [
+      {
+        scenario: cocoon.scenario,
+        throughputRatio: cocoon.wrk.requestsPerSecond / go.wrk.requestsPerSecond,
+        cpuPerReviewRatio: cocoon.serverCpuMsPerRequest / go.serverCpuMsPerRequest,
+      },
+    ];
+  });
+}
+
+export function meetsGoOriginalBar(comparison: GoOriginalComparison): boolean {
+  return (
+    comparison.throughputRatio >= GO_ORIGINAL_THROUGHPUT_MIN &&
+    comparison.cpuPerReviewRatio <= GO_ORIGINAL_CPU_PER_REVIEW_MAX
+  );
+}
+
 export function evaluateGoals(results: Results): Goal[] {
   const goals: Goal[] = [];
   const cocoon = find(results, COMMON, "cocoon");
@@ -168,6 +211,20 @@ export function evaluateGoals(results: Results): Goal[] {
       goal: "common-case throughput ≥ 2× peer",
       met: toPeer >= 2,
       figures: `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${peer.wrk.requestsPerSecond.toFixed(0)} req/s = ${ratio(toPeer)}`,
+    });
+  }
+  const go = find(results, COMMON, "go");
+  const toGo = results.goOriginal?.find((each) => each.scenario === COMMON);
+  if (cocoon && go && toGo) {
+    goals.push({
+      goal:
+        `common-case throughput ≥ ${GO_ORIGINAL_THROUGHPUT_MIN}× the Go original's at ` +
+        `≤ ${GO_ORIGINAL_CPU_PER_REVIEW_MAX}× its CPU per review`,
+      met: meetsGoOriginalBar(toGo),
+      figures:
+        `${cocoon.wrk.requestsPerSecond.toFixed(0)} vs ${go.wrk.requestsPerSecond.toFixed(0)} req/s = ` +
+        `${ratio(toGo.throughputRatio)}; ${cocoon.serverCpuMsPerRequest.toFixed(3)} vs ` +
+        `${go.serverCpuMsPerRequest.toFixed(3)} CPU ms/req = ${ratio(toGo.cpuPerReviewRatio)}`,
     });
   }
   const atRate = (server: ServerId) =>
@@ -269,7 +326,7 @@ function verdictCell(result: ScenarioResult): string {
 export function renderReport(results: Results): string {
   const lines: string[] = [];
   const { machine, settings } = results;
-  const servers: ServerId[] = ["cocoon", "design", "floor", "peer"];
+  const servers: ServerId[] = ["cocoon", "design", "floor", "peer", "go"];
   lines.push(
     `### cocoon-webhook benchmark (${results.generatedAt})`,
     "",
@@ -326,6 +383,22 @@ export function renderReport(results: Results): string {
       `| ${cocoon.title} | ${columns((each) => each.wrk.requestsPerSecond)} | ` +
         `${columns((each) => each.wrk.p99Us)} | ${columns((each) => each.serverCpuMsPerRequest)} |`,
     );
+  }
+
+  if (results.goOriginal && results.goOriginal.length > 0) {
+    lines.push(
+      "",
+      "cocoon-webhook relative to the Go original (req/s: higher is better; CPU/req: lower is better):",
+      "",
+      "| scenario | req/s ÷ Go original | CPU/req ÷ Go original |",
+      "|---|---:|---:|",
+    );
+    for (const each of results.goOriginal) {
+      const title = find(results, each.scenario, "cocoon")?.title ?? each.scenario;
+      lines.push(
+        `| ${title} | ${ratio(each.throughputRatio)} | ${ratio(each.cpuPerReviewRatio)} |`,
+      );
+    }
   }
 
   lines.push(

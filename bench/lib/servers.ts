@@ -1,6 +1,7 @@
 /**
- * The four servers under test, each started as its own process on
- * 127.0.0.1 with the same serving certificate, and timed from spawn to ready.
+ * The servers under test (four, and the Go original when its binary is given),
+ * each started as its own process on 127.0.0.1 with the same serving
+ * certificate, and timed from spawn to ready.
  */
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -8,13 +9,14 @@ import type { Subprocess } from "bun";
 import type { KeyPair, TestCa } from "../../test/support/certs";
 import { freePort } from "../../test/support/free-port";
 
-export type ServerId = "cocoon" | "floor" | "design" | "peer";
+export type ServerId = "cocoon" | "floor" | "design" | "peer" | "go";
 
 export const SERVER_LABELS: Record<ServerId, string> = {
   cocoon: "cocoon-webhook",
   floor: "floor (bare Bun.serve)",
   design: "design floor (Hono + the review routes' middleware)",
   peer: "peer (Node + Hono + zod)",
+  go: "Go original (github.com/cocoonstack/cocoon-webhook)",
 };
 
 export interface RunningServer {
@@ -47,6 +49,8 @@ export interface ServerEnvironment {
   readonly peerBundle: string;
   /** The cocoon-webhook binary to run; dist/cocoon-webhook when unset. */
   readonly cocoonBinary?: string;
+  /** The Go original's binary (BENCH_GO_ORIGINAL_BINARY); without it, it sits the bench out. */
+  readonly goOriginalBinary?: string;
   /** The floor compiled like the webhook (lib/compile.ts), for like-for-like memory figures. */
   readonly compiledFloor?: string;
 }
@@ -65,7 +69,14 @@ function command(id: ServerId, env: ServerEnvironment, compiled: boolean): strin
       return [env.bun, join(env.repo, "bench/design-floor.ts")];
     case "peer":
       return ["node", env.peerBundle];
+    case "go":
+      return [goOriginalBinary(env)];
   }
+}
+
+function goOriginalBinary(env: ServerEnvironment): string {
+  if (!env.goOriginalBinary) throw new Error("the Go original needs BENCH_GO_ORIGINAL_BINARY");
+  return env.goOriginalBinary;
 }
 
 /** Bytes of what a deployment ships: the binary, or the runtime plus the script. */
@@ -94,6 +105,8 @@ export function artefactBytes(
         what: "node runtime + bundled peer.mjs",
       };
     }
+    case "go":
+      return { bytes: size(goOriginalBinary(env)), what: "Go binary" };
   }
 }
 
