@@ -39,7 +39,7 @@ export function withoutControlCharacters(text: string): string {
 const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/g;
 
 /** `value` quoted with everything but printable ASCII escaped: `"mutate\u200b"`, not `"mutate​"`. */
-export function quoted(value: string, limit = 64): string {
+export function quotedSetting(value: string, limit = 64): string {
   return `"${cutShort(value.replace(NOT_PRINTABLE_ASCII, escapeCode), limit)}"`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cutShort, ECHO_LIMIT, quoted, withoutControlCharacters } from "../src/bounded-text";
+import { cutShort, ECHO_LIMIT, quotedSetting, withoutControlCharacters } from "../src/bounded-text";
 
 describe("echo", () => {
   test("a value within the limit is repeated whole", () => {
@@ -27,13 +27,13 @@ describe("withoutControlCharacters", () => {
   });
 });
 
-describe("quoted", () => {
+describe("quotedSetting", () => {
   test("escapes anything but printable ASCII, so look-alikes show", () => {
-    expect(quoted("mutate\u200b")).toBe('"mutate\\u200b"');
-    expect(quoted("välidate")).toBe('"v\\u00e4lidate"');
+    expect(quotedSetting("mutate\u200b")).toBe('"mutate\\u200b"');
+    expect(quotedSetting("välidate")).toBe('"v\\u00e4lidate"');
   });
 
   test("cuts a long value short", () => {
-    expect(quoted("x".repeat(1000)).length).toBeLessThan(100);
+    expect(quotedSetting("x".repeat(1000)).length).toBeLessThan(100);
   });
 });

@@ -1,4 +1,4 @@
-import { quoted } from "../bounded-text";
+import { quotedSetting } from "../bounded-text";
 import type { Decision, Reasons, Verdict } from "../contract/verdict";
 import { NO_VIOLATIONS } from "../contract/violations";
 import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, RULE_REMEDIES } from "./index";
@@ -48,13 +48,13 @@ export function parseEnforcement(
     const [name = "", action = "", ...rest] = pair.split("=").map((part) => part.trim());
     const label = LABEL_BY_NAME.get(name);
     if (rest.length > 0 || !pair.includes("=")) {
-      problems.push(`${quoted(pair)} is not ENDPOINT=ACTION`);
+      problems.push(`${quotedSetting(pair)} is not ENDPOINT=ACTION`);
     } else if (label === undefined) {
       problems.push(
-        `${quoted(name)} is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`,
+        `${quotedSetting(name)} is not an endpoint; use ${[...LABEL_BY_NAME.keys()].join(", ")}`,
       );
     } else if (!isAction(action)) {
-      problems.push(`${quoted(action)} for ${name} is not an action; use deny or warn`);
+      problems.push(`${quotedSetting(action)} for ${name} is not an action; use deny or warn`);
     } else if (named.has(label)) {
       problems.push(`${name} is named twice`);
     } else {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { createKubeApi, type KubeApiHandle } from "../../apiserver/client";
-import { errorText, quoted } from "../../bounded-text";
+import { errorText, quotedSetting } from "../../bounded-text";
 import { ConfigError, loadConfig, parseDurationMs } from "../../config";
 import type { PodCreators } from "../../endpoints/pod-gate/creators";
 import { isDnsLabel } from "../../kube/name-grammar";
@@ -103,7 +103,7 @@ const optionsSchema = z
           if (ms !== undefined && ms > 0) return ms;
           ctx.addIssue({
             code: "custom",
-            message: `--timeout must be a positive duration such as 90s or 10m, got ${quoted(text)}`,
+            message: `--timeout must be a positive duration such as 90s or 10m, got ${quotedSetting(text)}`,
           });
           return z.NEVER;
         }),
