@@ -7,12 +7,10 @@ export const registry = new Registry();
 
 /**
  * prom-client's default series that read true under Bun (checked against
- * /proc/self/stat, /proc/self/status, /proc/self/limits and /proc/self/fd).
- * Left out: nodejs_version_info (Bun reports the Node.js version it mimics,
- * not itself), process_heap_bytes (reads gigabytes of reserved address
- * space), the event-loop lag gauges (never sampled: min 9.2e9 s, mean NaN),
- * active handles/requests/resources (always 0), per-space heap sizes (mostly
- * 0, and the slowest collector) and GC durations (never observed).
+ * /proc/self). Left out: nodejs_version_info (the Node.js version Bun mimics),
+ * process_heap_bytes (reserved address space), the event-loop lag gauges and
+ * GC durations (never sampled under Bun), active handles/requests/resources
+ * (always 0) and per-space heap sizes (mostly 0).
  */
 export const RUNTIME_SERIES = [
   "process_cpu_user_seconds_total",
