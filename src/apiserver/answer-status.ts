@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { cutShort } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import { isJsonObject, type JsonObject, readObjectList, readString, stringAt } from "../json/read";
@@ -7,41 +8,13 @@ import type { RawAnswer } from "./transport";
 
 const EXCERPT_CHARS = 200;
 
-/*
- * The reason phrases of the statuses an apiserver, or a proxy in front of it,
- * answers with. A table of our own rather than node:http's STATUS_CODES:
- * importing node:http costs 2–3 MiB of resident memory for the life of the
- * process, and nothing else on the serve path loads it (docs/performance.md).
- * A status not listed is shown by its number alone.
- */
-const REASONS: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  406: "Not Acceptable",
-  408: "Request Timeout",
-  409: "Conflict",
-  410: "Gone",
-  413: "Payload Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Entity",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
-
 export function isSuccess(answer: RawAnswer): boolean {
   return answer.status >= 200 && answer.status < 300;
 }
 
 /** `GET …: apiserver answered 403 Forbidden: <the Status message>`. */
 export function statusError(operation: string, answer: RawAnswer): KubeApiError {
-  const reason = REASONS[answer.status] ?? "";
+  const reason = STATUS_CODES[answer.status] ?? "";
   const quoted = bodyExcerpt(answer.body);
   const detail = quoted ? `: ${quoted}` : "";
   return new KubeApiError(

@@ -1,35 +1,21 @@
-/**
- * A body at least this large is a large review. A pod review is a few KiB;
- * the apiserver sends up to two objects of about 1.5 MiB each.
- */
+/** A body at least this large is a large review: a pod review is a few KiB, the largest about 3 MiB. */
 export const LARGE_REVIEW_BYTES = 256 * 1024;
 
 /**
- * Bytes of large reviews read and decoded at once. Decoding costs up to about
- * 25 times the body (a review of a million tiny toolboxes), so one review of
- * the largest size the apiserver sends fits, and a second waits for it; and
- * however the bytes are shaped, the reviews decoded at once hold about as
- * many objects and arrays as one review may (MAX_DECODED_CONTAINERS: one in a
- * list costs three bytes, `{},`, and only nesting, a level deep per two
- * bytes, packs more).
+ * Bytes of large reviews read and decoded at once: one review of the largest size the apiserver
+ * sends fits, and a second waits for it, since decoding costs many times the body.
  */
 export const LARGE_REVIEW_BUDGET_BYTES = 3 * 1024 * 1024;
 
 /**
- * The resident size past which the gate collects after large reviews: half
- * the 256 MiB the manifests give the process, and below what one more
- * decoded review of the largest size the apiserver sends (about 70 MiB of
- * heap) needs to stay inside them.
+ * Past this resident size the gate collects after large reviews: it leaves room for one more
+ * decoded review of the largest size under the manifests' 256 MiB.
  */
 export const COLLECT_ABOVE_RSS_BYTES = 160 * 1024 * 1024;
 
 /**
- * Past COLLECT_ABOVE_RSS_BYTES, the JavaScript heap's blocks at which the
- * gate collects: a decoded review of the largest size takes about 64 MiB of
- * them, the process's own live objects about 5. Large reviews of long
- * strings leave them small (their strings are outside the blocks, and the
- * collector's own schedule counts them); the gate collects after those only
- * past COLLECT_ANYWAY_ABOVE_RSS_BYTES.
+ * Past COLLECT_ABOVE_RSS_BYTES, the heap's blocks above which a decoded review of small objects is
+ * still there: reviews of long strings, which the collector's own schedule handles, leave them small.
  */
 export const COLLECT_ABOVE_HEAP_BYTES = 32 * 1024 * 1024;
 
@@ -110,25 +96,15 @@ const FIXED_TURN: ReviewTurn = { grow: () => undefined, abandon: () => {} };
  * Content-Length holds that length, a chunked one grows its hold as it
  * arrives (Bun reads a body only as fast as it is asked to, so a review
  * waiting for its turn holds no memory). Small reviews never wait while
- * small bodies hold less than SMALL_BODIES_BUDGET_BYTES. Decoding a large
- * review holds the event loop for a few hundred milliseconds, and Bun calls
- * every request whose bytes have arrived before it polls for more; so a
- * large review that finishes hands over to the next only on a later turn of
- * the event loop (a macrotask), and one that arrives meanwhile waits for
- * that turn too: the small reviews that arrived during the decoding are
- * answered in between, and none waits behind more than one large review.
+ * small bodies hold less than SMALL_BODIES_BUDGET_BYTES. A large review that
+ * finishes hands over to the next on a later turn of the event loop, so the
+ * small reviews that arrived during its decoding are answered in between.
  *
- * When the last large review in decoding is done, the process has grown
- * past COLLECT_ABOVE_RSS_BYTES and its heap's blocks past
- * COLLECT_ABOVE_HEAP_BYTES (or the process past
- * COLLECT_ANYWAY_ABOVE_RSS_BYTES), the heap is collected at once: the
- * collector would otherwise leave a decoded review (tens of MiB of small
- * objects) for later, and the next one would be decoded on top of it (four
- * of the largest at once reached 330–360 MiB without this, 140–160 MiB with
- * it). Otherwise a collection costs more than it saves: each one hands tens
- * of MiB back to the system that the next reviews fault in again, and
- * collecting whenever the process was past 160 MiB cost ≈1 MB pod reviews on
- * 32 connections a third of their CPU.
+ * When the last large review in decoding is done and the process has grown
+ * past the COLLECT_* thresholds, the heap is collected at once, so that the
+ * next review is not decoded on top of the last one's garbage; below them a
+ * collection costs more CPU than it saves memory (docs/performance.md, large
+ * reviews).
  */
 export function createLargeReviewGate(options: LargeReviewGateOptions = {}): LargeReviewGate {
   const {

@@ -1,19 +1,16 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
-import { BucketHistogram, CellCounter, type CountCell, cellGauge } from "./cells";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "./prom-client";
 
 /** One registry for the whole process, exposed on the ops listener's /metrics. */
 export const registry = new Registry();
 
 /**
  * prom-client's default series that read true under Bun (checked against
- * /proc/self/stat, /proc/self/status, /proc/self/limits and /proc/self/fd).
- * Left out: nodejs_version_info (Bun reports the Node.js version it mimics,
- * not itself), process_heap_bytes (reads gigabytes of reserved address
- * space), the event-loop lag gauges (never sampled: min 9.2e9 s, mean NaN),
- * active handles/requests/resources (always 0), per-space heap sizes (mostly
- * 0, and the slowest collector) and GC durations (never observed).
+ * /proc/self). Left out: nodejs_version_info (the Node.js version Bun mimics),
+ * process_heap_bytes (reserved address space), the event-loop lag gauges and
+ * GC durations (never sampled under Bun), active handles/requests/resources
+ * (always 0) and per-space heap sizes (mostly 0).
  */
 export const RUNTIME_SERIES = [
   "process_cpu_user_seconds_total",
@@ -47,75 +44,38 @@ export const buildInfo = new Gauge({
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
 
-/*
- * The series every request or review touches are counted in cells (cells.ts);
- * everything else goes through prom-client directly.
- */
-
-export const httpResponses = new CellCounter({
+export const httpResponses = new Counter({
   name: "cocoon_webhook_http_responses_total",
   help: "Responses of the admission listener, by path (one of the review routes, or other) and HTTP status code.",
   labelNames: ["path", "code"] as const,
   registers: [registry],
 });
 
-/** The admission listener's requests in flight: the request path adds and subtracts. */
-export const requestsInFlight: CountCell = { count: 0 };
-
-cellGauge(
-  {
-    name: "cocoon_webhook_http_requests_in_flight",
-    help: "Requests the admission listener is working on right now.",
-    registers: [registry],
-  },
-  requestsInFlight,
-);
-
-/**
- * `child(a, b)` made once per pair of label values and kept, so the request
- * path finds a series' cell by two map lookups.
- */
-export function childrenOf<A, B, Child>(child: (a: A, b: B) => Child): (a: A, b: B) => Child {
-  const rows = new Map<A, Map<B, Child>>();
-  return (a, b) => {
-    let row = rows.get(a);
-    if (!row) {
-      row = new Map();
-      rows.set(a, row);
-    }
-    let found = row.get(b);
-    if (found === undefined) {
-      found = child(a, b);
-      row.set(b, found);
-    }
-    return found;
-  };
-}
+export const requestsInFlight = new Gauge({
+  name: "cocoon_webhook_http_requests_in_flight",
+  help: "Requests the admission listener is working on right now.",
+  registers: [registry],
+});
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
 export const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
-export const admissionDecisions = new CellCounter({
+export const admissionDecisions = new Counter({
   name: "cocoon_webhook_admission_total",
   help: "Admission requests decided, by handler, result (allow, skipped, deny, error, or warn: allowed in warn mode, with the reason it would have been refused for) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
   registers: [registry],
 });
 
-/** Outside the registry: `exposition()` appends it to the registry's text. */
-export const admissionDuration = new BucketHistogram(
-  "cocoon_webhook_admission_duration_seconds",
-  "Time from reading an AdmissionReview to encoding its response, by handler.",
-  ["handler"] as const,
-  LATENCY_BUCKETS,
-);
-
-/** The metrics text of the process: the registry's families, then the admission duration histogram. */
-export async function exposition(): Promise<string> {
-  return `${await registry.metrics()}\n${admissionDuration.exposition()}`;
-}
+export const admissionDuration = new Histogram({
+  name: "cocoon_webhook_admission_duration_seconds",
+  help: "Time from reading an AdmissionReview to encoding its response, by handler.",
+  labelNames: ["handler"] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
 
 export const apiserverRequestsTotal = new Counter({
   name: "cocoon_webhook_apiserver_requests_total",

@@ -7,7 +7,7 @@ import {
   refuseUnknownPath,
 } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { cachedExposition, exposition, registry } from "../observability/metrics";
+import { cachedExposition, registry } from "../observability/metrics";
 
 /** The plain-HTTP ops app: Prometheus metrics plus probes. */
 export function createOpsApp(
@@ -19,7 +19,7 @@ export function createOpsApp(
   app.onError(answerErrors(log));
   app.notFound(refuseUnknownPath);
   app.use(refuseOtherMethods(app));
-  const scrape = cachedExposition(exposition, options.metricsRenderIntervalMs);
+  const scrape = cachedExposition(() => registry.metrics(), options.metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
     c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );
