@@ -47,8 +47,8 @@ export function refuseDeclaredOversize(maxBytes: number): MiddlewareHandler {
  * when the budget has room, its bytes held until the review is answered.
  * A chunked body is refused the moment it passes MAX_REQUEST_BYTES; a body
  * not complete within the read deadline is answered 408 and its bytes given
- * back; one the client aborts is a 400. The next handler gets a request whose
- * body is in memory, handed on as Hono's own bodyLimit hands on its request.
+ * back; one the client aborts is a 400. A large body, read chunk by chunk, is
+ * handed on in a new Request, as Hono's own bodyLimit hands on its request.
  */
 export function readReviewBody(
   gate: LargeReviewGate,
@@ -57,11 +57,13 @@ export function readReviewBody(
   return (c, next) => {
     const declared = declaredLength(c);
     return gate.run(declared, async (turn) => {
-      const body =
-        declared !== undefined && declared < LARGE_REVIEW_BYTES
-          ? await withinDeadline(c.req.raw.arrayBuffer(), readTimeoutMs)
-          : await readLargeBody(c.req.raw, { declared, maxBytes, readTimeoutMs, turn });
-      c.req.raw = new Request(c.req.raw, { body });
+      if (declared !== undefined && declared < LARGE_REVIEW_BYTES) {
+        // HonoRequest keeps the text it read, and the validator's c.req.json() parses that.
+        await withinDeadline(c.req.text(), readTimeoutMs);
+      } else {
+        const body = await readLargeBody(c.req.raw, { declared, maxBytes, readTimeoutMs, turn });
+        c.req.raw = new Request(c.req.raw, { body });
+      }
       await next();
     });
   };
