@@ -14,7 +14,7 @@ import {
 import { type Enforcement, enforce, remediesOf } from "../endpoints/enforcement";
 import type { Logger } from "../observability/logger";
 import { createLargeReviewGate, type LargeReviewGate } from "./body-budget";
-import { measureRequests, warnOnRejection } from "./observe";
+import { admissionMeasures, measureRequests, warnOnRejection } from "./observe";
 import { mountProbes, type Readiness } from "./probes";
 import {
   answerErrors,
@@ -25,7 +25,6 @@ import {
 } from "./rejection";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
 import { encodeResponse, logDecision } from "./review-answer";
-import { admissionMeasures } from "./review-metrics";
 
 /*
  * The admission listener's request chain, in the order a request meets it:

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ENDPOINT_KEYS, ENDPOINTS, resultReasons } from "../../src/endpoints/index";
+import { admissionMeasures } from "../../src/http/observe";
 import { REJECTION_STATUSES } from "../../src/http/rejection";
-import { admissionMeasures } from "../../src/http/review-metrics";
 import {
   admissionDecisions,
   admissionDuration,
