@@ -36,10 +36,8 @@ export const ENDPOINT_KEYS = Object.keys(ENDPOINTS) as EndpointKey[];
 
 type ReasonsOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["reasons"];
 
-/** The rules a denial of endpoint `E` can list. */
 export type RuleOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["rules"][number]["id"];
 
-/** A verdict of endpoint `E`. */
 export type VerdictOf<E extends EndpointKey> = Verdict<ReasonsOf<E>, RuleOf<E>>;
 
 /** Every rule the endpoints enforce, as README.md lists them. */
@@ -107,21 +105,17 @@ export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
   ...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].registration.timeoutSeconds),
 );
 
-/** The endpoint served at `path`, if any. */
 export function endpointAt(path: string): EndpointKey | undefined {
   return ENDPOINT_KEYS.find((endpoint) => ENDPOINTS[endpoint].path === path);
 }
 
 /** What the decisions are given: the settings they need and the apiserver. */
 export interface EndpointDeps {
-  /** Who may create gated pods, and owned by which kinds (POD_CREATORS). */
   readonly podCreators: PodCreators;
-  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
   readonly runtimeIdentities: RuntimeIdentities;
   readonly kube: KubeApi;
 }
 
-/** One decision per endpoint of the table. */
 export type Decisions = {
   readonly [E in EndpointKey]: (request: AdmissionRequest) => Promise<VerdictOf<E>>;
 };

@@ -43,7 +43,6 @@ import {
   type RuntimeIdentities,
 } from "./platform-identities";
 
-/** Every reason the pod gate's verdicts carry. */
 export const POD_GATE_REASONS = {
   skipped: ["kind", "decode", "not_cocoon", "no_change", "scheduler"],
   deny: ["not_owned", "creator", "gate_field", "invalid_name", "unmarked_binding"],
@@ -102,11 +101,7 @@ export async function podGate(
   });
 }
 
-/**
- * A write to a pod that is already VM-backed: the platform's runtime
- * patches pass untouched, and anyone else may change anything but the gate
- * fields (pod-gate-changes.ts).
- */
+/** A write to a VM-backed pod: the platform's runtime passes, anyone else may change all but the gate fields. */
 function vmPodUpdateGate(
   request: AdmissionRequest,
   stored: unknown,
@@ -144,11 +139,9 @@ function isBindingRequest(request: AdmissionRequest): boolean {
   );
 }
 
-/** What a denial names: the owner kinds POD_CREATORS trusts, and who may create pods of them. */
+/** A denial's message, given the owner kinds POD_CREATORS trusts, or who it lets create this pod. */
 interface PodGateMessages {
-  /** `owners`: the kinds POD_CREATORS pairs with some creator, as "CocoonSet or Sandbox owner (…)". */
   readonly notOwned: (owners: string) => string;
-  /** `pairing`: which identities POD_CREATORS lets create pods owned by this pod's owners. */
   readonly creator: (username: string, pairing: string) => string;
 }
 
@@ -174,7 +167,6 @@ function markedPodChecks(
   return allowed();
 }
 
-/** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */
 function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
   const kinds = [...new Set(owners.map(ownerKindText))];
   const creators = creatorsOf(podCreators, owners);
