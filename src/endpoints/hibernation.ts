@@ -2,8 +2,13 @@ import { hibernationDesire } from "../cocoon/crd-enums";
 import { COCOON_GROUP, COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import { namespaceOf } from "../cocoon/namespace";
 import type { AdmissionRequest } from "../contract/admission-request";
-import { type EndpointModule, FAIL_CLOSED, namespaced, type Rule } from "../contract/endpoint";
-import type { KubeApi } from "../contract/reads";
+import {
+  type DecisionDeps,
+  type EndpointModule,
+  FAIL_CLOSED,
+  namespaced,
+  type Rule,
+} from "../contract/endpoint";
 import { readApiserver, retryOnceReachable } from "../contract/reads";
 import { allowed, errored, type Verdict } from "../contract/verdict";
 import type { ReportViolation, Violation } from "../contract/violations";
@@ -204,10 +209,6 @@ function conflictViolation(podName: string, existing: ExistingHibernation): Hibe
       );
 }
 
-export interface HibernationDeps {
-  readonly kube: KubeApi;
-}
-
 type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>;
 
 /**
@@ -216,7 +217,7 @@ type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>
  */
 export async function validateHibernation(
   request: AdmissionRequest,
-  deps: HibernationDeps,
+  deps: DecisionDeps,
 ): Promise<HibernationVerdict> {
   const hibernation = readHibernation(request.object);
   if (!hibernation) {
@@ -277,5 +278,5 @@ export const hibernationEndpoint = {
     decode: `send the ${COCOONHIBERNATION_KIND} as a JSON object`,
     list: retryOnceReachable("list", COCOONHIBERNATIONS.plural),
   },
-  decide: (deps: HibernationDeps) => (request) => validateHibernation(request, deps),
-} as const satisfies EndpointModule<typeof HIBERNATION_REASONS, HibernationRuleId, HibernationDeps>;
+  decide: (deps: DecisionDeps) => (request) => validateHibernation(request, deps),
+} as const satisfies EndpointModule<typeof HIBERNATION_REASONS, HibernationRuleId, DecisionDeps>;
