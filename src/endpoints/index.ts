@@ -11,8 +11,7 @@ import { COMMON_REASONS, type Reasons, skipped, type Verdict } from "../contract
 import { cocoonSetEndpoint } from "./cocoonset";
 import { hibernationEndpoint } from "./hibernation";
 import { podGateEndpoint } from "./pod-gate";
-import type { PodCreators } from "./pod-gate/creators";
-import type { RuntimeIdentities } from "./pod-gate/platform-identities";
+import type { PodGateDeps } from "./pod-gate/decide";
 import { scaleGuardEndpoint } from "./scale-guard";
 
 /**
@@ -109,12 +108,8 @@ export function endpointAt(path: string): EndpointKey | undefined {
   return ENDPOINT_KEYS.find((endpoint) => ENDPOINTS[endpoint].path === path);
 }
 
-/** What the decisions are given: the settings they need and the apiserver. */
-export interface EndpointDeps {
-  readonly podCreators: PodCreators;
-  readonly runtimeIdentities: RuntimeIdentities;
-  readonly kube: KubeApi;
-}
+/** What the decisions are given: the pod gate's settings and the apiserver. */
+export type EndpointDeps = PodGateDeps;
 
 export type Decisions = {
   readonly [E in EndpointKey]: (request: AdmissionRequest) => Promise<VerdictOf<E>>;
