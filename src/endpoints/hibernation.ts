@@ -158,11 +158,8 @@ export function checkNoOtherHibernation(
   report: ReportHibernationViolation,
 ): void {
   const targeting = items.flatMap((item) => {
-    // An item that does not decode names no pod we could compare. The CRD
-    // schema makes that a foreign or broken object, and refusing every
-    // hibernation in the namespace over it would block users on something
-    // only an admin can fix; the name collision (CRs are named after their
-    // pod) still stops the plain duplicate.
+    // An item that names no pod is skipped, not refused over: only an admin could fix it, and
+    // the name collision (each is named after its pod) still stops the plain duplicate.
     const existing = readExisting(item);
     return existing && existing.podName === podName ? [existing] : [];
   });
@@ -178,9 +175,7 @@ export function checkNoOtherHibernation(
 function readExisting(item: unknown): ExistingHibernation | undefined {
   const podName = valueAt(item, POD_NAME_PATH);
   if (typeof podName !== "string" || podName === "") return undefined;
-  // metadata is read as a whole: when it is not an object, or its name is
-  // not a string (null included), all of it reads as absent, its
-  // deletionTimestamp too.
+  // Metadata that is not an object, or whose name is not a string, reads as absent whole.
   const metadata = valueAt(item, ["metadata"]);
   const name = isJsonObject(metadata) ? metadata.name : undefined;
   if (!isJsonObject(metadata) || (name !== undefined && typeof name !== "string")) {

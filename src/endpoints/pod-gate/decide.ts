@@ -222,7 +222,8 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
 
   const namespace = request.namespace;
   const podName = request.name;
-  const pod = `pod ${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
+  const podRef = `${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
+  const pod = `pod ${podRef}`;
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -232,7 +233,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
     return denied(
       "invalid_name",
-      `the Binding names ${JSON.stringify(`${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`)} as its pod, which is not ` +
+      `the Binding names ${JSON.stringify(podRef)} as its pod, which is not ` +
         `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
     );
   }
