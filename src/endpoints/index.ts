@@ -6,7 +6,7 @@ import type {
   RegistrationRule,
   Rule,
 } from "../contract/endpoint";
-import { grantedReadsOnly, type KubeApi } from "../contract/reads";
+import { grantedReadsOnly } from "../contract/reads";
 import { COMMON_REASONS, type Reasons, skipped, type Verdict } from "../contract/verdict";
 import { cocoonSetEndpoint } from "./cocoonset";
 import { hibernationEndpoint } from "./hibernation";
