@@ -21,7 +21,7 @@ import {
 import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import { isUnset } from "./field-checks";
-import { ruleDenial } from "./rule-denial";
+import { notAnObject, ruleDenial } from "./rule-denial";
 
 /** Every rule `/validate-cocoonhibernation` enforces; README.md lists exactly these lines. */
 export const HIBERNATION_RULES = [
@@ -215,12 +215,7 @@ export async function validateHibernation(
   deps: DecisionDeps,
 ): Promise<HibernationVerdict> {
   const hibernation = readHibernation(request.object);
-  if (!hibernation) {
-    return errored(
-      "decode",
-      "the request's object is not a JSON object, so it cannot be a CocoonHibernation",
-    );
-  }
+  if (!hibernation) return notAnObject(COCOONHIBERNATION_KIND);
   const broken = ruleDenial(
     HIBERNATION_RULES,
     COCOONHIBERNATION_KIND,
