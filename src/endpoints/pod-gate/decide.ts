@@ -383,22 +383,6 @@ const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
 const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
 const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
-type MarkerReading = "marker" | "no_marker" | "unreadable";
-
-function readTolerationMarker(pod: unknown): MarkerReading {
-  const tolerations = readList(valueAt(pod, TOLERATIONS));
-  if (tolerations === MISTYPED) return "unreadable";
-  return tolerations !== undefined && hasCocoonToleration(tolerations) ? "marker" : "no_marker";
-}
-
-function readAnnotationMarker(pod: unknown): MarkerReading {
-  const annotations = readObject(valueAt(pod, ANNOTATIONS));
-  if (annotations === MISTYPED) return "unreadable";
-  return annotations !== undefined && Object.hasOwn(annotations, VM_NAME_ANNOTATION)
-    ? "marker"
-    : "no_marker";
-}
-
 /**
  * `gated`: a well-formed field carries a cocoon marker, whatever the other
  * fields hold. `undecodable`: neither marker field can be read at all (this
@@ -407,11 +391,19 @@ function readAnnotationMarker(pod: unknown): MarkerReading {
 export type PodMarkers = "gated" | "not_gated" | "undecodable";
 
 export function readPodMarkers(pod: unknown): PodMarkers {
-  const toleration = readTolerationMarker(pod);
-  if (toleration === "marker") return "gated";
-  const annotation = readAnnotationMarker(pod);
-  if (annotation === "marker") return "gated";
-  return toleration === "unreadable" && annotation === "unreadable" ? "undecodable" : "not_gated";
+  const tolerations = readList(valueAt(pod, TOLERATIONS));
+  if (tolerations !== MISTYPED && tolerations !== undefined && hasCocoonToleration(tolerations)) {
+    return "gated";
+  }
+  const annotations = readObject(valueAt(pod, ANNOTATIONS));
+  if (
+    annotations !== MISTYPED &&
+    annotations !== undefined &&
+    Object.hasOwn(annotations, VM_NAME_ANNOTATION)
+  ) {
+    return "gated";
+  }
+  return tolerations === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
 }
 
 /**
