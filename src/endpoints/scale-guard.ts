@@ -214,10 +214,10 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
       cel(
         "object != null && oldObject != null",
         `&& (${IS_SCALE.slice(1, -1)}`,
-        around("? ", replicas("object", 0)),
-        around("< ", replicas("oldObject", 0)),
-        around(": ", replicas("object", 1)),
-        around("< ", replicas("oldObject", 1), ")"),
+        around("? ", replicas("object", OMITTED_SCALE_REPLICAS)),
+        around("< ", replicas("oldObject", OMITTED_SCALE_REPLICAS)),
+        around(": ", replicas("object", DEFAULT_WORKLOAD_REPLICAS)),
+        around("< ", replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS), ")"),
       ),
       "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
         "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
