@@ -99,7 +99,6 @@ export function examinedOnly<E extends EndpointKey>(
   return async (request) => (examined.has(request.operation) ? decide(request) : SKIPPED_OPERATION);
 }
 
-/** The longest time the apiserver waits for any endpoint. */
 export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
   ...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].registration.timeoutSeconds),
 );

@@ -146,7 +146,6 @@ function withKinds(kinds: OwnerKind[], more: readonly OwnerKind[]): OwnerKind[] 
   return kinds;
 }
 
-/** The identities paired with any of `kinds`. */
 export function creatorsOf(podCreators: PodCreators, kinds: readonly OwnerKind[]): string[] {
   return [...podCreators]
     .filter(([, paired]) => paired.some((kind) => includesKind(kinds, kind)))
