@@ -23,7 +23,6 @@ export class KubeApiError extends Error {
   }
 }
 
-/** One object: its namespace (absent for a cluster-scoped kind) and name. */
 export interface ObjectRef {
   readonly namespace?: string;
   readonly name: string;

@@ -81,7 +81,7 @@ export interface Warned<R extends Reasons = Reasons, Rule extends string = strin
   readonly reason: ReasonIn<R, "deny"> | ReasonIn<R, "error">;
   /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
-  /** What to do first about it: the remedy of its reason (RefusalRemedies), which a warning leads with. */
+  /** What to do first about it: its reason's remedy, which a warning leads with. */
   readonly remedy: string;
   /** What to do first about each rule, by id: a violation's warning leads with its rule's. */
   readonly ruleRemedies: Readonly<Record<string, string>>;

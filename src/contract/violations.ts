@@ -99,19 +99,14 @@ export function collectViolations<Rule extends string>(
   return collector.violations();
 }
 
-/** All violations as one sentence list: `<path>: <message>; …`. */
-function listViolations(violations: readonly Violation[]): string {
-  return violations.map(({ path, message }) => `${path}: ${message}`).join("; ");
-}
-
 /**
- * The listed violations as one sentence list, then, when some were left
+ * The listed violations as `<path>: <message>; …`, then, when some were left
  * out, `… and N more (rule-id: count, …)`. Bounded whatever the object: at
  * most the cap of messages (each quoting at most a short excerpt of any
  * value) and one count per rule.
  */
 export function describeViolations({ listed, unlistedByRule, total }: CollectedViolations): string {
-  const shown = listViolations(listed);
+  const shown = listed.map(({ path, message }) => `${path}: ${message}`).join("; ");
   const unlisted = total - listed.length;
   if (unlisted === 0) return shown;
   const perRule = [...unlistedByRule].map(([rule, count]) => `${rule}: ${count}`).join(", ");

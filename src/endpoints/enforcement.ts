@@ -13,7 +13,6 @@ import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, RULE_REMEDIES } from "./ind
 export const ENFORCEMENT_ACTIONS = ["deny", "warn"] as const;
 export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
 
-/** Each endpoint's action. */
 export type Enforcement = Readonly<Record<EndpointKey, EnforcementAction>>;
 
 export const DENY_EVERYWHERE: Enforcement = Object.freeze(
@@ -32,10 +31,8 @@ const LABEL_BY_NAME: ReadonlyMap<string, EndpointKey> = new Map(
 
 /**
  * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
- * not named is `deny`. The problems are returned together, so one start-up
- * names them (bounded as every variable's are, echo.ts's boundedProblems);
- * each quotes what it read cut short and with anything but printable ASCII
- * escaped, so a look-alike character shows.
+ * not named is `deny`. All problems are returned, so one start-up names them;
+ * each quotes what it read escaped, so a look-alike character shows.
  */
 export function parseEnforcement(
   text: string,
@@ -72,7 +69,7 @@ const isAction = (text: string): text is EnforcementAction =>
 export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
   ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
 
-/** What to do first about an endpoint's refusals: by reason, and for a violation by its rule. */
+/** What to do first about a refusal: by its reason, and for a violation by its rule. */
 export interface EndpointRemedies {
   readonly reasons: Readonly<Record<string, string>>;
   readonly rules: Readonly<Record<string, string>>;

@@ -2,8 +2,13 @@ import { hibernationDesire } from "../cocoon/crd-enums";
 import { COCOON_GROUP, COCOONHIBERNATION_KIND, COCOONHIBERNATIONS } from "../cocoon/crd-resources";
 import { namespaceOf } from "../cocoon/namespace";
 import type { AdmissionRequest } from "../contract/admission-request";
-import { type EndpointModule, FAIL_CLOSED, namespaced, type Rule } from "../contract/endpoint";
-import type { KubeApi } from "../contract/reads";
+import {
+  type DecisionDeps,
+  type EndpointModule,
+  FAIL_CLOSED,
+  namespaced,
+  type Rule,
+} from "../contract/endpoint";
 import { readApiserver, retryOnceReachable } from "../contract/reads";
 import { allowed, errored, type Verdict } from "../contract/verdict";
 import type { ReportViolation, Violation } from "../contract/violations";
@@ -16,7 +21,7 @@ import {
 import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import { isUnset } from "./field-checks";
-import { ruleDenial } from "./rule-denial";
+import { notAnObject, ruleDenial } from "./rule-denial";
 
 /** Every rule `/validate-cocoonhibernation` enforces; README.md lists exactly these lines. */
 export const HIBERNATION_RULES = [
@@ -153,11 +158,8 @@ export function checkNoOtherHibernation(
   report: ReportHibernationViolation,
 ): void {
   const targeting = items.flatMap((item) => {
-    // An item that does not decode names no pod we could compare. The CRD
-    // schema makes that a foreign or broken object, and refusing every
-    // hibernation in the namespace over it would block users on something
-    // only an admin can fix; the name collision (CRs are named after their
-    // pod) still stops the plain duplicate.
+    // An item that names no pod is skipped, not refused over: only an admin could fix it, and
+    // the name collision (each is named after its pod) still stops the plain duplicate.
     const existing = readExisting(item);
     return existing && existing.podName === podName ? [existing] : [];
   });
@@ -173,9 +175,7 @@ export function checkNoOtherHibernation(
 function readExisting(item: unknown): ExistingHibernation | undefined {
   const podName = valueAt(item, POD_NAME_PATH);
   if (typeof podName !== "string" || podName === "") return undefined;
-  // metadata is read as a whole: when it is not an object, or its name is
-  // not a string (null included), all of it reads as absent, its
-  // deletionTimestamp too.
+  // Metadata that is not an object, or whose name is not a string, reads as absent whole.
   const metadata = valueAt(item, ["metadata"]);
   const name = isJsonObject(metadata) ? metadata.name : undefined;
   if (!isJsonObject(metadata) || (name !== undefined && typeof name !== "string")) {
@@ -204,10 +204,6 @@ function conflictViolation(podName: string, existing: ExistingHibernation): Hibe
       );
 }
 
-export interface HibernationDeps {
-  readonly kube: KubeApi;
-}
-
 type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>;
 
 /**
@@ -216,15 +212,10 @@ type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>
  */
 export async function validateHibernation(
   request: AdmissionRequest,
-  deps: HibernationDeps,
+  deps: DecisionDeps,
 ): Promise<HibernationVerdict> {
   const hibernation = readHibernation(request.object);
-  if (!hibernation) {
-    return errored(
-      "decode",
-      "the request's object is not a JSON object, so it cannot be a CocoonHibernation",
-    );
-  }
+  if (!hibernation) return notAnObject(COCOONHIBERNATION_KIND);
   const broken = ruleDenial(
     HIBERNATION_RULES,
     COCOONHIBERNATION_KIND,
@@ -277,5 +268,5 @@ export const hibernationEndpoint = {
     decode: `send the ${COCOONHIBERNATION_KIND} as a JSON object`,
     list: retryOnceReachable("list", COCOONHIBERNATIONS.plural),
   },
-  decide: (deps: HibernationDeps) => (request) => validateHibernation(request, deps),
-} as const satisfies EndpointModule<typeof HIBERNATION_REASONS, HibernationRuleId, HibernationDeps>;
+  decide: (deps: DecisionDeps) => (request) => validateHibernation(request, deps),
+} as const satisfies EndpointModule<typeof HIBERNATION_REASONS, HibernationRuleId, DecisionDeps>;

@@ -6,13 +6,12 @@ import type {
   RegistrationRule,
   Rule,
 } from "../contract/endpoint";
-import { grantedReadsOnly, type KubeApi } from "../contract/reads";
+import { grantedReadsOnly } from "../contract/reads";
 import { COMMON_REASONS, type Reasons, skipped, type Verdict } from "../contract/verdict";
 import { cocoonSetEndpoint } from "./cocoonset";
 import { hibernationEndpoint } from "./hibernation";
 import { podGateEndpoint } from "./pod-gate";
-import type { PodCreators } from "./pod-gate/creators";
-import type { RuntimeIdentities } from "./pod-gate/platform-identities";
+import type { PodGateDeps } from "./pod-gate/decide";
 import { scaleGuardEndpoint } from "./scale-guard";
 
 /**
@@ -36,10 +35,8 @@ export const ENDPOINT_KEYS = Object.keys(ENDPOINTS) as EndpointKey[];
 
 type ReasonsOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["reasons"];
 
-/** The rules a denial of endpoint `E` can list. */
 export type RuleOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["rules"][number]["id"];
 
-/** A verdict of endpoint `E`. */
 export type VerdictOf<E extends EndpointKey> = Verdict<ReasonsOf<E>, RuleOf<E>>;
 
 /** Every rule the endpoints enforce, as README.md lists them. */
@@ -102,26 +99,17 @@ export function examinedOnly<E extends EndpointKey>(
   return async (request) => (examined.has(request.operation) ? decide(request) : SKIPPED_OPERATION);
 }
 
-/** The longest time the apiserver waits for any endpoint. */
 export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
   ...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].registration.timeoutSeconds),
 );
 
-/** The endpoint served at `path`, if any. */
 export function endpointAt(path: string): EndpointKey | undefined {
   return ENDPOINT_KEYS.find((endpoint) => ENDPOINTS[endpoint].path === path);
 }
 
-/** What the decisions are given: the settings they need and the apiserver. */
-export interface EndpointDeps {
-  /** Who may create gated pods, and owned by which kinds (POD_CREATORS). */
-  readonly podCreators: PodCreators;
-  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
-  readonly runtimeIdentities: RuntimeIdentities;
-  readonly kube: KubeApi;
-}
+/** What the decisions are given: the pod gate's settings and the apiserver. */
+export type EndpointDeps = PodGateDeps;
 
-/** One decision per endpoint of the table. */
 export type Decisions = {
   readonly [E in EndpointKey]: (request: AdmissionRequest) => Promise<VerdictOf<E>>;
 };

@@ -1,5 +1,5 @@
 import type { Rule } from "../contract/endpoint";
-import { denied } from "../contract/verdict";
+import { denied, errored } from "../contract/verdict";
 import { type CollectedViolations, describeViolations } from "../contract/violations";
 
 /**
@@ -18,3 +18,7 @@ export function ruleDenial<const Rules extends readonly Rule[], Id extends Rules
   const reason: Rules[number]["reason"] = rule.reason;
   return denied(reason, `invalid ${subject}: ${describeViolations(found)}`, found);
 }
+
+/** The refusal of a custom resource whose request carries no JSON object at all. */
+export const notAnObject = (kind: string) =>
+  errored("decode", `the request's object is not a JSON object, so it cannot be a ${kind}`);

@@ -10,6 +10,7 @@ import {
 } from "../cocoon/workload";
 import type { AdmissionRequest } from "../contract/admission-request";
 import {
+  type DecisionDeps,
   type EndpointModule,
   FAIL_CLOSED,
   type MatchConditions,
@@ -31,10 +32,6 @@ const SCALE_GUARD_REASONS = {
 
 type ScaleGuardVerdict = Verdict<typeof SCALE_GUARD_REASONS, never>;
 
-export interface ScaleGuardDeps {
-  readonly kube: KubeApi;
-}
-
 /** The scale-down a request asks for, as named in messages. */
 interface ScaleDown {
   readonly kind: WorkloadKind;
@@ -50,7 +47,7 @@ interface ScaleDown {
  */
 export async function scaleGuard(
   request: AdmissionRequest,
-  deps: ScaleGuardDeps,
+  deps: DecisionDeps,
 ): Promise<ScaleGuardVerdict> {
   if (request.subResource === "scale") return guardScaleSubresource(request, deps.kube);
   return guardWorkloadUpdate(request);
@@ -68,13 +65,7 @@ async function guardScaleSubresource(
   if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
   if (newReplicas >= oldReplicas) return allowed();
 
-  const scaleDown: ScaleDown = {
-    kind: WORKLOADS[resource].kind,
-    namespace: request.namespace ?? "",
-    name: request.name ?? "",
-    oldReplicas,
-    newReplicas,
-  };
+  const scaleDown = scaleDownOf(request, WORKLOADS[resource].kind, oldReplicas, newReplicas);
   const parent = await readParent(kube, resource, scaleDown);
   if (!parent.ok) {
     return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
@@ -107,18 +98,23 @@ function guardWorkloadUpdate(request: AdmissionRequest): ScaleGuardVerdict {
   if (newReplicas >= oldReplicas) return allowed();
   return denied(
     "scale_down",
-    scaleDownMessage({
-      kind,
-      namespace: request.namespace ?? "",
-      name: request.name ?? "",
-      oldReplicas,
-      newReplicas,
-    }),
+    scaleDownMessage(scaleDownOf(request, kind, oldReplicas, newReplicas)),
   );
 }
 
-function describeScaleDown(scaleDown: ScaleDown): string {
-  return `${describeWorkload(scaleDown)} from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas`;
+function scaleDownOf(
+  request: AdmissionRequest,
+  kind: WorkloadKind,
+  oldReplicas: number,
+  newReplicas: number,
+): ScaleDown {
+  return {
+    kind,
+    namespace: request.namespace ?? "",
+    name: request.name ?? "",
+    oldReplicas,
+    newReplicas,
+  };
 }
 
 function describeWorkload({ kind, namespace, name }: ScaleDown): string {
@@ -127,7 +123,8 @@ function describeWorkload({ kind, namespace, name }: ScaleDown): string {
 
 function scaleDownMessage(scaleDown: ScaleDown): string {
   return (
-    `spec.replicas: scaling down ${describeScaleDown(scaleDown)} is not allowed: its pod ` +
+    `spec.replicas: scaling down ${describeWorkload(scaleDown)} from ${scaleDown.oldReplicas} ` +
+    `to ${scaleDown.newReplicas} replicas is not allowed: its pod ` +
     `template tolerates "${COCOON_TOLERATION_KEY}", so its pods are cocoon VMs and removing ` +
     `replicas destroys their state; to suspend VMs, create a ${COCOONHIBERNATION_KIND} ` +
     `(spec.desire: Hibernate) for each pod instead`
@@ -181,7 +178,7 @@ export function workloadIsCocoon(workload: unknown): boolean {
   return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }
 
-/** A Scale omits replicas when they are 0 (`kubectl scale --replicas=0` sends `spec: {}`); apps/v1 defaults them to 1. */
+/** replicasOr in CEL. */
 const replicas = (object: string, omitted: number): Cel => [
   `(has(${object}.spec) && ${object}.spec != null`,
   `&& has(${object}.spec.replicas) && ${object}.spec.replicas != null`,
@@ -217,10 +214,10 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
       cel(
         "object != null && oldObject != null",
         `&& (${IS_SCALE.slice(1, -1)}`,
-        around("? ", replicas("object", 0)),
-        around("< ", replicas("oldObject", 0)),
-        around(": ", replicas("object", 1)),
-        around("< ", replicas("oldObject", 1), ")"),
+        around("? ", replicas("object", OMITTED_SCALE_REPLICAS)),
+        around("< ", replicas("oldObject", OMITTED_SCALE_REPLICAS)),
+        around(": ", replicas("object", DEFAULT_WORKLOAD_REPLICAS)),
+        around("< ", replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS), ")"),
       ),
       "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
         "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
@@ -258,5 +255,5 @@ export const scaleGuardEndpoint = {
     scale_down: `keep the replicas; to suspend the VMs, create a ${COCOONHIBERNATION_KIND} (spec.desire: Hibernate) for each pod`,
     parent_fetch: retryOnceReachable("get", "deployments and statefulsets"),
   },
-  decide: (deps: ScaleGuardDeps) => (request) => scaleGuard(request, deps),
-} as const satisfies EndpointModule<typeof SCALE_GUARD_REASONS, never, ScaleGuardDeps>;
+  decide: (deps: DecisionDeps) => (request) => scaleGuard(request, deps),
+} as const satisfies EndpointModule<typeof SCALE_GUARD_REASONS, never, DecisionDeps>;

@@ -30,20 +30,12 @@ export const COLLECT_ANYWAY_ABOVE_RSS_BYTES = 192 * 1024 * 1024;
 export const SMALL_BODIES_BUDGET_BYTES = 4 * 1024 * 1024;
 
 export interface LargeReviewGateOptions {
-  /** LARGE_REVIEW_BYTES unless given. */
   readonly largeBytes?: number;
-  /** LARGE_REVIEW_BUDGET_BYTES unless given. */
   readonly budgetBytes?: number;
-  /** SMALL_BODIES_BUDGET_BYTES unless given. */
   readonly smallBudgetBytes?: number;
-  /** The process's resident size now; `process.memoryUsage.rss()` unless given. */
   readonly residentBytes?: () => number;
-  /**
-   * The JavaScript heap's blocks now, which grow with every object until a
-   * collection; `process.memoryUsage().heapTotal` unless given.
-   */
+  /** The heap's blocks, which grow with every object until a collection. */
   readonly heapBytes?: () => number;
-  /** A full collection of the heap; `Bun.gc(true)` unless given. */
   readonly collect?: () => void;
 }
 
@@ -76,7 +68,6 @@ export interface LargeReviewGate {
 }
 
 interface Waiter {
-  /** Bytes asked for. */
   readonly bytes: number;
   /** Bytes its review already holds (a growth); 0 for a review waiting for its turn. */
   readonly holding: number;

@@ -21,25 +21,18 @@ import { type CountedDecision, type ListenerEnv, REJECTION_STATUSES } from "./re
 
 /** What `measureRequests` records, bound to the metrics by the app that uses it. */
 export interface RequestMeasures {
-  /** Requests being worked on. */
   readonly inFlight: { inc(): void; dec(): void };
-  /** Counts one response to `path` with `status`. */
   countResponse(path: string, status: number): void;
   /** The duration histogram of the reviews served at `path`; undefined for any other path. */
   reviewDuration(path: string): { observe(seconds: number): void } | undefined;
-  /** Counts the decision a review at `path` answered with. */
   countDecision(path: string, decision: CountedDecision): void;
 }
 
 /**
- * The one instrumenting wrapper of an app: in flight while a request is
- * worked on, then its response by path and status, the decision a review
- * answered with (which the review keeps on the context), for an answered
- * review (200 on a review path) its duration from the first byte read to the
- * encoded answer, and the warn line of a 4xx. One middleware for all of it,
- * as it is one concern (what the metrics and logs say about requests): as
- * three middlewares and a per-route timer they cost a tenth to a fifth of the
- * design floor's CPU per review more (an in-process A/B, docs/performance.md).
+ * The one instrumenting wrapper of an app: in flight, response by path and
+ * status, the decision a review kept on the context, an answered review's
+ * duration, and the warn line of a 4xx. One middleware, as it is one concern
+ * (docs/performance.md measures it against three).
  */
 export function measureRequests(
   measures: RequestMeasures,
@@ -88,15 +81,10 @@ export function warnOnRejection(log: Logger): (c: Context<ListenerEnv>) => void 
 }
 
 /**
- * Every metric the admission listener keeps per request, as prom-client
- * children bound once: in flight; responses by path label and status; for an
- * answered review its duration and its decision by result and reason, in the
- * endpoint's `handler` label. Every (result, reason) the table lists for an
- * endpoint, every path label's response for each status a Rejection answers
- * with, and every endpoint's duration exist at 0 from the start: `increase()`
+ * The admission listener's metrics as prom-client children bound once. Every
+ * series the table can produce exists at 0 from the start: `increase()`
  * ignores a series' first sample, so a series born at 1 would hide its first
- * count from the alerts. The admission app hands these to its one observing
- * middleware (`measureRequests`, http/observe.ts).
+ * count from the alerts.
  */
 export function admissionMeasures(): RequestMeasures {
   const responsesOf = childrenOf((label: string, status: number) =>

@@ -4,7 +4,6 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { cutShort } from "../bounded-text";
 import type { Logger } from "../observability/logger";
 
-/** Every status a Rejection answers with. */
 export const REJECTION_STATUSES = [400, 404, 405, 408, 413, 415] as const;
 type RejectionStatus = (typeof REJECTION_STATUSES)[number];
 
@@ -54,11 +53,7 @@ function answerRejection(rejection: Rejection, c: Context<ListenerEnv>): Respons
   return c.json(body, rejection.status, headers);
 }
 
-/**
- * The one error path of an app (`app.onError`): a Rejection is answered
- * with its status, headers and `{error, details?}`; anything else is a bug,
- * logged and answered 500.
- */
+/** The one error path of an app (`app.onError`): anything but a Rejection is a bug, logged and answered 500. */
 export function answerErrors(log: Logger): ErrorHandler<ListenerEnv> {
   return (error, c) => {
     if (error instanceof Rejection) return answerRejection(error, c);

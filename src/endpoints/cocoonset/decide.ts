@@ -8,7 +8,7 @@ import { COCOONSET_KIND } from "../../cocoon/crd-resources";
 import { namespaceOf } from "../../cocoon/namespace";
 import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
 import type { AdmissionRequest } from "../../contract/admission-request";
-import { allowed, errored, skipped, type Verdict } from "../../contract/verdict";
+import { allowed, skipped, type Verdict } from "../../contract/verdict";
 import type { ReportViolation, Violation } from "../../contract/violations";
 import {
   collectViolations,
@@ -18,7 +18,7 @@ import {
 } from "../../contract/violations";
 import { isJsonObject, type JsonObject } from "../../json/read";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
-import { ruleDenial } from "../rule-denial";
+import { notAnObject, ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
 import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
 import { AGENT_PATH, type AgentFields, decodeCocoonSet, isMistyped } from "./shape";
@@ -119,12 +119,7 @@ export async function validateCocoonSet(
   request: AdmissionRequest,
 ): Promise<Verdict<typeof COCOONSET_REASONS, CocoonSetRuleId>> {
   const { object, oldObject } = request;
-  if (!isJsonObject(object)) {
-    return errored(
-      "decode",
-      "the request's object is not a JSON object, so it cannot be a CocoonSet",
-    );
-  }
+  if (!isJsonObject(object)) return notAnObject(COCOONSET_KIND);
   if (request.operation === "UPDATE" && isJsonObject(oldObject)) {
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }

@@ -9,7 +9,6 @@ import { around, type Cel, cel, condition } from "../cel";
 import { COCOONSET_REASONS, validateCocoonSet } from "./decide";
 import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
 
-/** The CocoonSet's spec, when the object has one. */
 const specOf = (object: string): Cel => [`has(${object}.spec) && ${object}.spec != null`];
 
 const COCOONSET_CONDITIONS: MatchConditions = {

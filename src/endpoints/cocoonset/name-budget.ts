@@ -10,7 +10,7 @@ import {
 import type { ReportViolation } from "../../contract/violations";
 import { violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
-import type { PathSegments } from "../../json/path";
+import { formatPath, type PathSegments } from "../../json/path";
 import { isUnset } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
@@ -28,7 +28,7 @@ export function nameBudgetViolations(
   if (setName === undefined) return;
   const generated = isUnset(set.metadata.name);
   const setNameAt: PathSegments = ["metadata", generated ? "generateName" : "name"];
-  const setNameField = generated ? "metadata.generateName" : "metadata.name";
+  const setNameField = formatPath(setNameAt);
   const generatedNote = generated
     ? `; "${GENERATED_NAME_PLACEHOLDER}" stands for the ${GENERATED_NAME_SUFFIX_LENGTH} random characters appended to generateName`
     : "";

@@ -94,12 +94,8 @@ export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
 /**
  * Each object is read field by field, so each mistyped field is reported at
- * its own path and everything else is still read and checked: the object's
- * other fields and its siblings. A mistyped field reads as undefined and is
- * listed in the object's `mistyped`, so that its own rules wait until its
- * type is right instead of guessing (a dropped `image: 5` must not also read
- * as "image is required"). Unreadable metadata (a mistyped name) derives no
- * names, so the name budget waits too.
+ * its own path and its siblings are still checked; a dropped `image: 5` must
+ * not also read as "image is required".
  */
 export function decodeCocoonSet(
   root: JsonObject,

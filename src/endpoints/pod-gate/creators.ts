@@ -141,14 +141,13 @@ export function describeTrustedOwners(podCreators: PodCreators): string {
 /** `kinds` with each of `more` it does not hold yet appended. */
 function withKinds(kinds: OwnerKind[], more: readonly OwnerKind[]): OwnerKind[] {
   for (const kind of more) {
-    if (!kinds.some((known) => sameOwnerKind(known, kind))) kinds.push(kind);
+    if (!includesKind(kinds, kind)) kinds.push(kind);
   }
   return kinds;
 }
 
-/** The identities paired with any of `kinds`. */
 export function creatorsOf(podCreators: PodCreators, kinds: readonly OwnerKind[]): string[] {
   return [...podCreators]
-    .filter(([, paired]) => paired.some((kind) => kinds.some((own) => sameOwnerKind(own, kind))))
+    .filter(([, paired]) => paired.some((kind) => includesKind(kinds, kind)))
     .map(([identity]) => identity);
 }

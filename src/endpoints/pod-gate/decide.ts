@@ -43,7 +43,6 @@ import {
   type RuntimeIdentities,
 } from "./platform-identities";
 
-/** Every reason the pod gate's verdicts carry. */
 export const POD_GATE_REASONS = {
   skipped: ["kind", "decode", "not_cocoon", "no_change", "scheduler"],
   deny: ["not_owned", "creator", "gate_field", "invalid_name", "unmarked_binding"],
@@ -102,11 +101,7 @@ export async function podGate(
   });
 }
 
-/**
- * A write to a pod that is already VM-backed: the platform's runtime
- * patches pass untouched, and anyone else may change anything but the gate
- * fields (pod-gate-changes.ts).
- */
+/** A write to a VM-backed pod: the platform's runtime passes, anyone else may change all but the gate fields. */
 function vmPodUpdateGate(
   request: AdmissionRequest,
   stored: unknown,
@@ -144,11 +139,9 @@ function isBindingRequest(request: AdmissionRequest): boolean {
   );
 }
 
-/** What a denial names: the owner kinds POD_CREATORS trusts, and who may create pods of them. */
+/** A denial's message, given the owner kinds POD_CREATORS trusts, or who it lets create this pod. */
 interface PodGateMessages {
-  /** `owners`: the kinds POD_CREATORS pairs with some creator, as "CocoonSet or Sandbox owner (…)". */
   readonly notOwned: (owners: string) => string;
-  /** `pairing`: which identities POD_CREATORS lets create pods owned by this pod's owners. */
   readonly creator: (username: string, pairing: string) => string;
 }
 
@@ -174,7 +167,6 @@ function markedPodChecks(
   return allowed();
 }
 
-/** Which identities may create pods owned by `owners`, as POD_CREATORS pairs them. */
 function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
   const kinds = [...new Set(owners.map(ownerKindText))];
   const creators = creatorsOf(podCreators, owners);
@@ -230,7 +222,8 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
 
   const namespace = request.namespace;
   const podName = request.name;
-  const pod = `pod ${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
+  const podRef = `${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
+  const pod = `pod ${podRef}`;
   if (!isDnsSubdomain(nodeName)) {
     return denied(
       "invalid_name",
@@ -240,7 +233,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!isDnsLabel(namespace) || !isDnsSubdomain(podName)) {
     return denied(
       "invalid_name",
-      `the Binding names ${JSON.stringify(`${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`)} as its pod, which is not ` +
+      `the Binding names ${JSON.stringify(podRef)} as its pod, which is not ` +
         `a valid namespace/name (DNS label / DNS subdomain), so it cannot be checked; bind an existing pod`,
     );
   }
@@ -390,22 +383,6 @@ const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
 const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
 const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
-type MarkerReading = "marker" | "no_marker" | "unreadable";
-
-function readTolerationMarker(pod: unknown): MarkerReading {
-  const tolerations = readList(valueAt(pod, TOLERATIONS));
-  if (tolerations === MISTYPED) return "unreadable";
-  return tolerations !== undefined && hasCocoonToleration(tolerations) ? "marker" : "no_marker";
-}
-
-function readAnnotationMarker(pod: unknown): MarkerReading {
-  const annotations = readObject(valueAt(pod, ANNOTATIONS));
-  if (annotations === MISTYPED) return "unreadable";
-  return annotations !== undefined && Object.hasOwn(annotations, VM_NAME_ANNOTATION)
-    ? "marker"
-    : "no_marker";
-}
-
 /**
  * `gated`: a well-formed field carries a cocoon marker, whatever the other
  * fields hold. `undecodable`: neither marker field can be read at all (this
@@ -414,11 +391,19 @@ function readAnnotationMarker(pod: unknown): MarkerReading {
 export type PodMarkers = "gated" | "not_gated" | "undecodable";
 
 export function readPodMarkers(pod: unknown): PodMarkers {
-  const toleration = readTolerationMarker(pod);
-  if (toleration === "marker") return "gated";
-  const annotation = readAnnotationMarker(pod);
-  if (annotation === "marker") return "gated";
-  return toleration === "unreadable" && annotation === "unreadable" ? "undecodable" : "not_gated";
+  const tolerations = readList(valueAt(pod, TOLERATIONS));
+  if (tolerations !== MISTYPED && tolerations !== undefined && hasCocoonToleration(tolerations)) {
+    return "gated";
+  }
+  const annotations = readObject(valueAt(pod, ANNOTATIONS));
+  if (
+    annotations !== MISTYPED &&
+    annotations !== undefined &&
+    Object.hasOwn(annotations, VM_NAME_ANNOTATION)
+  ) {
+    return "gated";
+  }
+  return tolerations === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
 }
 
 /**
