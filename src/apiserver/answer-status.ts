@@ -8,7 +8,7 @@ import type { RawAnswer } from "./transport";
 
 const EXCERPT_CHARS = 200;
 
-export function isSuccess(answer: RawAnswer): boolean {
+function isSuccess(answer: RawAnswer): boolean {
   return answer.status >= 200 && answer.status < 300;
 }
 

@@ -84,7 +84,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
  * few hundred bytes; anything larger is not a real answer.
  */
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
-export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
+const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
 /** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */

@@ -10,10 +10,10 @@ import { expectedListOf, listPages } from "./list-pages";
 import type { ApiserverTransport } from "./transport";
 
 /** Bytes of one streamed page: 500 pods of 64 KiB, one decoded page well inside 256 MiB. */
-export const MAX_STREAMED_PAGE_BYTES = 32 * 1024 * 1024;
+const MAX_STREAMED_PAGE_BYTES = 32 * 1024 * 1024;
 
 /** Objects of one kind a streamed LIST may hold: well past the 150 000 pods of Kubernetes' largest cluster. */
-export const MAX_STREAMED_OBJECTS = 1_000_000;
+const MAX_STREAMED_OBJECTS = 1_000_000;
 
 /** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
 export interface KubeLister {
