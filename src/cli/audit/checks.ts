@@ -118,9 +118,10 @@ export class HibernationAudit {
           a.createdAt.localeCompare(b.createdAt) || a.identity.name.localeCompare(b.identity.name),
       );
       for (const { identity, podName, deletionTimestamp } of ordered) {
-        const seen = { key, podName, name: identity.name, deletionTimestamp, where: () => "" };
-        for (const { violation } of byPod.add(seen))
+        const metadata = { name: identity.name, deletionTimestamp };
+        for (const { violation } of byPod.add(key, podName, metadata, () => "")) {
           findings.push(fromViolation(identity, violation));
+        }
       }
     }
     return findings;

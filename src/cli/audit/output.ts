@@ -206,7 +206,5 @@ function githubAnnotations(report: AuditReport): string {
       command("error", { title: `${TOOL}: could not check ${pluralOf(kind)}` }, message),
     ),
     ...AUDIT_NOTES.map((note) => command("notice", {}, note)),
-  ]
-    .map((line) => `${line}\n`)
-    .join("");
+  ].join("");
 }

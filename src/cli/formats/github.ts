@@ -28,15 +28,15 @@ export function githubAnnotations(report: RunReport): string {
     ),
   );
   const notes = notesOf(report).map((note) => command("notice", {}, note));
-  return [...annotations, ...problems, ...notes].map((line) => `${line}\n`).join("");
+  return [...annotations, ...problems, ...notes].join("");
 }
 
-/** `::NAME key=value,…::message`, one workflow command with its escapes. */
+/** `::NAME key=value,…::message` and its newline, one workflow command with its escapes. */
 export function command(name: string, properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
     .join(",");
-  return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}`;
+  return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}\n`;
 }
 
 /** The workflow-command escapes for a message. */

@@ -237,13 +237,12 @@ function hibernationViolationsAcrossInput(
   const own = hibernationViolations(object.value);
   const podName = stringAt(object.value, POD_NAME);
   if (!own || !podName) return own;
-  const conflicts = hibernationsByPod.add({
-    key: `${namespace}/${podName}`,
-    podName,
+  const metadata = {
     name: valueAt(object.value, NAME),
     deletionTimestamp: valueAt(object.value, ["metadata", "deletionTimestamp"]),
-    where: () => `${object.file}:${object.positionOf(NAME).line}`,
-  });
+  };
+  const where = () => `${object.file}:${object.positionOf(NAME).line}`;
+  const conflicts = hibernationsByPod.add(`${namespace}/${podName}`, podName, metadata, where);
   return [
     ...own,
     ...conflicts.map(({ violation, earlier }) => ({

@@ -25,15 +25,8 @@ export function errorCount(findings: readonly Finding[]): number {
 }
 
 /** `PATH: message`, or the message alone for a finding about the whole object. */
-export function located({
-  path,
-  message,
-}: {
-  readonly path: string;
-  readonly message: string;
-}): string {
-  return path ? `${path}: ${message}` : message;
-}
+export const located = ({ path, message }: { path: string; message: string }) =>
+  path ? `${path}: ${message}` : message;
 
 /** `FILE:LINE:COLUMN: SEVERITY: KIND NAMESPACE/NAME: PATH: message [rule]`, one line per finding. */
 export function findingLine(finding: Finding): string {
