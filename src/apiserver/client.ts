@@ -6,10 +6,9 @@ import { invalidNameProblem } from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
 import { type ExpectedObject, isVerifiedNotFound, verifiedObject } from "./answer-status";
 import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
-import { type KubeLister, kubeListerOver } from "./collection-lister";
 import { createCredentials } from "./credentials";
 import { instrumented } from "./instrument";
-import { expectedListOf, listPages } from "./list-pages";
+import { expectedListOf, type KubeLister, kubeListerOver, listPages } from "./list-pages";
 import {
   createReadBudget,
   type ReadBudget,

@@ -1,4 +1,4 @@
-import type { KubeLister } from "../../apiserver/collection-lister";
+import type { KubeLister } from "../../apiserver/list-pages";
 import { errorText } from "../../bounded-text";
 import { KubeApiError } from "../../contract/reads";
 import { ENDPOINTS } from "../../endpoints";
