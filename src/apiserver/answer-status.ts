@@ -8,7 +8,7 @@ import type { RawAnswer } from "./transport";
 
 const EXCERPT_CHARS = 200;
 
-export function isSuccess(answer: RawAnswer): boolean {
+function isSuccess(answer: RawAnswer): boolean {
   return answer.status >= 200 && answer.status < 300;
 }
 
@@ -63,11 +63,7 @@ export interface ExpectedObject {
   readonly namespace?: string;
 }
 
-/**
- * Whether `body` is what the apiserver writes when the object of a GET does
- * not exist, naming that object: a v1 Status of reason NotFound whose details
- * name the object and its resource (group omitted for the core group).
- */
+/** Whether `body` is the apiserver's NotFound Status naming this object and its resource. */
 function namesMissingObject(body: unknown, expected: ExpectedObject): boolean {
   if (!isJsonObject(body)) return false;
   if (body.apiVersion !== "v1" || body.kind !== "Status" || body.reason !== "NotFound") {
@@ -84,11 +80,8 @@ function namesMissingObject(body: unknown, expected: ExpectedObject): boolean {
 }
 
 /**
- * Whether the answer says that the object asked for does not exist: a direct
- * 404 whose body is the apiserver's NotFound Status naming that object (name,
- * group and resource). Any other 404 — from a proxy in front of the
- * apiserver, or for a path it does not serve — says nothing about the object
- * and is a KubeApiError, so callers fail closed. False for other statuses.
+ * A 404 proves the object missing only when its body is the NotFound Status naming it; any other
+ * 404 (a proxy, a path not served) is a KubeApiError, so callers fail closed.
  */
 export function isVerifiedNotFound(
   operation: string,
@@ -114,20 +107,13 @@ export interface ExpectedList {
   readonly itemKind: string;
   /** The `limit` the page was asked for: a page with more items is not the apiserver's. */
   readonly maxItems?: number;
-  /**
-   * Items may leave out apiVersion and kind, as the apiserver writes the items
-   * of built-in lists (PodList, NodeList); when present they must match.
-   */
+  /** The apiserver leaves apiVersion and kind out of built-in lists' items; when present they must match. */
   readonly itemsMayOmitKind?: boolean;
 }
 
 /**
- * The object of a GET answer, trusted only when it is a direct 2xx whose body
- * is exactly the object asked for (apiVersion, kind, name, namespace) and
- * whose fields the caller reads have the types `fields` requires. Anything
- * else — a Status body, `{}`, another kind or object, a mistyped field — is a
- * KubeApiError, so callers fail closed. A 404 is the caller's to check first
- * with isVerifiedNotFound.
+ * The object of a GET answer, trusted only when it is a 2xx holding exactly the object asked for
+ * with the field types `fields` requires; anything else is a KubeApiError (callers fail closed).
  */
 export function verifiedObject<Fields extends JsonObject>(
   operation: string,
@@ -165,11 +151,7 @@ export interface ListPage {
 const ITEMS = ["items"] as const;
 const CONTINUE = ["metadata", "continue"] as const;
 
-/**
- * What a LIST page must hold: `items`, a list of objects (the apiserver
- * writes `"items": []`, but a Go nil slice would read `null`; both mean
- * none), and a string `metadata.continue` when there is a next page.
- */
+/** `items` may be `null` as well as `[]` (a Go nil slice): both mean none. */
 interface ListPageFields extends JsonObject {
   readonly items: readonly JsonObject[] | null;
   readonly metadata?: { readonly continue?: string | null } | null;

@@ -4,17 +4,11 @@ import type { JsonObject } from "../json/read";
 import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
 import { invalidNameProblem } from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
-import {
-  type ExpectedList,
-  type ExpectedObject,
-  isVerifiedNotFound,
-  verifiedObject,
-} from "./answer-status";
+import { type ExpectedObject, isVerifiedNotFound, verifiedObject } from "./answer-status";
 import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
-import { type KubeLister, kubeListerOver } from "./collection-lister";
 import { createCredentials } from "./credentials";
 import { instrumented } from "./instrument";
-import { expectedListOf, listPages } from "./list-pages";
+import { expectedListOf, type KubeLister, kubeListerOver, listPages } from "./list-pages";
 import {
   createReadBudget,
   type ReadBudget,
@@ -60,7 +54,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     options.log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
     return {
       api: kubeApiOver(undefined, options),
-      lister: listerOver(undefined, options),
+      lister: kubeListerOver(connectedTo(undefined), options.listPageSize ?? LIST_PAGE_LIMIT),
       source: "none",
     };
   }
@@ -77,7 +71,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   );
   return {
     api: kubeApiOver(transport, options),
-    lister: listerOver(transport, options),
+    lister: kubeListerOver(connectedTo(transport), options.listPageSize ?? LIST_PAGE_LIMIT),
     source: access.source,
     server: transport.server,
   };
@@ -89,7 +83,7 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
  * few hundred bytes; anything larger is not a real answer.
  */
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
-export const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
+const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
 /** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
@@ -104,13 +98,6 @@ const connectedTo =
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport;
   };
-
-function listerOver(
-  transport: ApiserverTransport | undefined,
-  { listPageSize = LIST_PAGE_LIMIT }: Pick<KubeApiOptions, "listPageSize">,
-): KubeLister {
-  return kubeListerOver(connectedTo(transport), listPageSize);
-}
 
 function kubeApiOver(
   transport: ApiserverTransport | undefined,
@@ -159,41 +146,32 @@ function kubeApiOver(
       return withinBudget(budget, operation, (hold) =>
         instrumented(
           { verb: "list", resource: resource.plural, operation },
-          () =>
-            listAllPages(
+          async () => {
+            // All pages within one APISERVER_TIMEOUT, every item kept until the last page.
+            const pages = listPages(
               connected(operation),
               collectionPath(resource, namespace),
               operation,
               expectedListOf(resource),
-              { pageSize: listPageSize, hold },
-            ),
+              {
+                pageSize: listPageSize,
+                hold,
+                maxPageBytes: MAX_LIST_PAGE_BYTES,
+                maxObjects: MAX_LISTED_OBJECTS,
+                maxTotalBytes: MAX_LIST_BYTES,
+                budget: "shared",
+              },
+            );
+            const items: JsonObject[] = [];
+            for await (const page of pages) for (const item of page) items.push(item);
+            return items;
+          },
           () => "success",
           log,
         ),
       );
     },
   };
-}
-
-/** Every item of a LIST, all pages within one APISERVER_TIMEOUT, within the LIST bounds above. */
-async function listAllPages(
-  transport: ApiserverTransport,
-  path: string,
-  operation: string,
-  expected: ExpectedList,
-  { pageSize, hold }: { pageSize: number; hold: ReadHold },
-): Promise<readonly JsonObject[]> {
-  const items: JsonObject[] = [];
-  const pages = listPages(transport, path, operation, expected, {
-    pageSize,
-    hold,
-    maxPageBytes: MAX_LIST_PAGE_BYTES,
-    maxObjects: MAX_LISTED_OBJECTS,
-    maxTotalBytes: MAX_LIST_BYTES,
-    budget: "shared",
-  });
-  for await (const page of pages) for (const item of page) items.push(item);
-  return items;
 }
 
 /** One read a review waits on, held in the read budget until its caller has the answer. */

@@ -9,7 +9,7 @@ import type { ClusterAccess } from "./cluster-access";
 import { type WatchedFile, watchFile } from "./watched-file";
 
 /** How often rotated token, CA and client-certificate files are looked at, at most. */
-export const DEFAULT_FILE_RECHECK_MS = 1000;
+const DEFAULT_FILE_RECHECK_MS = 1000;
 
 /** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
 export interface ApiserverCredentials {

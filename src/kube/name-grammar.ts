@@ -4,7 +4,7 @@ import { quote } from "../json/describe";
 export const DNS_LABEL_MAX_LENGTH = 63;
 
 /** A DNS subdomain (RFC 1123): names of most Kubernetes objects, Deployments and StatefulSets among them. */
-export const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS_SUBDOMAIN_MAX_LENGTH = 253;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

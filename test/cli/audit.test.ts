@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeLister } from "../../src/apiserver/collection-lister";
+import type { KubeLister } from "../../src/apiserver/list-pages";
 import {
   cocoonSetFindings,
   HibernationAudit,

@@ -1,15 +1,9 @@
 import { cutShort } from "../../bounded-text";
 import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
-import { collectViolations, type Violation } from "../../contract/violations";
+import type { Violation } from "../../contract/violations";
 import type { RuleId } from "../../endpoints";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
-import type { HibernationRuleId } from "../../endpoints/hibernation";
-import {
-  checkNoOtherHibernation,
-  hibernationViolations,
-  podNameOf,
-  readHibernation,
-} from "../../endpoints/hibernation";
+import { hibernationViolations, podNameOf, readHibernation } from "../../endpoints/hibernation";
 import {
   describeTrustedOwners,
   includesKind,
@@ -26,6 +20,7 @@ import {
 import { workloadIsCocoon } from "../../endpoints/scale-guard";
 import { isJsonObject, type JsonObject, stringAt, valueAt } from "../../json/read";
 import { apiGroupOf } from "../../kube/api-resources";
+import { HibernationsByPod } from "../hibernation-conflicts";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
@@ -79,14 +74,12 @@ interface KeptHibernation {
   readonly identity: ObjectIdentity;
   readonly createdAt: string;
   readonly podName: string;
-  readonly terminating: boolean;
-  readonly value: JsonObject;
+  readonly deletionTimestamp: unknown;
 }
 
 /**
  * CocoonHibernations, one by one: each object's own rules at once, and at the
- * end the one-per-pod rule in the order they were created, from a few fields
- * kept of each.
+ * end the one-per-pod rule in the order they were created.
  */
 export class HibernationAudit {
   readonly #byPod = new Map<string, KeptHibernation[]>();
@@ -99,16 +92,11 @@ export class HibernationAudit {
     if (podName !== undefined) {
       const key = `${identity.namespace}/${podName}`;
       const kept = this.#byPod.get(key) ?? [];
-      const deletionTimestamp = valueAt(item, ["metadata", "deletionTimestamp"]);
       kept.push({
         identity,
         podName,
-        terminating: deletionTimestamp !== undefined && deletionTimestamp !== null,
+        deletionTimestamp: valueAt(item, ["metadata", "deletionTimestamp"]),
         createdAt: stringAt(item, ["metadata", "creationTimestamp"]) ?? "",
-        value: {
-          metadata: { name: identity.name, deletionTimestamp },
-          spec: { podRef: { name: podName } },
-        },
       });
       this.#byPod.set(key, kept);
     }
@@ -122,24 +110,18 @@ export class HibernationAudit {
    */
   conflicts(): AuditFinding[] {
     const findings: AuditFinding[] = [];
-    for (const kept of this.#byPod.values()) {
+    const byPod = new HibernationsByPod();
+    for (const [key, kept] of this.#byPod) {
       if (kept.length < 2) continue;
       const ordered = kept.toSorted(
         (a, b) =>
           a.createdAt.localeCompare(b.createdAt) || a.identity.name.localeCompare(b.identity.name),
       );
-      let firstLive: KeptHibernation | undefined;
-      let firstTerminating: KeptHibernation | undefined;
-      for (const later of ordered) {
-        const earlier = firstLive ?? firstTerminating;
-        if (earlier) {
-          const { listed } = collectViolations<HibernationRuleId>((report) =>
-            checkNoOtherHibernation(later.podName, [earlier.value], report),
-          );
-          for (const violation of listed) findings.push(fromViolation(later.identity, violation));
+      for (const { identity, podName, deletionTimestamp } of ordered) {
+        const metadata = { name: identity.name, deletionTimestamp };
+        for (const { violation } of byPod.add(key, podName, metadata, () => "")) {
+          findings.push(fromViolation(identity, violation));
         }
-        if (later.terminating) firstTerminating ??= later;
-        else firstLive ??= later;
       }
     }
     return findings;

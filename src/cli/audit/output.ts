@@ -1,8 +1,9 @@
-import { escapeData, escapeProperty } from "../formats/github";
+import { command } from "../formats/github";
 import { escapeXml, junitCaseBody, junitTestCase } from "../formats/junit";
 import { ruleDescriptor, SARIF_SCHEMA, sarifTool } from "../formats/sarif";
 import { count, pluralOf } from "../plural";
 import { linesOf, OUTPUT_FORMATS } from "../validate/output";
+import { located } from "../validate/report";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import { policyReports } from "./policy-report";
 import { AUDITED_RULES } from "./rules";
@@ -75,8 +76,6 @@ function findingLine(finding: AuditFinding): string {
 
 const objectOf = ({ kind, namespace, name }: AuditFinding) =>
   `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
-
-const located = ({ path, message }: AuditFinding) => (path ? `${path}: ${message}` : message);
 
 /** `1 error, 0 warnings, 2 notices about 3 objects; 1200 objects checked in all namespaces (…)`, and the kinds not checked. */
 export function summaryLine(report: AuditReport): string {
@@ -195,15 +194,17 @@ function sarifReport(report: AuditReport, summary: string): string {
 
 /** GitHub Actions workflow commands, one per finding and per kind not checked; the notes as notices. */
 function githubAnnotations(report: AuditReport): string {
-  const command = (name: string, title: string, message: string) =>
-    `::${name} title=${escapeProperty(title)}::${escapeData(message)}\n`;
   return [
     ...report.findings.map((finding) =>
-      command(finding.severity, `${finding.rule}: ${objectOf(finding)}`, located(finding)),
+      command(
+        finding.severity,
+        { title: `${finding.rule}: ${objectOf(finding)}` },
+        located(finding),
+      ),
     ),
     ...report.problems.map(({ kind, message }) =>
-      command("error", `${TOOL}: could not check ${pluralOf(kind)}`, message),
+      command("error", { title: `${TOOL}: could not check ${pluralOf(kind)}` }, message),
     ),
-    ...AUDIT_NOTES.map((note) => `::notice::${escapeData(note)}\n`),
+    ...AUDIT_NOTES.map((note) => command("notice", {}, note)),
   ].join("");
 }

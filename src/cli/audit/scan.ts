@@ -1,4 +1,4 @@
-import type { KubeLister } from "../../apiserver/collection-lister";
+import type { KubeLister } from "../../apiserver/list-pages";
 import { errorText } from "../../bounded-text";
 import { KubeApiError } from "../../contract/reads";
 import { ENDPOINTS } from "../../endpoints";
@@ -52,7 +52,7 @@ export type AuditedKind = (typeof AUDITED_RESOURCES)[number]["kind"];
 export const AUDITED_KINDS: readonly AuditedKind[] = AUDITED_RESOURCES.map(({ kind }) => kind);
 
 /** The namespaces the pod gate's and the scale guard's registrations leave out: the webhook never sees them. */
-export const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
+const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
   ENDPOINTS.podGate.registration.namespaceSelector.excluded,
 );
 

@@ -1,5 +1,5 @@
 import type { RunReport } from "../validate/report";
-import { notesOf, repositoryPath } from "../validate/report";
+import { located, notesOf, repositoryPath } from "../validate/report";
 
 /** GitHub Actions workflow commands: an annotation per finding and unreadable input, the notes as `::notice`. */
 export function githubAnnotations(report: RunReport): string {
@@ -12,7 +12,7 @@ export function githubAnnotations(report: RunReport): string {
         col: String(finding.column),
         title: `${finding.rule}: ${finding.kind} ${finding.namespace}/${finding.name}`,
       },
-      finding.path ? `${finding.path}: ${finding.message}` : finding.message,
+      located(finding),
     ),
   );
   const problems = report.problems.map((problem) =>
@@ -28,22 +28,23 @@ export function githubAnnotations(report: RunReport): string {
     ),
   );
   const notes = notesOf(report).map((note) => command("notice", {}, note));
-  return [...annotations, ...problems, ...notes].map((line) => `${line}\n`).join("");
+  return [...annotations, ...problems, ...notes].join("");
 }
 
-function command(name: string, properties: Record<string, string>, message: string): string {
+/** `::NAME key=value,…::message` and its newline, one workflow command with its escapes. */
+export function command(name: string, properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
     .join(",");
-  return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}`;
+  return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}\n`;
 }
 
 /** The workflow-command escapes for a message. */
-export function escapeData(text: string): string {
+function escapeData(text: string): string {
   return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
 }
 
 /** The workflow-command escapes for a property value: a message's, and `:` and `,`. */
-export function escapeProperty(text: string): string {
+function escapeProperty(text: string): string {
   return escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
 }

@@ -1,7 +1,6 @@
 import { count } from "../plural";
-import type { Finding } from "../validate/check";
 import type { RunReport } from "../validate/report";
-import { findingLine, notesOf, problemLine, summaryLine } from "../validate/report";
+import { findingLine, located, notesOf, problemLine, summaryLine } from "../validate/report";
 
 const SUITE_NAME = "cocoon-webhook validate";
 
@@ -63,10 +62,6 @@ export function junitCaseBody<F extends { readonly rule: string }>(
     body.push(`      <system-out>${escapeXml(others.map(line).join("\n"))}</system-out>`);
   }
   return body;
-}
-
-function located({ path, message }: Finding): string {
-  return path ? `${path}: ${message}` : message;
 }
 
 /** A `testcase` element, with the file it stands for when there is one. */

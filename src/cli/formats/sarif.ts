@@ -1,7 +1,7 @@
 import { VERSION_INFO } from "../../version";
 import { ALL_RULES } from "../validate/manifest-rules";
 import type { RunReport } from "../validate/report";
-import { notesOf, problemLine, repositoryPath, summaryLine } from "../validate/report";
+import { located, notesOf, problemLine, repositoryPath, summaryLine } from "../validate/report";
 
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
@@ -35,7 +35,7 @@ export function sarifReport(report: RunReport): string {
           ruleIndex: ruleIndex.get(finding.rule) ?? 0,
           level: finding.severity,
           message: {
-            text: `${finding.kind} ${finding.namespace}/${finding.name}: ${finding.path ? `${finding.path}: ` : ""}${finding.message}`,
+            text: `${finding.kind} ${finding.namespace}/${finding.name}: ${located(finding)}`,
           },
           locations: [
             {

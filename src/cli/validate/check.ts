@@ -11,16 +11,15 @@ import {
 } from "../../cocoon/crd-schema";
 import { namespaceOf } from "../../cocoon/namespace";
 import type { Violation } from "../../contract/violations";
-import { collectViolations } from "../../contract/violations";
 import type { RuleId } from "../../endpoints";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
-import type { HibernationRuleId } from "../../endpoints/hibernation";
-import { checkNoOtherHibernation, hibernationViolations } from "../../endpoints/hibernation";
+import { hibernationViolations } from "../../endpoints/hibernation";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { type JsonPath, stringAt, valueAt } from "../../json/read";
 import { apiGroupOf } from "../../kube/api-resources";
 import { closestMatch } from "../did-you-mean";
+import { HibernationsByPod } from "../hibernation-conflicts";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import type { SourceObject } from "./documents";
 import type { ManifestRuleId } from "./manifest-rules";
@@ -92,12 +91,6 @@ const POD_NAME: JsonPath = ["spec", "podRef", "name"];
 /** The suffix of every cocoonstack API group, e.g. `cocoonset.cocoonstack.io`. */
 const COCOON_GROUP_DOMAIN = "cocoonstack.io";
 
-/** A hibernation already seen, for the one-per-pod check across the input. */
-interface SeenHibernation {
-  readonly value: unknown;
-  readonly where: string;
-}
-
 /** A finding before it is located: a violation, or an offline-only observation. */
 interface Problem {
   readonly rule: Finding["rule"];
@@ -124,7 +117,7 @@ export interface ObjectChecker {
 export function createObjectChecker(options: CheckOptions): ObjectChecker {
   const findings: Finding[] = [];
   const checked: CheckedObject[] = [];
-  const hibernationsByPod = new Map<string, FirstHibernations>();
+  const hibernationsByPod = new HibernationsByPod();
   const offlineSeverity: Severity = options.strict ? "error" : "warning";
   let objects = 0;
   let objectsWithFindings = 0;
@@ -236,52 +229,27 @@ function unknownFieldProblems(value: unknown, kind: CheckedKind, severity: Sever
   }));
 }
 
-/**
- * The first CocoonHibernation seen for a pod that is live, and the first
- * still terminating: a later one conflicts with the one the webhook would
- * name first (the live one), so each later one gives one finding, and only
- * these two are kept, as the fields the check reads.
- */
-interface FirstHibernations {
-  live?: SeenHibernation;
-  terminating?: SeenHibernation;
-}
-
 function hibernationViolationsAcrossInput(
   object: SourceObject,
   namespace: string,
-  hibernationsByPod: Map<string, FirstHibernations>,
+  hibernationsByPod: HibernationsByPod,
 ): Violation<RuleId>[] | undefined {
   const own = hibernationViolations(object.value);
   const podName = stringAt(object.value, POD_NAME);
   if (!own || !podName) return own;
-  const key = `${namespace}/${podName}`;
-  const first = hibernationsByPod.get(key) ?? {};
-  hibernationsByPod.set(key, first);
-  const earlier = first.live ?? first.terminating;
-  const conflicts: Violation<HibernationRuleId>[] = [];
-  if (earlier) {
-    const { listed } = collectViolations<HibernationRuleId>((report) =>
-      checkNoOtherHibernation(podName, [earlier.value], report),
-    );
-    for (const conflict of listed) {
-      conflicts.push({ ...conflict, message: `${conflict.message} (it is at ${earlier.where})` });
-    }
-  }
-  const deletionTimestamp = valueAt(object.value, ["metadata", "deletionTimestamp"]);
-  const terminating = deletionTimestamp !== undefined && deletionTimestamp !== null;
-  if (terminating ? !first.terminating : !first.live) {
-    const seen: SeenHibernation = {
-      value: {
-        metadata: { name: valueAt(object.value, NAME), deletionTimestamp },
-        spec: { podRef: { name: podName } },
-      },
-      where: `${object.file}:${object.positionOf(["metadata", "name"]).line}`,
-    };
-    if (terminating) first.terminating = seen;
-    else first.live = seen;
-  }
-  return [...own, ...conflicts];
+  const metadata = {
+    name: valueAt(object.value, NAME),
+    deletionTimestamp: valueAt(object.value, ["metadata", "deletionTimestamp"]),
+  };
+  const where = () => `${object.file}:${object.positionOf(NAME).line}`;
+  const conflicts = hibernationsByPod.add(`${namespace}/${podName}`, podName, metadata, where);
+  return [
+    ...own,
+    ...conflicts.map(({ violation, earlier }) => ({
+      ...violation,
+      message: `${violation.message} (it is at ${earlier})`,
+    })),
+  ];
 }
 
 function undecodable(kind: CheckedKind): Problem {

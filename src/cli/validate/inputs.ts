@@ -20,7 +20,7 @@ export interface InputProblem {
 /** Bytes of one input (a file, or stdin): far more than a large `kustomize build` writes. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
-export const STDIN_PATH = "-";
+const STDIN_PATH = "-";
 export const STDIN_NAME = "<stdin>";
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 

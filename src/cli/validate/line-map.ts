@@ -5,7 +5,7 @@ import type { PathSegments } from "../../json/path";
  * The source offset of the node `segments` lead to, a map entry at its key;
  * a missing field at its nearest ancestor (`spec.agent.image` at `agent:`).
  */
-export function offsetOf(root: Node, segments: PathSegments): number {
+function offsetOf(root: Node, segments: PathSegments): number {
   let node: unknown = root;
   let offset = startOf(root) ?? 0;
   for (const segment of segments) {

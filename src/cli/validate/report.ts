@@ -24,11 +24,14 @@ export function errorCount(findings: readonly Finding[]): number {
   return findings.filter((finding) => finding.severity === "error").length;
 }
 
+/** `PATH: message`, or the message alone for a finding about the whole object. */
+export const located = ({ path, message }: { path: string; message: string }) =>
+  path ? `${path}: ${message}` : message;
+
 /** `FILE:LINE:COLUMN: SEVERITY: KIND NAMESPACE/NAME: PATH: message [rule]`, one line per finding. */
 export function findingLine(finding: Finding): string {
-  const { file, line, column, severity, kind, namespace, name, path, message, rule } = finding;
-  const where = path ? `${path}: ` : "";
-  return `${file}:${line}:${column}: ${severity}: ${kind} ${namespace}/${name}: ${where}${message} [${rule}]`;
+  const { file, line, column, severity, kind, namespace, name, rule } = finding;
+  return `${file}:${line}:${column}: ${severity}: ${kind} ${namespace}/${name}: ${located(finding)} [${rule}]`;
 }
 
 /** `2 errors, 1 warning in 2 of 14 objects (5 of other API groups skipped) across 4 files`, and the inputs not checked. */
