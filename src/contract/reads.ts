@@ -29,9 +29,9 @@ export interface ObjectRef {
 }
 
 /**
- * The apiserver as the handlers see it: reads, each bounded by
+ * The apiserver as the decisions see it: reads, each bounded by
  * APISERVER_TIMEOUT. Objects come back verified (the object asked for, the
- * resource's fields well-typed); the handlers decode only what they need.
+ * resource's fields well-typed); the decisions decode only what they need.
  */
 export interface KubeApi {
   /** GET one object; `undefined` on the apiserver's own NotFound for it. Throws KubeApiError. */

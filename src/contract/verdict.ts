@@ -1,7 +1,7 @@
 import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
 
 /*
- * The outcome of a handler, independent of HTTP and of the AdmissionReview
+ * The outcome of a decision, independent of HTTP and of the AdmissionReview
  * version. Each variant fixes `allowed` to its result, so a verdict cannot
  * say "allowed" and "deny" at once, and a refusal always explains itself.
  */
@@ -28,14 +28,14 @@ export type ReasonIn<R extends Reasons, K extends keyof Reasons> =
 /** The reasons of an endpoint's own refusals: what its remedies answer. */
 export type RefusalReason<R extends Reasons> = R["deny"][number] | R["error"][number];
 
-/** The handler examined the object and found nothing wrong. */
+/** The decision examined the object and found nothing wrong. */
 export interface Allowed {
   readonly allowed: true;
   readonly result: "allow";
   readonly reason: "";
 }
 
-/** The handler does not apply to this request; it passes unexamined. */
+/** The decision does not apply to this request; it passes unexamined. */
 export interface Skipped<R extends string = string> {
   readonly allowed: true;
   readonly result: "skipped";
@@ -53,7 +53,7 @@ export interface Denied<R extends string = string, Rule extends string = string>
   readonly violations: CollectedViolations<Rule>;
 }
 
-/** The handler could not reach a decision and fails closed. */
+/** The decision could not be reached and fails closed. */
 export interface Errored<R extends string = string> {
   readonly allowed: false;
   readonly result: "error";
@@ -72,7 +72,7 @@ export type Verdict<R extends Reasons = Reasons, Rule extends string = string> =
   | Errored<ReasonIn<R, "error">>;
 
 /**
- * A refusal that an endpoint in warn mode let through (never a handler's
+ * A refusal that an endpoint in warn mode let through (never a decision's
  * own verdict): allowed, carrying what the refusal would have said.
  */
 export interface Warned<R extends Reasons = Reasons, Rule extends string = string> {
@@ -91,7 +91,7 @@ export interface Warned<R extends Reasons = Reasons, Rule extends string = strin
   readonly refused: "deny" | "error";
 }
 
-/** What a review answers: the handler's verdict as the endpoint's enforcement makes it. */
+/** What a review answers: the decision's verdict as the endpoint's enforcement makes it. */
 export type Decision<R extends Reasons = Reasons, Rule extends string = string> =
   | Verdict<R, Rule>
   | Warned<R, Rule>;
