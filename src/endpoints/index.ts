@@ -104,8 +104,13 @@ export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
 );
 
 export function endpointAt(path: string): EndpointKey | undefined {
-  return ENDPOINT_KEYS.find((endpoint) => ENDPOINTS[endpoint].path === path);
+  return ENDPOINT_AT_PATH.get(path);
 }
+
+// Asked for every answer the listener counts.
+const ENDPOINT_AT_PATH: ReadonlyMap<string, EndpointKey> = new Map(
+  ENDPOINT_KEYS.map((endpoint) => [ENDPOINTS[endpoint].path, endpoint]),
+);
 
 /** What the decisions are given: the pod gate's settings and the apiserver. */
 export type EndpointDeps = PodGateDeps;
