@@ -103,14 +103,14 @@ export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
   ...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].registration.timeoutSeconds),
 );
 
-export function endpointAt(path: string): EndpointKey | undefined {
-  return ENDPOINT_AT_PATH.get(path);
-}
-
 // Asked for every answer the listener counts.
 const ENDPOINT_AT_PATH: ReadonlyMap<string, EndpointKey> = new Map(
   ENDPOINT_KEYS.map((endpoint) => [ENDPOINTS[endpoint].path, endpoint]),
 );
+
+export function endpointAt(path: string): EndpointKey | undefined {
+  return ENDPOINT_AT_PATH.get(path);
+}
 
 /** What the decisions are given: the pod gate's settings and the apiserver. */
 export type EndpointDeps = PodGateDeps;
