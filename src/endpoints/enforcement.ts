@@ -1,7 +1,5 @@
 import { quotedSetting } from "../bounded-text";
-import type { Decision, Reasons, Verdict } from "../contract/verdict";
-import { NO_VIOLATIONS } from "../contract/violations";
-import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey, RULE_REMEDIES } from "./index";
+import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./index";
 
 /*
  * What an endpoint does with a request it would refuse: `deny` refuses it
@@ -68,40 +66,3 @@ const isAction = (text: string): text is EnforcementAction =>
 /** The endpoints that allow what they would refuse, in table order. */
 export const warnModeEndpoints = (enforcement: Enforcement): EndpointKey[] =>
   ENDPOINT_KEYS.filter((label) => enforcement[label] === "warn");
-
-/** What to do first about a refusal: by its reason, and for a violation by its rule. */
-export interface EndpointRemedies {
-  readonly reasons: Readonly<Record<string, string>>;
-  readonly rules: Readonly<Record<string, string>>;
-}
-
-export const remediesOf = (endpoint: EndpointKey): EndpointRemedies => ({
-  reasons: ENDPOINTS[endpoint].remedies,
-  rules: RULE_REMEDIES,
-});
-
-/** The remedy of a handler that threw (reason `internal`, the review route's own). */
-const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log line";
-
-/**
- * The verdict as the endpoint's action makes it: under `warn` a denial, and
- * a check that could not be made, become allowed warnings with the same
- * reason, message and violations, and the reason's remedy; warn never blocks.
- */
-export function enforce<R extends Reasons, Rule extends string>(
-  verdict: Verdict<R, Rule>,
-  action: EnforcementAction,
-  remedies: EndpointRemedies,
-): Decision<R, Rule> {
-  if (action === "deny" || verdict.allowed) return verdict;
-  return {
-    allowed: true,
-    result: "warn",
-    reason: verdict.reason,
-    message: verdict.message,
-    remedy: remedies.reasons[verdict.reason] ?? INTERNAL_REMEDY,
-    ruleRemedies: remedies.rules,
-    violations: verdict.result === "deny" ? verdict.violations : NO_VIOLATIONS,
-    refused: verdict.result,
-  };
-}

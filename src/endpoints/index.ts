@@ -1,13 +1,7 @@
 import type { AdmissionRequest } from "../contract/admission-request";
-import type {
-  Decide,
-  EndpointModule,
-  Operation,
-  RegistrationRule,
-  Rule,
-} from "../contract/endpoint";
+import type { EndpointModule, Operation, RegistrationRule, Rule } from "../contract/endpoint";
 import { grantedReadsOnly } from "../contract/reads";
-import { COMMON_REASONS, type Reasons, skipped, type Verdict } from "../contract/verdict";
+import { COMMON_REASONS, type Reasons, type Verdict } from "../contract/verdict";
 import { cocoonSetEndpoint } from "./cocoonset";
 import { hibernationEndpoint } from "./hibernation";
 import { podGateEndpoint } from "./pod-gate";
@@ -85,32 +79,9 @@ export function operationsOf(endpoint: EndpointKey): readonly Operation[] {
   return [...new Set(rules.flatMap((rule) => rule.operations))];
 }
 
-const SKIPPED_OPERATION = Object.freeze(skipped("operation"));
-
-/**
- * The operation gate: `decide` sees only the operations `endpoint` is
- * registered for; any other passes as skipped/operation.
- */
-export function examinedOnly<E extends EndpointKey>(
-  endpoint: E,
-  decide: Decisions[E],
-): Decide<ReasonsOf<E>, RuleOf<E>> {
-  const examined: ReadonlySet<string | undefined> = new Set(operationsOf(endpoint));
-  return async (request) => (examined.has(request.operation) ? decide(request) : SKIPPED_OPERATION);
-}
-
 export const WEBHOOK_TIMEOUT_SECONDS = Math.max(
   ...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].registration.timeoutSeconds),
 );
-
-// Asked for every answer the listener counts.
-const ENDPOINT_AT_PATH: ReadonlyMap<string, EndpointKey> = new Map(
-  ENDPOINT_KEYS.map((endpoint) => [ENDPOINTS[endpoint].path, endpoint]),
-);
-
-export function endpointAt(path: string): EndpointKey | undefined {
-  return ENDPOINT_AT_PATH.get(path);
-}
 
 /** What the decisions are given: the pod gate's settings and the apiserver. */
 export type EndpointDeps = PodGateDeps;

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
-import { ENDPOINT_KEYS, ENDPOINTS, endpointAt, resultReasons } from "../endpoints";
+import { ENDPOINT_KEYS, ENDPOINTS, resultReasons } from "../endpoints";
 import type { Logger } from "../observability/logger";
 import {
   admissionDecisions,
@@ -105,7 +105,9 @@ export function admissionMeasures(): RequestMeasures {
     for (const status of REJECTION_STATUSES) responsesOf(label, status);
   return {
     inFlight: requestsInFlight,
-    countResponse: (path, status) => responsesOf(pathLabel(path), status).inc(),
+    // An endpoint's path, or `other`, so a scanner cannot grow the label set.
+    countResponse: (path, status) =>
+      responsesOf(durations.has(path) ? path : OTHER_PATH, status).inc(),
     reviewDuration: (path) => durations.get(path),
     countDecision: (path, { result, reason }) => decisions.get(path)?.(result, reason).inc(),
   };
@@ -116,11 +118,6 @@ for (const endpoint of ENDPOINT_KEYS)
   admissionDuration.zero({ handler: ENDPOINTS[endpoint].label });
 
 const OTHER_PATH = "other";
-
-/** The `path` label: one of the endpoints' paths, or `other`, so a scanner cannot grow the label set. */
-function pathLabel(path: string): string {
-  return endpointAt(path) === undefined ? OTHER_PATH : path;
-}
 
 /** A counter's child whose series is exported at 0 before its first count. */
 function startedAtZero<Child extends { inc(value?: number): void }>(child: Child): Child {

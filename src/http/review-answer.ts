@@ -1,15 +1,53 @@
 import { cutShort, withoutControlCharacters } from "../bounded-text";
 import type { AdmissionApiVersion, AdmissionRequest } from "../contract/admission-request";
-import type { Decision, Warned } from "../contract/verdict";
-import type { CollectedViolations } from "../contract/violations";
-import { ENDPOINTS, type EndpointKey } from "../endpoints";
-import { enforcementName } from "../endpoints/enforcement";
+import type { Decision, Reasons, Verdict, Warned } from "../contract/verdict";
+import { type CollectedViolations, NO_VIOLATIONS } from "../contract/violations";
+import { ENDPOINTS, type EndpointKey, RULE_REMEDIES } from "../endpoints";
+import { type EnforcementAction, enforcementName } from "../endpoints/enforcement";
 import type { Logger } from "../observability/logger";
 
 /*
- * What a review gives back once its decision is made: the AdmissionReview
- * answer, and the decision's one log line.
+ * What a review gives back once its verdict is made: the decision its
+ * endpoint's enforcement makes of it, the AdmissionReview answer, and the
+ * decision's one log line.
  */
+
+/** What to do first about a refusal: by its reason, and for a violation by its rule. */
+export interface EndpointRemedies {
+  readonly reasons: Readonly<Record<string, string>>;
+  readonly rules: Readonly<Record<string, string>>;
+}
+
+export const remediesOf = (endpoint: EndpointKey): EndpointRemedies => ({
+  reasons: ENDPOINTS[endpoint].remedies,
+  rules: RULE_REMEDIES,
+});
+
+/** The remedy of a handler that threw (reason `internal`, the review route's own). */
+const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log line";
+
+/**
+ * The verdict as the endpoint's action makes it: under `warn` a denial, and
+ * a check that could not be made, become allowed warnings with the same
+ * reason, message and violations, and the reason's remedy; warn never blocks.
+ */
+export function enforce<R extends Reasons, Rule extends string>(
+  verdict: Verdict<R, Rule>,
+  action: EnforcementAction,
+  remedies: EndpointRemedies,
+): Decision<R, Rule> {
+  if (action === "deny" || verdict.allowed) return verdict;
+  return {
+    allowed: true,
+    result: "warn",
+    reason: verdict.reason,
+    message: verdict.message,
+    remedy: remedies.reasons[verdict.reason] ?? INTERNAL_REMEDY,
+    ruleRemedies: remedies.rules,
+    violations: verdict.result === "deny" ? verdict.violations : NO_VIOLATIONS,
+    refused: verdict.result,
+  };
+}
 
 /** Every denial message and warning starts with this, so operators can grep for it. */
 export const MESSAGE_PREFIX = "cocoon-webhook: ";

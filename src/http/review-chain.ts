@@ -2,16 +2,17 @@ import { zValidator } from "@hono/zod-validator";
 import { type Context, type Env, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { cutShort } from "../bounded-text";
-import { admissionReviewSchema } from "../contract/admission-request";
-import { errored, type Verdict } from "../contract/verdict";
+import { type AdmissionRequest, admissionReviewSchema } from "../contract/admission-request";
+import { errored, skipped, type Verdict } from "../contract/verdict";
 import {
   type Decisions,
   ENDPOINT_KEYS,
   ENDPOINTS,
   type EndpointKey,
-  examinedOnly,
+  operationsOf,
+  type VerdictOf,
 } from "../endpoints";
-import { type Enforcement, enforce, remediesOf } from "../endpoints/enforcement";
+import type { Enforcement } from "../endpoints/enforcement";
 import type { Logger } from "../observability/logger";
 import { createLargeReviewGate, type LargeReviewGate } from "./body-budget";
 import { admissionMeasures, measureRequests, warnOnRejection } from "./observe";
@@ -24,7 +25,7 @@ import {
   refuseUnknownPath,
 } from "./rejection";
 import { readReviewBody, refuseDeclaredOversize } from "./request-body";
-import { encodeResponse, logDecision } from "./review-answer";
+import { encodeResponse, enforce, logDecision, remediesOf } from "./review-answer";
 
 /*
  * The admission listener's request chain, in the order a request meets it:
@@ -136,6 +137,20 @@ type ValidatedReview = Context<
   string,
   typeof validEnvelope extends MiddlewareHandler<Env, string, infer I> ? I : never
 >;
+
+const SKIPPED_OPERATION = Object.freeze(skipped("operation"));
+
+/**
+ * The operation gate: `decide` sees only the operations `endpoint` is
+ * registered for; any other passes as skipped/operation.
+ */
+export function examinedOnly<E extends EndpointKey>(
+  endpoint: E,
+  decide: Decisions[E],
+): (request: AdmissionRequest) => Promise<VerdictOf<E>> {
+  const examined: ReadonlySet<string | undefined> = new Set(operationsOf(endpoint));
+  return async (request) => (examined.has(request.operation) ? decide(request) : SKIPPED_OPERATION);
+}
 
 const INTERNAL_ERROR = errored(
   "internal",

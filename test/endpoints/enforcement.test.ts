@@ -1,14 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { LISTED_PROBLEMS_LIMIT } from "../../src/bounded-text";
 import { ConfigError, loadConfig } from "../../src/config";
-import { allowed, denied, errored, skipped } from "../../src/contract/verdict";
-import { collectViolations, violation } from "../../src/contract/violations";
-import { ENDPOINTS, RULE_REMEDIES } from "../../src/endpoints";
 import {
   DENY_EVERYWHERE,
-  enforce,
   parseEnforcement,
-  remediesOf,
   warnModeEndpoints,
 } from "../../src/endpoints/enforcement";
 import { configErrorOf } from "../support/config-error";
@@ -63,59 +58,5 @@ describe("ENFORCEMENT", () => {
       expect(problems).toHaveLength(2);
       for (const problem of problems) expect(problem).toStartWith("ENFORCEMENT: ");
     }
-  });
-});
-
-describe("enforce", () => {
-  const violations = collectViolations<"vm.os">((report) =>
-    report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
-  );
-
-  test("deny leaves every verdict as it is", () => {
-    for (const verdict of [
-      allowed(),
-      skipped("no_change"),
-      denied("invalid_spec", "no", violations),
-      errored("decode", "unreadable"),
-    ]) {
-      expect(enforce(verdict, "deny", remediesOf("cocoonSet"))).toBe(verdict);
-    }
-  });
-
-  test("warn allows a denial and a failed check, keeping what they would have said, with the reason's remedy", () => {
-    expect(
-      enforce(denied("invalid_spec", "no", violations), "warn", remediesOf("cocoonSet")),
-    ).toEqual({
-      allowed: true,
-      result: "warn",
-      reason: "invalid_spec",
-      message: "no",
-      remedy: ENDPOINTS.cocoonSet.remedies.invalid_spec,
-      ruleRemedies: RULE_REMEDIES,
-      violations,
-      refused: "deny",
-    });
-    expect(
-      enforce(errored("list", "cannot verify"), "warn", remediesOf("cocoonHibernation")),
-    ).toMatchObject({
-      allowed: true,
-      result: "warn",
-      reason: "list",
-      remedy: ENDPOINTS.cocoonHibernation.remedies.list,
-      refused: "error",
-      violations: { total: 0 },
-    });
-  });
-
-  test("a handler that threw (reason internal, the route's own) warns with the generic remedy", () => {
-    expect(
-      enforce(errored("internal", "internal error"), "warn", remediesOf("podGate")),
-    ).toMatchObject({ reason: "internal", remedy: expect.stringMatching(/^retry/) });
-  });
-
-  test("warn leaves what is allowed anyway alone", () => {
-    const verdict = skipped("not_cocoon");
-    expect(enforce(verdict, "warn", remediesOf("podGate"))).toBe(verdict);
-    expect(enforce(allowed(), "warn", remediesOf("podGate"))).toBe(allowed());
   });
 });

@@ -1,16 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { denied, errored, type Warned } from "../../src/contract/verdict";
+import { allowed, denied, errored, skipped, type Warned } from "../../src/contract/verdict";
 import {
   collectViolations,
   LISTED_VIOLATIONS_LIMIT,
   violation,
 } from "../../src/contract/violations";
-import { ENDPOINTS } from "../../src/endpoints";
-import { enforce, remediesOf } from "../../src/endpoints/enforcement";
+import { ENDPOINTS, RULE_REMEDIES } from "../../src/endpoints";
 import {
   AUDIT_VALUE_MAX_CHARACTERS,
   encodeResponse,
+  enforce,
   LISTED_WARNINGS_LIMIT,
+  remediesOf,
   WARNING_MAX_CHARACTERS,
   warningsOf,
 } from "../../src/http/review-answer";
@@ -110,5 +111,59 @@ describe("audit annotations", () => {
     const rules = encode(denied("invalid_spec", "m", violations)).auditAnnotations?.rules ?? "";
     expect([...rules]).toHaveLength(AUDIT_VALUE_MAX_CHARACTERS);
     expect(rules.endsWith("…")).toBeTrue();
+  });
+});
+
+describe("enforce", () => {
+  const violations = collectViolations<"vm.os">((report) =>
+    report("vm.os", () => violation("vm.os", ["spec", "agent", "os"], "must be linux")),
+  );
+
+  test("deny leaves every verdict as it is", () => {
+    for (const verdict of [
+      allowed(),
+      skipped("no_change"),
+      denied("invalid_spec", "no", violations),
+      errored("decode", "unreadable"),
+    ]) {
+      expect(enforce(verdict, "deny", remediesOf("cocoonSet"))).toBe(verdict);
+    }
+  });
+
+  test("warn allows a denial and a failed check, keeping what they would have said, with the reason's remedy", () => {
+    expect(
+      enforce(denied("invalid_spec", "no", violations), "warn", remediesOf("cocoonSet")),
+    ).toEqual({
+      allowed: true,
+      result: "warn",
+      reason: "invalid_spec",
+      message: "no",
+      remedy: ENDPOINTS.cocoonSet.remedies.invalid_spec,
+      ruleRemedies: RULE_REMEDIES,
+      violations,
+      refused: "deny",
+    });
+    expect(
+      enforce(errored("list", "cannot verify"), "warn", remediesOf("cocoonHibernation")),
+    ).toMatchObject({
+      allowed: true,
+      result: "warn",
+      reason: "list",
+      remedy: ENDPOINTS.cocoonHibernation.remedies.list,
+      refused: "error",
+      violations: { total: 0 },
+    });
+  });
+
+  test("a handler that threw (reason internal, the route's own) warns with the generic remedy", () => {
+    expect(
+      enforce(errored("internal", "internal error"), "warn", remediesOf("podGate")),
+    ).toMatchObject({ reason: "internal", remedy: expect.stringMatching(/^retry/) });
+  });
+
+  test("warn leaves what is allowed anyway alone", () => {
+    const verdict = skipped("not_cocoon");
+    expect(enforce(verdict, "warn", remediesOf("podGate"))).toBe(verdict);
+    expect(enforce(allowed(), "warn", remediesOf("podGate"))).toBe(allowed());
   });
 });

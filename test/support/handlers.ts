@@ -4,7 +4,6 @@ import {
   bindDecisions,
   type EndpointDeps,
   type EndpointKey,
-  examinedOnly,
   type VerdictOf,
 } from "../../src/endpoints";
 import {
@@ -17,6 +16,7 @@ import {
   parseRuntimeIdentities,
   type RuntimeIdentities,
 } from "../../src/endpoints/pod-gate/platform-identities";
+import { examinedOnly } from "../../src/http/review-chain";
 import { FakeKube } from "./fake-kube";
 
 /**

@@ -1,8 +1,13 @@
 import { expect } from "bun:test";
 import type { Verdict } from "../../src/contract/verdict";
 import type { EndpointKey } from "../../src/endpoints";
-import { enforce, remediesOf } from "../../src/endpoints/enforcement";
-import { MESSAGE_PREFIX, WARNING_MAX_CHARACTERS, warningsOf } from "../../src/http/review-answer";
+import {
+  enforce,
+  MESSAGE_PREFIX,
+  remediesOf,
+  WARNING_MAX_CHARACTERS,
+  warningsOf,
+} from "../../src/http/review-answer";
 
 /**
  * Checks what warn mode answers for `verdict` (a refusal of `endpoint`) as

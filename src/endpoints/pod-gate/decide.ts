@@ -60,6 +60,12 @@ export interface PodGateDeps {
   readonly kube: KubeApi;
 }
 
+/** The pod gate bound to its settings and reads, as the endpoint table runs it. */
+export const podGateWith =
+  (deps: PodGateDeps) =>
+  (request: AdmissionRequest): Promise<PodGateVerdict> =>
+    podGate(request, deps);
+
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
