@@ -4,9 +4,8 @@ import { isJsonObject } from "../json/read";
 import { COCOON_VERSION } from "./crd-resources";
 
 /*
- * The openAPIV3Schema of the CRDs in manifests/crds/, which Bun embeds in
- * the binary at build time: the one statement of the cocoon resources'
- * fields, enums, defaults and limits that `validate` and the rules read.
+ * The openAPIV3Schema of the CRDs in manifests/crds/, embedded by Bun at build
+ * time: the one statement of the cocoon resources' fields, enums, defaults and limits.
  */
 
 /** The part of an OpenAPI v3 schema node that the checks read. */
