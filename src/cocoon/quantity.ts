@@ -30,12 +30,11 @@ const DECIMAL_EXPONENTS: Readonly<Record<string, number>> = {
 // `1e999999999` from costing a huge BigInt power.
 const MAX_DECIMAL_EXPONENT = 1000;
 
-export interface QuantityValue {
+interface QuantityValue {
   readonly numerator: bigint;
   readonly denominator: bigint;
 }
 
-/** The exact value of a quantity string, or undefined when it is not one. */
 export function parseQuantity(text: string): QuantityValue | undefined {
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
