@@ -1,7 +1,6 @@
 import { anyFields } from "../kube/answer-fields";
 import type { ApiResource } from "../kube/api-resources";
 
-/** API group and version of the cocoon custom resources. */
 export const COCOON_GROUP = "cocoonset.cocoonstack.io";
 export const COCOON_VERSION = "v1";
 

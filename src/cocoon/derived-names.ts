@@ -29,7 +29,6 @@ export function derivedSetName({ name, generateName }: SetNaming): string | unde
 /** A slot number or a toolbox name. */
 type SetMember = number | string;
 
-/** The operator's pattern for each kind of derived name. */
 export const deriveName = {
   pod: (_namespace: string, set: string, member: SetMember) => `${set}-${member}`,
   VM: (namespace: string, set: string, member: SetMember) => `vk-${namespace}-${set}-${member}`,
@@ -79,7 +78,6 @@ function overlongNames(namespace: string, set: string, runs: MemberRun[]): Overl
   return overlong;
 }
 
-/** Pod and VM names of agent slots 0 … replicas that exceed the limit. */
 export function overlongSlotNames(
   namespace: string,
   set: string,
@@ -88,7 +86,6 @@ export function overlongSlotNames(
   return overlongNames(namespace, set, slotRunsByWidth(Math.max(0, replicas)));
 }
 
-/** Pod and VM names of one toolbox that exceed the limit. */
 export function overlongToolboxNames(
   namespace: string,
   set: string,
