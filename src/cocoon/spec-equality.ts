@@ -105,12 +105,9 @@ function objectsEqual(
 
 /** Deep equality of JSON as sent: key order is irrelevant and `null` equals an absent key. */
 function equalAsSent(left: unknown, right: unknown): boolean {
-  if (Array.isArray(left) || Array.isArray(right)) {
+  if (Array.isArray(left) && Array.isArray(right)) {
     return (
-      Array.isArray(left) &&
-      Array.isArray(right) &&
-      left.length === right.length &&
-      left.every((item, index) => equalAsSent(item, right[index]))
+      left.length === right.length && left.every((item, index) => equalAsSent(item, right[index]))
     );
   }
   if (isJsonObject(left) && isJsonObject(right)) return objectsEqual({}, left, right);
