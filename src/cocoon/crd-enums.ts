@@ -5,14 +5,10 @@ import {
   schemaAt,
 } from "./crd-schema";
 
-/**
- * The enumerated fields of CocoonSet and CocoonHibernation, read once from
- * the embedded CRD schema: the allowed values in the CRD's order, and the
- * default the CRD fills in when the field is left unset.
- */
+/** An enumerated field of the CRDs, read once from the embedded schema: its values in the CRD's order. */
 export interface CrdEnum {
   readonly options: readonly string[];
-  /** Whether `value` is one of the options, exactly (values are case-sensitive). */
+  /** Exactly one of the options: values are case-sensitive. */
   allows(value: unknown): value is string;
 }
 
@@ -41,19 +37,17 @@ export const DEFAULT_AGENT_MODE = crdDefault(COCOONSET_SCHEMA, [...AGENT, "mode"
 export const toolboxMode = crdEnum(COCOONSET_SCHEMA, [...TOOLBOX, "mode"]);
 export const DEFAULT_TOOLBOX_MODE = crdDefault(COCOONSET_SCHEMA, [...TOOLBOX, "mode"]);
 
-/** Guest operating system (`os`); the agent's and a toolbox's are one enum. */
+/** The agent's and a toolbox's `os` are one enum, as are their `backend` and `connType`. */
 export const guestOs = crdEnum(COCOONSET_SCHEMA, [...AGENT, "os"]);
 export const DEFAULT_GUEST_OS = crdDefault(COCOONSET_SCHEMA, [...AGENT, "os"]);
 
-/** Hypervisor (`backend`). */
 export const vmBackend = crdEnum(COCOONSET_SCHEMA, [...AGENT, "backend"]);
 export const DEFAULT_VM_BACKEND = crdDefault(COCOONSET_SCHEMA, [...AGENT, "backend"]);
 
-/** Connection protocol (`connType`); no default, vk-cocoon picks one per OS. */
+/** No default: vk-cocoon picks one per OS. */
 export const connType = crdEnum(COCOONSET_SCHEMA, [...AGENT, "connType"]);
 
 export const snapshotPolicy = crdEnum(COCOONSET_SCHEMA, ["spec", "snapshotPolicy"]);
 export const hibernatePolicy = crdEnum(COCOONSET_SCHEMA, ["spec", "hibernatePolicy"]);
 
-/** CocoonHibernation `spec.desire` (case-sensitive). */
 export const hibernationDesire = crdEnum(COCOONHIBERNATION_SCHEMA, ["spec", "desire"]);

@@ -1,7 +1,6 @@
 import { anyFields } from "../kube/answer-fields";
 import type { ApiResource } from "../kube/api-resources";
 
-/** API group and version of the cocoon custom resources. */
 export const COCOON_GROUP = "cocoonset.cocoonstack.io";
 export const COCOON_VERSION = "v1";
 
@@ -9,7 +8,7 @@ export const COCOONSET_KIND = "CocoonSet";
 export const COCOONHIBERNATION_KIND = "CocoonHibernation";
 export const COCOONHIBERNATION_PLURAL = "cocoonhibernations";
 
-/** What the CocoonHibernation rule reads from the apiserver: every item of a namespace's LIST. */
+/** What the CocoonHibernation rule lists from the apiserver. */
 export const COCOONHIBERNATIONS = {
   group: COCOON_GROUP,
   version: COCOON_VERSION,

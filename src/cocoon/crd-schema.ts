@@ -1,12 +1,11 @@
 import cocoonHibernationCrd from "../../manifests/crds/cocoonset.cocoonstack.io_cocoonhibernations.yaml";
 import cocoonSetCrd from "../../manifests/crds/cocoonset.cocoonstack.io_cocoonsets.yaml";
-import { isJsonObject } from "../json/read";
+import { isJsonObject, valueAt } from "../json/read";
 import { COCOON_VERSION } from "./crd-resources";
 
 /*
- * The openAPIV3Schema of the CRDs in manifests/crds/, which Bun embeds in
- * the binary at build time: the one statement of the cocoon resources'
- * fields, enums, defaults and limits that `validate` and the rules read.
+ * The openAPIV3Schema of the CRDs in manifests/crds/, embedded by Bun at build
+ * time: the one statement of the cocoon resources' fields, enums, defaults and limits.
  */
 
 /** The part of an OpenAPI v3 schema node that the checks read. */
@@ -25,16 +24,16 @@ export interface SchemaNode {
 }
 
 function openApiSchemaOf(crd: unknown): SchemaNode {
-  const versions = isJsonObject(crd) && isJsonObject(crd.spec) ? crd.spec.versions : undefined;
+  const versions = valueAt(crd, ["spec", "versions"]);
   const served = Array.isArray(versions)
     ? versions.find((version) => isJsonObject(version) && version.name === COCOON_VERSION)
     : undefined;
-  const schema = isJsonObject(served) && isJsonObject(served.schema) ? served.schema : {};
-  if (!isJsonObject(schema.openAPIV3Schema)) {
+  const schema = valueAt(served, ["schema", "openAPIV3Schema"]);
+  if (!isJsonObject(schema)) {
     throw new Error(`an embedded CRD has no ${COCOON_VERSION} openAPIV3Schema`);
   }
   // Our own file, checked node by node by its tests: its shape is the schema's.
-  return schema.openAPIV3Schema as SchemaNode;
+  return schema as SchemaNode;
 }
 
 export const COCOONSET_SCHEMA = openApiSchemaOf(cocoonSetCrd);

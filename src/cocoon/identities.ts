@@ -1,39 +1,29 @@
-/** The cocoon operator's identity: it creates the pods of every CocoonSet. */
 export const OPERATOR_USERNAME = "system:serviceaccount:cocoon-system:cocoon-operator";
 
-/**
- * sandbox-operator's identity: it creates each Sandbox's pod in the
- * Sandbox's own namespace, with the same toleration key as cocoon's pods.
- */
+/** It creates each Sandbox's pod in the Sandbox's own namespace, with cocoon's toleration key. */
 export const SANDBOX_OPERATOR_USERNAME = "system:serviceaccount:sandbox-system:sandbox-operator";
 
-/** The scheduler's identity: its bindings honour taints, so the gate leaves them alone. */
+/** Its bindings honour taints, so the gate leaves them alone. */
 export const SCHEDULER_USERNAME = "system:kube-scheduler";
 
-/**
- * vk-cocoon and vk-sandbox, run from a ServiceAccount's kubeconfig: they
- * write the VM's runtime annotations (id, IP, lifecycle) and the pod status.
- */
+/** They write the VM's runtime annotations (id, IP, lifecycle) and the pod status. */
 export const VK_COCOON_USERNAME = "system:serviceaccount:cocoon-system:vk-cocoon";
 export const VK_SANDBOX_USERNAME = "system:serviceaccount:sandbox-system:vk-sandbox";
 
 /**
- * The garbage collector, which removes owner references when it orphans a
- * pod: its own ServiceAccount under --use-service-account-credentials, the
- * controller manager's identity otherwise.
+ * The garbage collector removes owner references when it orphans a pod: its
+ * own ServiceAccount under --use-service-account-credentials, the controller
+ * manager's identity otherwise.
  */
 export const GARBAGE_COLLECTOR_USERNAMES = [
   "system:serviceaccount:kube-system:generic-garbage-collector",
   "system:kube-controller-manager",
 ] as const;
 
-/** Every node credential's username starts so; the rest is the node's name. */
+/** The rest of a node credential's username is the node's name. */
 export const NODE_USERNAME_PREFIX = "system:node:";
 
-/**
- * What an identity may not contain: the lists are embedded in the
- * matchConditions as CEL string literals and split on "," and "=".
- */
+// The lists are embedded in the matchConditions as CEL string literals and split on "," and "=".
 const UNSAFE_IDENTITY = /[\s,='"\\*\p{Cc}]/u;
 
 /** Why `identity` cannot be a username in these lists, if it cannot. */

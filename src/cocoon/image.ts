@@ -1,7 +1,8 @@
-/**
+/*
  * Image references as the cocoon VM runtimes read them. In clone mode the
  * snapshot pull resolves `repo[:tag]` under a fixed registry base, so only a
- * registry-relative reference can be cloned.
+ * registry-relative reference (lowercase repository path, no registry port,
+ * no digest) can be cloned.
  */
 
 const REPO_COMPONENT = "[a-z0-9]+(?:(?:__|[._]|-+)[a-z0-9]+)*";
@@ -10,27 +11,19 @@ const REGISTRY_RELATIVE_REFERENCE = new RegExp(
   `^${REPO_COMPONENT}(?:/${REPO_COMPONENT})*(?::${TAG})?$`,
 );
 
-/** `repo[:tag]` with a lowercase repository path; no registry port, no digest. */
-export function isRegistryRelativeReference(image: string): boolean {
-  return REGISTRY_RELATIVE_REFERENCE.test(image);
-}
-
 // URL schemes are case-insensitive, so `HTTPS://` is a URL as much as `https://`.
 const CLOUD_IMAGE_URL = /^https?:\/\//i;
 
-/** A cloud-image URL (`http://` or `https://`) rather than an OCI reference. */
+/** A cloud-image URL rather than an OCI reference. */
 export function isCloudImageUrl(image: string): boolean {
   return CLOUD_IMAGE_URL.test(image);
 }
 
 const REGISTRY_WITH_PORT = /^[^/]*:\d+\//;
 
-/**
- * Why `image` cannot be cloned, in words a user can act on; undefined when it
- * is a valid registry-relative reference.
- */
+/** Why `image` cannot be cloned, in words a user can act on; undefined when it can. */
 export function cloneImageProblem(image: string): string | undefined {
-  if (isRegistryRelativeReference(image)) return undefined;
+  if (REGISTRY_RELATIVE_REFERENCE.test(image)) return undefined;
   if (isCloudImageUrl(image)) {
     return "a cloud-image URL cannot be cloned; use a registry-relative repo[:tag], or mode run to boot the URL";
   }

@@ -6,14 +6,9 @@
 const QUANTITY =
   /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 
-const BINARY_POWERS: Readonly<Record<string, number>> = {
-  Ki: 1,
-  Mi: 2,
-  Gi: 3,
-  Ti: 4,
-  Pi: 5,
-  Ei: 6,
-};
+/** Each 1024 times the one before. */
+const BINARY_SUFFIXES = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
 const DECIMAL_EXPONENTS: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
@@ -30,12 +25,11 @@ const DECIMAL_EXPONENTS: Readonly<Record<string, number>> = {
 // `1e999999999` from costing a huge BigInt power.
 const MAX_DECIMAL_EXPONENT = 1000;
 
-export interface QuantityValue {
+interface QuantityValue {
   readonly numerator: bigint;
   readonly denominator: bigint;
 }
 
-/** The exact value of a quantity string, or undefined when it is not one. */
 export function parseQuantity(text: string): QuantityValue | undefined {
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
@@ -44,10 +38,10 @@ export function parseQuantity(text: string): QuantityValue | undefined {
   let numerator = BigInt(`${sign}${whole}${fraction}`);
   let denominator = 10n ** BigInt(fraction.length);
 
-  const binaryPower = BINARY_POWERS[suffix];
+  const binaryPower = BINARY_SUFFIXES.indexOf(suffix) + 1;
   const exponent =
     DECIMAL_EXPONENTS[suffix] ?? (/^[eE]/.test(suffix) ? Number(suffix.slice(1)) : 0);
-  if (binaryPower !== undefined) numerator *= 1024n ** BigInt(binaryPower);
+  if (binaryPower > 0) numerator *= 1024n ** BigInt(binaryPower);
   else if (Math.abs(exponent) > MAX_DECIMAL_EXPONENT) return undefined;
   else if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
   else denominator *= 10n ** BigInt(-exponent);

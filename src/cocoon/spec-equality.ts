@@ -3,18 +3,15 @@ import { COCOONSET_SCHEMA, type SchemaNode, schemaAt } from "./crd-schema";
 import { quantitiesEqual } from "./quantity";
 
 /*
- * The operator adds and removes its finalizer by writing the whole CocoonSet
- * back through its Go types, so a spec it never meant to change arrives
- * re-encoded: `suspend: false`, `toolboxes: []` or `probePort: 0` dropped
- * (omitempty), `resources: {}` added, quantities in canonical form. Two specs
- * are the same when those types would hold the same values, field by field
- * as the CRD schema types them (docs/behaviour.md lists the rule per field).
- * A field the types do not know, or a value of the wrong type, compares as
- * sent (only `null` equals absent), so nothing outside the types can hide a
- * real change.
+ * The operator writes its finalizer changes back through its Go types, so an
+ * unchanged spec arrives re-encoded: omitempty zero values dropped,
+ * `resources: {}` added, quantities canonical. Two specs are the same when
+ * those types would hold the same values, field by field as the CRD schema
+ * types them. A field the types do not know, or a mistyped value, compares as
+ * sent (only `null` equals absent), so nothing outside the types hides a change.
  */
 
-/** The zero value of a Go value field, which `encoding/json` reads from an absent or null one. */
+/** What `encoding/json` reads into a Go value field from an absent or null one. */
 const ZERO_OF_TYPE: Readonly<Record<string, false | 0 | "">> = {
   boolean: false,
   integer: 0,
@@ -25,10 +22,9 @@ const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
 const ENV_FROM = ["agent", "envFrom", "[]"];
 
 /**
- * What the schema cannot say: the fields the Go types hold behind a pointer,
- * where absent differs from the zero value (envFrom's `*ConfigMapEnvSource`,
- * `*SecretEnvSource` and their `optional *bool`). Quantities need no entry:
- * `storage` is a pointer and a resource list's values are never absent.
+ * What the schema cannot say: the Go types' pointers, where absent differs
+ * from the zero value. Quantities need no entry: `storage` is a pointer and a
+ * resource list's values are never absent.
  */
 const GO_POINTERS: ReadonlySet<SchemaNode> = new Set(
   [
@@ -39,7 +35,6 @@ const GO_POINTERS: ReadonlySet<SchemaNode> = new Set(
   ].map((path) => schemaAt(SPEC, path)),
 );
 
-/** Whether two CocoonSet specs hold the same values as the operator's Go types read them. */
 export function specsSemanticallyEqual(left: unknown, right: unknown): boolean {
   return equalAs(SPEC, left, right);
 }
@@ -60,7 +55,7 @@ function equalAs(node: SchemaNode | undefined, left: unknown, right: unknown): b
   return scalarsEqual(node, left, right);
 }
 
-/** A quantity (int-or-string) equals another spelling of its amount and has no zero: `storage` is a pointer. */
+/** A quantity equals another spelling of its amount and has no zero: `storage` is a pointer. */
 function scalarsEqual(node: SchemaNode, left: unknown, right: unknown): boolean {
   const quantity = node["x-kubernetes-int-or-string"] === true;
   const zero = quantity || GO_POINTERS.has(node) ? undefined : ZERO_OF_TYPE[node.type ?? ""];
@@ -82,7 +77,7 @@ function listsEqual(items: SchemaNode, left: unknown, right: unknown): boolean {
   return a.length === b.length && a.every((item, index) => equalAs(items, item, b[index]));
 }
 
-/** A nil and an empty map are the same; every key present on one side must be on the other. */
+/** A nil and an empty map are the same; a key on one side must be on the other. */
 function mapsEqual(values: SchemaNode | undefined, left: unknown, right: unknown): boolean {
   const a = absent(left) ? {} : left;
   const b = absent(right) ? {} : right;
@@ -110,12 +105,9 @@ function objectsEqual(
 
 /** Deep equality of JSON as sent: key order is irrelevant and `null` equals an absent key. */
 function equalAsSent(left: unknown, right: unknown): boolean {
-  if (Array.isArray(left) || Array.isArray(right)) {
+  if (Array.isArray(left) && Array.isArray(right)) {
     return (
-      Array.isArray(left) &&
-      Array.isArray(right) &&
-      left.length === right.length &&
-      left.every((item, index) => equalAsSent(item, right[index]))
+      left.length === right.length && left.every((item, index) => equalAsSent(item, right[index]))
     );
   }
   if (isJsonObject(left) && isJsonObject(right)) return objectsEqual({}, left, right);

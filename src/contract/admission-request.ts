@@ -4,10 +4,8 @@ export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
 
 /**
- * The fields of `request` any decision or log line reads, and nothing else: a
- * malformed field no one reads must not turn into a 400 (under
- * failurePolicy Fail, a rejected request). `object` and `oldObject` stay
- * undecoded: each decision reads only the few fields it needs from them.
+ * Only the fields a decision or log line reads: a malformed field no one reads
+ * must not turn into a 400 (under failurePolicy Fail, a rejected request).
  */
 export const admissionRequestSchema = z.object({
   uid: z.string().min(1, "request.uid must not be empty"),

@@ -2,17 +2,9 @@ import type { AdmissionRequest } from "./admission-request";
 import type { ApiserverRead, KubeApi } from "./reads";
 import type { Reasons, RefusalReason, Verdict } from "./verdict";
 
-/*
- * What an endpoint module declares: how the apiserver calls it, what it may
- * read, every reason its verdicts carry, what to do about each refusal, and
- * its decision. The endpoint table (src/endpoints/index.ts) lists the
- * modules; the review chain, the metrics, the manifests and the CLI follow.
- */
+export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
-export const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/** One rule of a webhook registration: these operations on these resources (subresources as `pods/binding`). */
+/** One rule of a webhook registration; subresources as `pods/binding`. */
 export interface RegistrationRule {
   readonly apiGroups: readonly string[];
   readonly apiVersions: readonly string[];
@@ -21,7 +13,6 @@ export interface RegistrationRule {
   readonly scope: "Namespaced" | "Cluster" | "*";
 }
 
-/** A namespace selector, and why it selects what it does. */
 export interface NamespaceSelector {
   readonly comment: string;
   readonly excluded: readonly string[];
@@ -29,31 +20,27 @@ export interface NamespaceSelector {
 
 export interface MatchCondition {
   readonly name: string;
-  /** The expression as the apiserver evaluates it. */
   readonly expression: string;
-  /** The same, broken where a person reads it: the lines join with spaces into `expression`. */
+  /** `expression` broken where a person reads it: the lines join with spaces into it. */
   readonly lines: readonly string[];
-  /** Why the condition holds as it does; written above it in the manifest. */
+  /** Written above the condition in the manifest. */
   readonly comment?: string;
 }
 
-/** The CEL pre-filters of one registration, with what they keep away from the webhook. */
 export interface MatchConditions {
   readonly comment: string;
   readonly conditions: readonly MatchCondition[];
 }
 
-/** How an endpoint is registered: one webhook of the mutating or the validating configuration. */
 export interface Registration {
   readonly kind: "mutating" | "validating";
-  /** The webhook's name, unique across both configurations. */
+  /** Unique across both configurations. */
   readonly name: string;
-  /** Why it is registered as it is; written above the webhook in the manifest. */
+  /** Written above the webhook in the manifest. */
   readonly comment: string;
   readonly rules: readonly RegistrationRule[];
   readonly failurePolicy: "Fail" | "Ignore";
   readonly sideEffects: "None";
-  /** The apiserver's wait; every apiserver call of a handler is bounded well below it. */
   readonly timeoutSeconds: number;
   readonly reinvocationPolicy?: "IfNeeded" | "Never";
   readonly namespaceSelector?: NamespaceSelector;
@@ -67,7 +54,6 @@ export const FAIL_CLOSED = {
   timeoutSeconds: 5,
 } as const;
 
-/** A rule for v1 resources of `group` in namespaces. */
 export const namespaced = (
   group: string,
   operations: readonly Operation[],
@@ -83,10 +69,8 @@ export const namespaced = (
 /** One rule a denial can name: README.md lists each `text`; a warning leads with its `remedy`. */
 export interface Rule<Id extends string = string, Reason extends string = string> {
   readonly id: Id;
-  /** The verdict reason (metric label) of a denial for breaking it. */
   readonly reason: Reason;
   readonly text: string;
-  /** What to do first, in a few words. */
   readonly remedy: string;
 }
 
@@ -95,7 +79,6 @@ export type Decide<R extends Reasons = Reasons, RuleId extends string = string> 
   request: AdmissionRequest,
 ) => Promise<Verdict<R, RuleId>>;
 
-/** What every decision may be given; a module takes the part it needs. */
 export interface DecisionDeps {
   /** The apiserver, limited to the module's `reads`. */
   readonly kube: KubeApi;
@@ -115,10 +98,8 @@ export interface EndpointModule<
   readonly registration: Registration;
   readonly reads: readonly ApiserverRead[];
   readonly reasons: R;
-  /** The rules its denials name (none for an endpoint whose denials name no rule). */
   readonly rules: readonly Rule<RuleId, R["deny"][number]>[];
-  /** What to do first about each refusal reason: a warn-mode warning leads with it. */
+  /** A warn-mode warning leads with its reason's remedy. */
   readonly remedies: Readonly<Record<RefusalReason<R>, string>>;
-  /** The decision, given what it may read and the settings it needs. */
   decide(deps: Deps): Decide<R, RuleId>;
 }

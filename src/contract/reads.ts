@@ -8,10 +8,9 @@ export interface ApiserverRead {
 }
 
 /**
- * Raised for every apiserver call that did not produce an answer the rules
- * can trust: network error, timeout, redirect, non-2xx other than a GET's
- * 404, a 2xx whose body is not the object asked for, an oversized body, an
- * invalid name, or no Kubernetes API configured. Rules fail closed on it.
+ * Every apiserver call without an answer the rules can trust (network error,
+ * timeout, redirect, a non-2xx but a GET's 404, a body that is not the object
+ * asked for or too large, an invalid name, no API configured): they fail closed on it.
  */
 export class KubeApiError extends Error {
   override readonly name = "KubeApiError";
@@ -28,11 +27,7 @@ export interface ObjectRef {
   readonly name: string;
 }
 
-/**
- * The apiserver as the decisions see it: reads, each bounded by
- * APISERVER_TIMEOUT. Objects come back verified (the object asked for, the
- * resource's fields well-typed); the decisions decode only what they need.
- */
+/** The apiserver as the decisions see it: reads bounded by APISERVER_TIMEOUT, answers verified. */
 export interface KubeApi {
   /** GET one object; `undefined` on the apiserver's own NotFound for it. Throws KubeApiError. */
   get<Fields extends JsonObject>(
@@ -43,16 +38,13 @@ export interface KubeApi {
   list(resource: ApiResource, namespace: string): Promise<readonly JsonObject[]>;
 }
 
-/** A read a verdict depends on: its answer, or why there is none (and the verdict fails closed). */
 export type ReadOutcome<T> =
   | { readonly ok: true; readonly answer: T }
   | { readonly ok: false; readonly failure: string };
 
 /**
- * Runs one apiserver read a verdict depends on. A KubeApiError (the apiserver
- * could not be asked, or its answer cannot be trusted) becomes a failure the
- * handler refuses the request over; anything else is a bug, and propagates to
- * be answered as an internal error.
+ * One read a verdict depends on: a KubeApiError becomes a failure the handler
+ * refuses the request over; anything else is a bug, answered as an internal error.
  */
 export async function readApiserver<T>(read: () => Promise<T>): Promise<ReadOutcome<T>> {
   try {
@@ -72,9 +64,8 @@ export function retryOnceReachable(verb: "get" | "list", resource: string): stri
 }
 
 /**
- * `kube` as a decision may read it: only the reads its module lists, which
- * are what the generated RBAC role grants. Any other read is a bug, not an
- * apiserver failure: it throws a plain Error, answered as an internal error.
+ * `kube` limited to the reads a module lists, which the generated RBAC role
+ * grants: any other is a bug, answered as an internal error.
  */
 export function grantedReadsOnly(
   label: string,

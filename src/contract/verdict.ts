@@ -1,12 +1,5 @@
 import { type CollectedViolations, NO_VIOLATIONS } from "./violations";
 
-/*
- * The outcome of a decision, independent of HTTP and of the AdmissionReview
- * version. Each variant fixes `allowed` to its result, so a verdict cannot
- * say "allowed" and "deny" at once, and a refusal always explains itself.
- */
-
-/** Every reason an endpoint's verdicts can carry, by kind of verdict. */
 export interface Reasons {
   readonly skipped: readonly string[];
   readonly deny: readonly string[];
@@ -20,40 +13,36 @@ export const COMMON_REASONS = {
   error: ["internal"],
 } as const satisfies Reasons;
 
-/** The reasons of kind `K` a verdict of an endpoint with reasons `R` can carry. */
 export type ReasonIn<R extends Reasons, K extends keyof Reasons> =
   | R[K][number]
   | (typeof COMMON_REASONS)[K][number];
 
-/** The reasons of an endpoint's own refusals: what its remedies answer. */
 export type RefusalReason<R extends Reasons> = R["deny"][number] | R["error"][number];
 
-/** The decision examined the object and found nothing wrong. */
+// Each variant fixes `allowed` to its result, so a verdict cannot say "allowed" and "deny" at once.
 export interface Allowed {
   readonly allowed: true;
   readonly result: "allow";
   readonly reason: "";
 }
 
-/** The decision does not apply to this request; it passes unexamined. */
 export interface Skipped<R extends string = string> {
   readonly allowed: true;
   readonly result: "skipped";
   readonly reason: R;
 }
 
-/** The request breaks a rule. */
 export interface Denied<R extends string = string, Rule extends string = string> {
   readonly allowed: false;
   readonly result: "deny";
   readonly reason: R;
   /** What is wrong and what to do instead, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
-  /** The rules broken (ids `Rule`), with their JSON paths; empty for a denial that names none. */
+  /** Empty for a denial that names no rule. */
   readonly violations: CollectedViolations<Rule>;
 }
 
-/** The decision could not be reached and fails closed. */
+/** The decision could not be reached, and fails closed. */
 export interface Errored<R extends string = string> {
   readonly allowed: false;
   readonly result: "error";
@@ -61,37 +50,30 @@ export interface Errored<R extends string = string> {
   readonly message: string;
 }
 
-/**
- * A verdict of an endpoint with reasons `R`: its reasons are exactly the
- * ones its module lists, and a denial lists violations of rules `Rule` only.
- */
+/** A verdict carries only reasons its module lists, and a denial only violations of its rules. */
 export type Verdict<R extends Reasons = Reasons, Rule extends string = string> =
   | Allowed
   | Skipped<ReasonIn<R, "skipped">>
   | Denied<ReasonIn<R, "deny">, Rule>
   | Errored<ReasonIn<R, "error">>;
 
-/**
- * A refusal that an endpoint in warn mode let through (never a decision's
- * own verdict): allowed, carrying what the refusal would have said.
- */
+/** A refusal that an endpoint in warn mode let through: never a decision's own verdict. */
 export interface Warned<R extends Reasons = Reasons, Rule extends string = string> {
   readonly allowed: true;
   readonly result: "warn";
   readonly reason: ReasonIn<R, "deny"> | ReasonIn<R, "error">;
   /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
-  /** What to do first about it: its reason's remedy, which a warning leads with. */
+  /** Its reason's remedy, which a warning leads with; a violation's leads with its rule's. */
   readonly remedy: string;
-  /** What to do first about each rule, by id: a violation's warning leads with its rule's. */
   readonly ruleRemedies: Readonly<Record<string, string>>;
-  /** The violations of a denial; none for a check that could not be made. */
+  /** None for a check that could not be made. */
   readonly violations: CollectedViolations<Rule>;
   /** What the endpoint answers under `deny`. */
   readonly refused: "deny" | "error";
 }
 
-/** What a review answers: the decision's verdict as the endpoint's enforcement makes it. */
+/** The decision's verdict as the endpoint's enforcement makes it. */
 export type Decision<R extends Reasons = Reasons, Rule extends string = string> =
   | Verdict<R, Rule>
   | Warned<R, Rule>;

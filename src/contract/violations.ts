@@ -1,11 +1,5 @@
 import { formatPath, type PathSegments } from "../json/path";
 
-/*
- * What a check reports: broken rules, each at a place in the object. The
- * rules report them, a denial lists them, the offline CLI locates them in
- * their files. `Rule` is the rule ids a reporter may use.
- */
-
 /**
  * One broken rule at one place in an object. `segments` locate it in the
  * source document (an offline linter maps them to a line); `path` is their
@@ -19,11 +13,11 @@ export interface Violation<Rule extends string = string> {
 }
 
 /**
- * Reports one violation of `rule`. `build` is called only when the violation
- * is kept in full: past the listing cap it is only counted, and a CocoonSet
- * with a million toolboxes must not pay for a million messages. A check run
- * once per list entry passes a builder that does not close over the entry,
- * and the entry as `subject`, so counting allocates nothing.
+ * Reports one violation of `rule`. `build` runs only for a violation kept in
+ * full: past the listing cap it is only counted, and a CocoonSet with a
+ * million toolboxes must not pay for a million messages. A check run per
+ * list entry passes the entry as `subject` to a builder that does not close
+ * over it, so counting allocates nothing.
  */
 export interface ReportViolation<Rule extends string = string> {
   (rule: Rule, build: () => Violation<Rule>): void;
@@ -38,7 +32,7 @@ export function violation<Rule extends string>(
   return { rule, path: formatPath(segments), segments, message };
 }
 
-/** Reports a violation that was already built (one rare enough not to defer); nothing when undefined. */
+/** Reports a violation already built (one rare enough not to defer); nothing when undefined. */
 export function reportFound<Rule extends string>(
   report: ReportViolation<Rule>,
   found: Violation<Rule> | undefined,
@@ -46,13 +40,12 @@ export function reportFound<Rule extends string>(
   if (found) report(found.rule, () => found);
 }
 
-/** How many violations an admission answer (and its log line) lists; the rest are counted per rule. */
+/** How many violations an admission answer (and its log line) lists. */
 export const LISTED_VIOLATIONS_LIMIT = 20;
 
-/** Violations as collected: the first `limit` in full, the rest counted per rule. */
 export interface CollectedViolations<Rule extends string = string> {
   readonly listed: readonly Violation<Rule>[];
-  /** Rule → how many of its violations were left out of `listed`, in order of first occurrence. */
+  /** How many of each rule's violations `listed` left out, in order of first occurrence. */
   readonly unlistedByRule: ReadonlyMap<Rule, number>;
   /** listed + unlisted. */
   readonly total: number;
@@ -64,19 +57,14 @@ export const NO_VIOLATIONS: CollectedViolations<never> = Object.freeze({
   total: 0,
 });
 
-export interface ViolationCollector<Rule extends string> {
-  readonly report: ReportViolation<Rule>;
-  violations(): CollectedViolations<Rule>;
-}
-
 /**
- * Collects up to `limit` violations and counts the rest per rule without
- * reading their messages. The admission handlers pass LISTED_VIOLATIONS_LIMIT;
- * the offline CLI passes no limit and gets every finding.
+ * What `check` reports: the first `limit` in full, the rest counted per rule
+ * without building them. The offline CLI passes no limit and gets every finding.
  */
-export function violationCollector<Rule extends string>(
+export function collectViolations<Rule extends string>(
+  check: (report: ReportViolation<Rule>) => void,
   limit = Number.POSITIVE_INFINITY,
-): ViolationCollector<Rule> {
+): CollectedViolations<Rule> {
   const listed: Violation<Rule>[] = [];
   const unlistedByRule = new Map<Rule, number>();
   let total = 0;
@@ -86,24 +74,13 @@ export function violationCollector<Rule extends string>(
       listed.push((build as (subject: unknown) => Violation<Rule>)(subject));
     else unlistedByRule.set(rule, (unlistedByRule.get(rule) ?? 0) + 1);
   };
-  return { report, violations: () => ({ listed, unlistedByRule, total }) };
-}
-
-/** What `check` reports, collected: the first `limit` in full, the rest counted per rule. */
-export function collectViolations<Rule extends string>(
-  check: (report: ReportViolation<Rule>) => void,
-  limit?: number,
-): CollectedViolations<Rule> {
-  const collector = violationCollector<Rule>(limit);
-  check(collector.report);
-  return collector.violations();
+  check(report);
+  return { listed, unlistedByRule, total };
 }
 
 /**
  * The listed violations as `<path>: <message>; …`, then, when some were left
- * out, `… and N more (rule-id: count, …)`. Bounded whatever the object: at
- * most the cap of messages (each quoting at most a short excerpt of any
- * value) and one count per rule.
+ * out, `… and N more (rule-id: count, …)`: bounded whatever the object.
  */
 export function describeViolations({ listed, unlistedByRule, total }: CollectedViolations): string {
   const shown = listed.map(({ path, message }) => `${path}: ${message}`).join("; ");

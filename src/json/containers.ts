@@ -1,8 +1,6 @@
 /**
- * Objects and arrays one JSON text may decode (a review's body, an apiserver
- * answer, an audit page): each costs a hundred-odd bytes of heap however few
- * bytes of JSON spell it (`{},`), and the largest real review holds about
- * this many.
+ * Objects and arrays one JSON text may decode: each costs a hundred-odd bytes
+ * of heap however few bytes spell it (`{},`); the largest real review holds about this many.
  */
 export const MAX_DECODED_CONTAINERS = 1024 * 1024;
 
@@ -17,7 +15,7 @@ export class ContainerCounter {
   #inString = false;
   #escaped = false;
 
-  /** Counts `chunk`, the next bytes of the text; the total so far. */
+  /** The total so far, with `chunk`, the next bytes of the text. */
   add(chunk: Uint8Array, limit = Number.POSITIVE_INFINITY): number {
     let containers = this.#containers;
     let inString = this.#inString;

@@ -1,4 +1,3 @@
-/** Plain JSON values as decoded objects hold them, and how messages show them. */
 import { cutShort } from "../bounded-text";
 import { isJsonObject } from "./read";
 
@@ -9,7 +8,6 @@ export function quote(value: string): string {
   return JSON.stringify(cutShort(value, QUOTED_VALUE_LIMIT));
 }
 
-/** A short rendering of any JSON value for messages. */
 export function describeJson(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (isJsonObject(value)) return "an object";

@@ -1,4 +1,3 @@
-/** A step into a JSON document: an object key or an array index. */
 export type PathSegment = string | number;
 export type PathSegments = readonly PathSegment[];
 

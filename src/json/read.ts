@@ -1,16 +1,10 @@
 /*
- * The one way untrusted JSON objects are read: an admission request's
- * object, a document of the offline CLI, an apiserver answer
- * (src/kube/answer-fields.ts checks an answer's fields through these same
- * readers). Objects are never decoded whole. A reader walks a path to the
- * one field it needs and says what it found there: a value of the expected
- * type, `undefined` when the field or a parent on the way is absent or null
- * (how the apiserver omits them), or MISTYPED when it holds something else.
- * Plain code, no schema per read and no allocation: the pod gate reads every
- * pod of a cluster (docs/performance.md, "Reading JSON: one way").
+ * The one way untrusted JSON objects are read, never decoded whole: a reader
+ * walks a path to the one field it needs and tells a value of the expected
+ * type from `undefined` (absent or null, as the apiserver omits fields) and
+ * from MISTYPED. No schema per read: the pod gate reads every pod of a cluster.
  */
 
-/** A JSON object (not null, not an array), as decoded objects hold them. */
 export type JsonObject = Record<string, unknown>;
 
 /** A path into a JSON document through objects, such as `["spec", "tolerations"]`. */
@@ -18,10 +12,8 @@ export type JsonPath = readonly string[];
 
 /** What a read gives for a value of the wrong type: not absent, but not readable either. */
 export const MISTYPED: unique symbol = Symbol("mistyped");
-export type Mistyped = typeof MISTYPED;
 
-/** A typed read: the value, `undefined` when absent or null, or MISTYPED. */
-export type Read<T> = T | undefined | Mistyped;
+export type Read<T> = T | undefined | typeof MISTYPED;
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -39,45 +31,39 @@ export function valueAt(root: unknown, path: JsonPath): unknown {
   return current;
 }
 
-/** A value that cannot be read counts as absent: for fields whose mistyped value means nothing. */
+/** For fields whose mistyped value means nothing. */
 export function absentIfMistyped(value: unknown): unknown {
   return value === MISTYPED ? undefined : value;
 }
 
-export function readObject(value: unknown): Read<JsonObject> {
+function readAs<T>(value: unknown, isExpected: (value: unknown) => value is T): Read<T> {
   if (value === undefined || value === null) return undefined;
-  return isJsonObject(value) ? value : MISTYPED;
+  return isExpected(value) ? value : MISTYPED;
 }
 
-/** The list itself, never copied: its entries are the caller's to judge one by one. */
-export function readList(value: unknown): Read<readonly unknown[]> {
-  if (value === undefined || value === null) return undefined;
-  return Array.isArray(value) ? value : MISTYPED;
-}
-
-export function readString(value: unknown): Read<string> {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === "string" ? value : MISTYPED;
-}
+const isString = (value: unknown): value is string => typeof value === "string";
 
 /** A whole number a JSON reader can hold exactly (a safe integer). */
-export function readInt(value: unknown): Read<number> {
-  if (value === undefined || value === null) return undefined;
-  return Number.isSafeInteger(value) ? (value as number) : MISTYPED;
-}
+const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
+
+/** Every entry an object: an apiserver answer is untrusted by one bad entry. */
+const isObjectList = (value: unknown): value is readonly JsonObject[] =>
+  Array.isArray(value) && value.every(isJsonObject);
+
+export const readObject = (value: unknown): Read<JsonObject> => readAs(value, isJsonObject);
+
+/** The list itself, never copied: its entries are the caller's to judge one by one. */
+export const readList = (value: unknown): Read<readonly unknown[]> => readAs(value, Array.isArray);
+
+export const readString = (value: unknown): Read<string> => readAs(value, isString);
+
+export const readInt = (value: unknown): Read<number> => readAs(value, isInt);
+
+export const readObjectList = (value: unknown): Read<readonly JsonObject[]> =>
+  readAs(value, isObjectList);
 
 /** The string at `path`, or undefined whatever else is there (absent, null, mistyped). */
 export function stringAt(root: unknown, path: JsonPath): string | undefined {
   const value = valueAt(root, path);
   return typeof value === "string" ? value : undefined;
-}
-
-/** A list whose entries are all objects, never copied: for apiserver answers, untrusted by one bad entry. */
-export function readObjectList(value: unknown): Read<readonly JsonObject[]> {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) return MISTYPED;
-  for (let index = 0; index < value.length; index++) {
-    if (!isJsonObject(value[index])) return MISTYPED;
-  }
-  return value as JsonObject[];
 }

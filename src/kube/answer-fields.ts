@@ -9,15 +9,14 @@ import {
 } from "../json/read";
 
 /*
- * The fields of an apiserver answer that the webhook's readers use, checked
- * before the answer is trusted: a mistyped one means it is not a real object
- * of its kind, which must fail closed rather than read as absent.
+ * An apiserver answer's fields that the readers use are checked before it is
+ * trusted: a mistyped one means it is not a real object of its kind, which
+ * must fail closed rather than read as absent.
  */
 
-/** Where an answer's field does not have the type its readers need, and what it holds instead. */
 export class MalformedField {
   constructor(
-    /** The printed path, such as `spec.template.spec.tolerations`; empty for the object itself. */
+    /** Empty for the object itself. */
     readonly path: string,
     readonly problem: string,
   ) {}
@@ -36,10 +35,9 @@ export type FieldsCheck<Fields extends JsonObject = JsonObject> = (
 export const anyFields: FieldsCheck = (object) => object;
 
 /**
- * Whether the field at `path` can be read by `reader`, which says MISTYPED
- * for a value of the wrong type. An absent or null field passes unless
- * `required`; so does one below an absent or null parent. A parent on the
- * way that is not an object is reported at its own path.
+ * Whether `reader` can read the field at `path`. An absent or null field (or
+ * parent) passes unless `required`; a parent that is not an object is
+ * reported at its own path.
  */
 export function mistypedAt(
   root: JsonObject,
@@ -76,7 +74,6 @@ function describeList(list: readonly unknown[]): string {
   return index === -1 ? "a list" : `a list whose entry [${index}] is ${describeType(list[index])}`;
 }
 
-/** A value as a message shows it (strings quoted and cut short); an absent one as "nothing". */
 function describeType(value: unknown): string {
   return value === undefined ? "nothing" : describeJson(value);
 }

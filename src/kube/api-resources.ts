@@ -1,10 +1,7 @@
 import { type JsonObject, readInt, readObjectList } from "../json/read";
 import { anyFields, type FieldsCheck, mistypedAt } from "./answer-fields";
 
-/**
- * A kind of object the webhook reads from the apiserver: where it lives in
- * the API, and the check of the fields its readers use (./answer-fields.ts).
- */
+/** A kind of object the webhook reads from the apiserver, with the check of the fields its readers use. */
 export interface ApiResource<Fields extends JsonObject = JsonObject> {
   /** "" for the core group. */
   readonly group: string;
@@ -15,7 +12,6 @@ export interface ApiResource<Fields extends JsonObject = JsonObject> {
   readonly fields: FieldsCheck<Fields>;
 }
 
-/** `apps/v1`, or `v1` for the core group. */
 export function apiVersionOf({ group, version }: ApiResource): string {
   return group ? `${group}/${version}` : version;
 }
@@ -26,17 +22,13 @@ export function apiGroupOf(apiVersion: string): string {
   return slash === -1 ? "" : apiVersion.slice(0, slash);
 }
 
-/** The URL path of `resource`'s collection, in `namespace` when it is namespaced. */
 export function collectionPath(resource: ApiResource, namespace?: string): string {
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : "/api/v1";
   const scope = namespace === undefined ? "" : `/namespaces/${namespace}`;
   return `${base}${scope}/${resource.plural}`;
 }
 
-/**
- * What the scale guard reads of a parent workload: the replica count and
- * the pod template's tolerations, each absent, null or of its type.
- */
+/** What the scale guard reads of a parent workload, each field absent, null or of its type. */
 export interface WorkloadFields extends JsonObject {
   readonly spec?: {
     readonly replicas?: number | null;

@@ -46,6 +46,16 @@ describe("cocoon enums", () => {
     ]).toEqual(["clone", "run", "linux", "cloud-hypervisor"]);
   });
 
+  test.each(["os", "backend", "connType"])(
+    "a toolbox's %s is the agent's enum, with the agent's default",
+    (field) => {
+      const agent = schemaAt(COCOONSET_SCHEMA, ["spec", "agent", field]);
+      const toolbox = schemaAt(COCOONSET_SCHEMA, ["spec", "toolboxes", "[]", field]);
+      expect(toolbox.enum).toEqual(agent.enum);
+      expect(toolbox.default).toEqual(agent.default);
+    },
+  );
+
   test("desire is case-sensitive", () => {
     expect(hibernationDesire.allows("hibernate")).toBe(false);
     expect(hibernationDesire.allows("Hibernate")).toBe(true);

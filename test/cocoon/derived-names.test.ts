@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import {
   DERIVED_NAME_LIMIT,
-  derivedPodName,
   derivedSetName,
-  derivedVmName,
+  deriveName,
   overlongSlotNames,
   overlongToolboxNames,
   slotRunsByWidth,
@@ -13,10 +12,10 @@ const A = (length: number) => "a".repeat(length);
 
 describe("derived names", () => {
   test("follow the operator's patterns", () => {
-    expect(derivedPodName("demo", 0)).toBe("demo-0");
-    expect(derivedPodName("demo", "browser")).toBe("demo-browser");
-    expect(derivedVmName("agents", "demo", 3)).toBe("vk-agents-demo-3");
-    expect(derivedVmName("agents", "demo", "browser")).toBe("vk-agents-demo-browser");
+    expect(deriveName.pod("agents", "demo", 0)).toBe("demo-0");
+    expect(deriveName.pod("agents", "demo", "browser")).toBe("demo-browser");
+    expect(deriveName.VM("agents", "demo", 3)).toBe("vk-agents-demo-3");
+    expect(deriveName.VM("agents", "demo", "browser")).toBe("vk-agents-demo-browser");
   });
 
   test.each([
@@ -32,22 +31,22 @@ describe("derived names", () => {
 
 describe("slotRunsByWidth", () => {
   test.each([
-    [0, [{ first: 0, last: 0 }]],
-    [9, [{ first: 0, last: 9 }]],
+    [0, [{ firstMember: 0, lastMember: 0, count: 1 }]],
+    [9, [{ firstMember: 0, lastMember: 9, count: 10 }]],
     [
       10,
       [
-        { first: 0, last: 9 },
-        { first: 10, last: 10 },
+        { firstMember: 0, lastMember: 9, count: 10 },
+        { firstMember: 10, lastMember: 10, count: 1 },
       ],
     ],
     [
       1234,
       [
-        { first: 0, last: 9 },
-        { first: 10, last: 99 },
-        { first: 100, last: 999 },
-        { first: 1000, last: 1234 },
+        { firstMember: 0, lastMember: 9, count: 10 },
+        { firstMember: 10, lastMember: 99, count: 90 },
+        { firstMember: 100, lastMember: 999, count: 900 },
+        { firstMember: 1000, lastMember: 1234, count: 235 },
       ],
     ],
   ])("replicas %p", (replicas, runs) => {
@@ -78,6 +77,7 @@ describe("overlongSlotNames", () => {
       {
         kind: "VM",
         firstMember: 10,
+        lastMember: 99,
         first: `vk-n-${A(56)}-10`,
         last: `vk-n-${A(56)}-99`,
         count: 90,
@@ -86,6 +86,7 @@ describe("overlongSlotNames", () => {
       {
         kind: "VM",
         firstMember: 100,
+        lastMember: 250,
         first: `vk-n-${A(56)}-100`,
         last: `vk-n-${A(56)}-250`,
         count: 151,

@@ -4,7 +4,6 @@ import {
   describeViolations,
   LISTED_VIOLATIONS_LIMIT,
   violation,
-  violationCollector,
 } from "../../src/contract/violations";
 import { checkCocoonSet, cocoonSetViolations } from "../../src/endpoints/cocoonset/decide";
 import { admissionRequest } from "../support/admission-review";
@@ -15,22 +14,22 @@ import { cocoonSet } from "./cases/builders";
 const emptyToolboxes = (count: number) =>
   cocoonSet({ toolboxes: Array.from({ length: count }, () => ({})) });
 
-describe("violationCollector", () => {
+describe("collectViolations", () => {
   test("keeps the first `limit` in full and counts the rest per rule without building them", async () => {
-    const collector = violationCollector(2);
     let built = 0;
-    const report = (rule: "vm.os" | "vm.backend", index: number) =>
-      collector.report(rule, () => {
-        built++;
-        return violation(rule, ["spec", "toolboxes", index, "os"], `bad ${index}`);
-      });
-    report("vm.os", 0);
-    report("vm.backend", 1);
-    report("vm.os", 2);
-    report("vm.backend", 3);
-    report("vm.os", 4);
+    const collected = collectViolations<"vm.os" | "vm.backend">((report) => {
+      const reportAt = (rule: "vm.os" | "vm.backend", index: number) =>
+        report(rule, () => {
+          built++;
+          return violation(rule, ["spec", "toolboxes", index, "os"], `bad ${index}`);
+        });
+      reportAt("vm.os", 0);
+      reportAt("vm.backend", 1);
+      reportAt("vm.os", 2);
+      reportAt("vm.backend", 3);
+      reportAt("vm.os", 4);
+    }, 2);
 
-    const collected = collector.violations();
     expect(built).toBe(2);
     expect(collected.total).toBe(5);
     expect(collected.listed.map((each) => each.message)).toEqual(["bad 0", "bad 1"]);
@@ -44,11 +43,11 @@ describe("violationCollector", () => {
   });
 
   test("without a limit, everything is kept and nothing is summarised", async () => {
-    const collector = violationCollector();
-    for (let index = 0; index < 100; index++) {
-      collector.report("vm.os", () => violation("vm.os", ["x", index], "bad"));
-    }
-    const collected = collector.violations();
+    const collected = collectViolations((report) => {
+      for (let index = 0; index < 100; index++) {
+        report("vm.os", () => violation("vm.os", ["x", index], "bad"));
+      }
+    });
     expect(collected.listed).toHaveLength(100);
     expect(collected.unlistedByRule.size).toBe(0);
     expect(describeViolations(collected)).not.toContain("more");

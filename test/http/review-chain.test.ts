@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Hono } from "hono";
 import { denied, errored, skipped } from "../../src/contract/verdict";
-import { violation, violationCollector } from "../../src/contract/violations";
+import { collectViolations, violation } from "../../src/contract/violations";
 import {
   type Decisions,
   ENDPOINT_KEYS,
@@ -193,17 +193,18 @@ describe("the review routes", () => {
 
   test("a denial's log line names each broken rule and its path, and counts the unlisted per rule", async () => {
     const { log: capture, lines } = capturingLogger("warn");
-    const collector = violationCollector<CocoonSetRuleId>(2);
-    for (const index of [0, 1, 2, 3]) {
-      collector.report("toolbox.image-required", () =>
-        violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
+    const violations = collectViolations<CocoonSetRuleId>((report) => {
+      for (const index of [0, 1, 2, 3]) {
+        report("toolbox.image-required", () =>
+          violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
+        );
+      }
+      report("set.snapshot-policy", () =>
+        violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
       );
-    }
-    collector.report("set.snapshot-policy", () =>
-      violation("set.snapshot-policy", ["spec", "snapshotPolicy"], "must be one of"),
-    );
+    }, 2);
     const app = appWith(
-      async () => denied("invalid_spec", "invalid CocoonSet", collector.violations()),
+      async () => denied("invalid_spec", "invalid CocoonSet", violations),
       capture,
     );
     await send(app, review());
@@ -221,15 +222,18 @@ describe("the review routes", () => {
 
   describe("in warn mode", () => {
     const WARN: Enforcement = { ...DENY_EVERYWHERE, cocoonSet: "warn" };
-    const twoViolations = () => {
-      const collector = violationCollector<CocoonSetRuleId>(20);
-      for (const index of [0, 1]) {
-        collector.report("toolbox.image-required", () =>
-          violation("toolbox.image-required", ["spec", "toolboxes", index, "image"], "is required"),
-        );
-      }
-      return collector.violations();
-    };
+    const twoViolations = () =>
+      collectViolations<CocoonSetRuleId>((report) => {
+        for (const index of [0, 1]) {
+          report("toolbox.image-required", () =>
+            violation(
+              "toolbox.image-required",
+              ["spec", "toolboxes", index, "image"],
+              "is required",
+            ),
+          );
+        }
+      }, 20);
 
     test("a denial is allowed with one warning per violation and counted as warn with its reason", async () => {
       const { log: capture, lines } = capturingLogger("warn");
