@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { readCappedStream } from "../../safe-file";
 import { type FlagSpec, lastValue, present, readOptions } from "../args";
+import { OUTPUT_FORMATS } from "../formats/render";
 import {
   answerWithoutRunning,
   type CliIo,
@@ -15,8 +16,7 @@ import {
 import { createObjectChecker } from "./check";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
-import { OUTPUT_FORMATS, render } from "./output";
-import { errorCount } from "./report";
+import { errorCount, render } from "./output";
 
 export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
 
