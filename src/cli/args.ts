@@ -70,17 +70,23 @@ function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
 }
 
 /**
- * `args` split by `specs` and read through `schema`, or the first problem:
- * a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
+ * `args` read through `schema`, whose keys are the long flags (one read as
+ * `present` takes no value; `shorts` gives one-letter forms), or the first
+ * problem: a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
  */
-export function readOptions<Options>(
+export function readOptions<Schema extends z.ZodObject>(
   args: readonly string[],
-  specs: readonly FlagSpec[],
-  schema: z.ZodType<Options>,
+  schema: Schema,
+  shorts: Readonly<Partial<Record<keyof Schema["shape"], string>>>,
   positionalProblem: (positionals: readonly string[]) => string | undefined = () => undefined,
 ):
-  | { readonly options: Options; readonly positionals: readonly string[] }
+  | { readonly options: z.infer<Schema>; readonly positionals: readonly string[] }
   | { readonly error: string } {
+  const specs = Object.entries(schema.shape).map(([long, flag]) => ({
+    long,
+    short: shorts[long],
+    takesValue: flag !== present,
+  }));
   let parsed: ParsedArgs;
   try {
     parsed = parseArgs(args, specs);
