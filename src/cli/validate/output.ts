@@ -1,4 +1,3 @@
-/** What one run of `cocoon-webhook validate` found, in each output format. */
 import { junitErrorCase, junitObjectCase, junitReport } from "../formats/junit";
 import { type OutputFormat, renderReport } from "../formats/render";
 import { INFORMATION_URI, sarifReport } from "../formats/sarif";
