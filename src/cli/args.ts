@@ -1,11 +1,9 @@
+import { parseArgs as parseArgsOf } from "node:util";
 import { z } from "zod";
 import { errorText } from "../bounded-text";
 import { closestMatch } from "./did-you-mean";
 
-/**
- * A flag as people type it: `--output json`, `--output=json`, `-o json`, `-o=json`, `-ojson`.
- * (node:util's parseArgs reads `-o=json` as the value `=json`, hence this parser.)
- */
+/** A flag as people type it: `--output json`, `--output=json`, `-o json`, `-o=json`, `-ojson`. */
 export interface FlagSpec {
   readonly long: string;
   readonly short?: string;
@@ -24,59 +22,42 @@ export interface ParsedArgs {
  * missing value, or a value given to a flag that takes none.
  */
 export function parseArgs(args: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
+  const options = Object.fromEntries(
+    specs.map(({ long, short, takesValue }) => [
+      long,
+      {
+        type: takesValue ? ("string" as const) : ("boolean" as const),
+        ...(short ? { short } : {}),
+      },
+    ]),
+  );
+  // Not strict: its errors do not name the flag the way a person typed it.
+  const { tokens } = parseArgsOf({ args: [...args], options, strict: false, tokens: true });
   const flags = new Map<string, string[]>();
   const positionals: string[] = [];
-  const add = (spec: FlagSpec, value: string) => {
-    flags.set(spec.long, [...(flags.get(spec.long) ?? []), value]);
-  };
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index] ?? "";
-    if (arg === "--") {
-      positionals.push(...args.slice(index + 1));
-      break;
+  let previous: { index: number; rawName: string } | undefined;
+  for (const token of tokens) {
+    if (token.kind === "positional") positionals.push(token.value);
+    if (token.kind !== "option") continue;
+    if (token.index === previous?.index) {
+      // `-vh`: parseArgs reads a group of short flags; one flag per argument is asked.
+      const rest = (args[token.index] ?? "").slice(2).replace(/^=/, "");
+      throw new Error(
+        `${previous.rawName} takes no value, got "${rest}" (give each flag on its own)`,
+      );
     }
-    if (arg === "-" || !arg.startsWith("-")) {
-      positionals.push(arg);
-      continue;
+    const spec = specs.find((each) => each.long === token.name);
+    if (!spec) throw unknownFlag(token.rawName, specs);
+    previous = token;
+    // `-o=json` arrives as the value `=json`.
+    const value = token.rawName.startsWith("--") ? token.value : token.value?.replace(/^=/, "");
+    if (!spec.takesValue && value !== undefined) {
+      throw new Error(`${token.rawName} takes no value, got "${value}"`);
     }
-    const { spec, inline, typed } = lookUp(arg, specs);
-    if (!spec.takesValue) {
-      if (inline !== undefined) throw new Error(`${typed} takes no value, got "${inline}"`);
-      add(spec, "true");
-      continue;
-    }
-    if (inline !== undefined) {
-      add(spec, inline);
-      continue;
-    }
-    const next = args[index + 1];
-    if (next === undefined) throw new Error(`${typed} needs a value`);
-    add(spec, next);
-    index++;
+    if (spec.takesValue && value === undefined) throw new Error(`${token.rawName} needs a value`);
+    flags.set(spec.long, [...(flags.get(spec.long) ?? []), value ?? "true"]);
   }
   return { flags, positionals };
-}
-
-function lookUp(
-  arg: string,
-  specs: readonly FlagSpec[],
-): { spec: FlagSpec; inline: string | undefined; typed: string } {
-  if (arg.startsWith("--")) {
-    const equals = arg.indexOf("=");
-    const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
-    const spec = specs.find((each) => each.long === name);
-    if (!spec) throw unknownFlag(`--${name}`, specs);
-    return { spec, inline: equals < 0 ? undefined : arg.slice(equals + 1), typed: `--${name}` };
-  }
-  const letter = arg.slice(1, 2);
-  const spec = specs.find((each) => each.short === letter);
-  if (!spec) throw unknownFlag(`-${letter}`, specs);
-  const rest = arg.slice(2);
-  const inline = rest === "" ? undefined : rest.startsWith("=") ? rest.slice(1) : rest;
-  if (!spec.takesValue && inline !== undefined) {
-    throw new Error(`-${letter} takes no value, got "${inline}" (give each flag on its own)`);
-  }
-  return { spec, inline, typed: `-${letter}` };
 }
 
 function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
@@ -89,17 +70,23 @@ function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
 }
 
 /**
- * `args` split by `specs` and read through `schema`, or the first problem:
- * a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
+ * `args` read through `schema`, whose keys are the long flags (one read as
+ * `present` takes no value; `shorts` gives one-letter forms), or the first
+ * problem: a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
  */
-export function readOptions<Options>(
+export function readOptions<Schema extends z.ZodObject>(
   args: readonly string[],
-  specs: readonly FlagSpec[],
-  schema: z.ZodType<Options>,
+  schema: Schema,
+  shorts: Readonly<Partial<Record<keyof Schema["shape"], string>>>,
   positionalProblem: (positionals: readonly string[]) => string | undefined = () => undefined,
 ):
-  | { readonly options: Options; readonly positionals: readonly string[] }
+  | { readonly options: z.infer<Schema>; readonly positionals: readonly string[] }
   | { readonly error: string } {
+  const specs = Object.entries(schema.shape).map(([long, flag]) => ({
+    long,
+    short: shorts[long],
+    takesValue: flag !== present,
+  }));
   let parsed: ParsedArgs;
   try {
     parsed = parseArgs(args, specs);

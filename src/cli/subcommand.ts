@@ -10,10 +10,7 @@ export const EXIT_UNUSABLE = 2;
 /** Options as a subcommand parsed them, or why its arguments are unusable. */
 export type ParsedOptions<Options> = Options | { readonly error: string };
 
-interface HelpAndVersion {
-  readonly help: boolean;
-  readonly version: boolean;
-}
+type HelpAndVersion = { readonly help: boolean; readonly version: boolean };
 
 /** Whether the subcommand is to run: its arguments are usable and ask for neither help nor the version. */
 export function isRunnable<Options extends HelpAndVersion>(

@@ -3,9 +3,9 @@ import sarifSchema from "@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.jso
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { OUTPUT_FORMATS } from "../../src/cli/formats/render";
 import { ALL_RULES } from "../../src/cli/validate/manifest-rules";
-import { OUTPUT_FORMATS, render } from "../../src/cli/validate/output";
-import { DUPLICATES_NOTE, type RunReport } from "../../src/cli/validate/report";
+import { DUPLICATES_NOTE, type RunReport, render } from "../../src/cli/validate/output";
 import { RULE_CATALOGUE } from "../../src/endpoints";
 import { checkText } from "../support/validate-input";
 

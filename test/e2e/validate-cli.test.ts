@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import packageJson from "../../package.json";
-import type { OutputFormat } from "../../src/cli/validate/output";
+import type { OutputFormat } from "../../src/cli/formats/render";
 import { admissionReview, COCOONSET_KIND } from "../support/admission-review";
 import { waitUntil } from "../support/eventually";
 import { MIB, processCpuSeconds, processState } from "../support/procfs";

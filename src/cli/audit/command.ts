@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, parseDurationMs } from "../../config";
 import type { PodCreators } from "../../endpoints/pod-gate/creators";
 import { isDnsLabel } from "../../kube/name-grammar";
 import { createLineLogger } from "../../observability/logger";
-import { type FlagSpec, lastValue, present, readOptions } from "../args";
+import { lastValue, present, readOptions } from "../args";
 import { count } from "../plural";
 import {
   answerWithoutRunning,
@@ -63,20 +63,6 @@ const DEFAULT_TIMEOUT = "30m";
 /** How often the terminal's progress line is redrawn at most. */
 const PROGRESS_INTERVAL_MS = 250;
 
-const FLAGS: readonly FlagSpec[] = [
-  { long: "namespace", short: "n", takesValue: true },
-  { long: "all-namespaces", short: "A", takesValue: false },
-  { long: "output", short: "o", takesValue: true },
-  { long: "strict", takesValue: false },
-  { long: "exit-zero", takesValue: false },
-  { long: "output-file", takesValue: true },
-  { long: "timeout", takesValue: true },
-  { long: "kubeconfig", takesValue: true },
-  { long: "context", takesValue: true },
-  { long: "version", short: "v", takesValue: false },
-  { long: "help", short: "h", takesValue: false },
-];
-
 const optionsSchema = z
   .object({
     namespace: lastValue.pipe(
@@ -116,6 +102,14 @@ const optionsSchema = z
   .refine((options) => !(options.namespace && options["all-namespaces"]), {
     message: "--namespace and --all-namespaces exclude each other",
   });
+
+const SHORT_FLAGS = {
+  namespace: "n",
+  "all-namespaces": "A",
+  output: "o",
+  version: "v",
+  help: "h",
+};
 
 type AuditOptions = z.infer<typeof optionsSchema>;
 
@@ -168,7 +162,7 @@ export async function runAudit(args: readonly string[], io = processIo): Promise
 }
 
 function parseOptions(args: readonly string[]): ParsedOptions<AuditOptions> {
-  const read = readOptions(args, FLAGS, optionsSchema, ([extra]) =>
+  const read = readOptions(args, optionsSchema, SHORT_FLAGS, ([extra]) =>
     extra === undefined ? undefined : `unexpected argument "${extra}"; audit takes flags only`,
   );
   return "error" in read ? read : read.options;

@@ -1,38 +1,33 @@
-import type { RunReport } from "../validate/report";
-import { located, notesOf, repositoryPath } from "../validate/report";
+import { type FileSpot, located, objectOf, type ReportView, repositoryPath } from "./view";
 
-/** GitHub Actions workflow commands: an annotation per finding and unreadable input, the notes as `::notice`. */
-export function githubAnnotations(report: RunReport): string {
-  const annotations = report.summary.findings.map((finding) =>
-    command(
-      finding.severity,
-      {
-        file: repositoryPath(finding.file),
-        line: String(finding.line),
-        col: String(finding.column),
-        title: `${finding.rule}: ${finding.kind} ${finding.namespace}/${finding.name}`,
-      },
-      located(finding),
+/** GitHub Actions workflow commands: an annotation per finding and problem, the notes as `::notice`. */
+export function githubAnnotations({ findings, problems, notes }: ReportView): string {
+  return [
+    ...findings.map((finding) =>
+      command(
+        finding.severity,
+        { ...fileProperties(finding), title: `${finding.rule}: ${objectOf(finding)}` },
+        located(finding),
+      ),
     ),
-  );
-  const problems = report.problems.map((problem) =>
-    command(
-      "error",
-      {
-        file: repositoryPath(problem.file),
-        ...(problem.line === undefined ? {} : { line: String(problem.line) }),
-        ...(problem.column === undefined ? {} : { col: String(problem.column) }),
-        title: "cocoon-webhook validate: input not checked",
-      },
-      problem.message,
+    ...problems.map(({ title, message, spot }) =>
+      command("error", { ...fileProperties(spot), title }, message),
     ),
-  );
-  const notes = notesOf(report).map((note) => command("notice", {}, note));
-  return [...annotations, ...problems, ...notes].join("");
+    ...notes.map((note) => command("notice", {}, note)),
+  ].join("");
+}
+
+function fileProperties(spot: FileSpot | object | undefined): Record<string, string> {
+  if (spot === undefined || !("file" in spot)) return {};
+  return {
+    file: repositoryPath(spot.file),
+    ...(spot.line === undefined ? {} : { line: String(spot.line) }),
+    ...(spot.column === undefined ? {} : { col: String(spot.column) }),
+  };
 }
 
 /** `::NAME key=value,…::message` and its newline, one workflow command with its escapes. */
-export function command(name: string, properties: Record<string, string>, message: string): string {
+function command(name: string, properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
     .join(",");

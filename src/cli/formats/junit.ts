@@ -1,76 +1,92 @@
 import { count } from "../plural";
-import type { RunReport } from "../validate/report";
-import { findingLine, located, notesOf, problemLine, summaryLine } from "../validate/report";
+import { findingLine, located, type ReportedFinding, type ReportView } from "./view";
 
-const SUITE_NAME = "cocoon-webhook validate";
+/** A `testcase` element, and whether it fails or errors. */
+export interface JunitCase {
+  readonly xml: string;
+  readonly outcome?: "failure" | "error";
+}
+
+export interface JunitSuite {
+  readonly name: string;
+  readonly cases: readonly JunitCase[];
+}
 
 /**
- * JUnit XML: a test case per checked object (class name: its file), failing
- * on an error, its warnings in `system-out`; an unreadable input an `error`.
+ * JUnit XML of `suites`, with the summary and notes as properties: those of
+ * a lone suite, whose counts the document repeats, else of the document.
  */
-export function junitReport(report: RunReport): string {
-  let failures = 0;
-  const cases = report.summary.checked.map(({ file, kind, namespace, name, findings }) => {
-    const errors = findings.filter((finding) => finding.severity === "error");
-    const warnings = findings.filter((finding) => finding.severity === "warning");
-    if (errors.length > 0) failures++;
-    const body = junitCaseBody(errors, warnings, located, findingLine);
-    return junitTestCase(file, `${kind} ${namespace}/${name}`, body, file);
-  });
-  for (const problem of report.problems) {
-    const error = `      <error message="${escapeXml(problem.message)}" type="input">${escapeXml(problemLine(problem))}</error>`;
-    cases.push(junitTestCase(problem.file, "read and parse", [error], problem.file));
-  }
+export function junitReport(view: ReportView, suites: readonly JunitSuite[]): string {
+  const [lone] = suites.length === 1 ? suites : [];
+  const indent = lone ? "    " : "  ";
   const properties = [
-    ["summary", summaryLine(report)],
-    ...notesOf(report).map((note) => ["note", note]),
-  ].map(([name, value]) => `      <property name="${name}" value="${escapeXml(value ?? "")}"/>`);
-  const counts = `tests="${cases.length}" failures="${failures}" errors="${report.problems.length}" skipped="0"`;
+    `${indent}<properties>`,
+    ...[["summary", view.summary], ...view.notes.map((note) => ["note", note])].map(
+      ([name, value]) => `${indent}  <property name="${name}" value="${escapeXml(value ?? "")}"/>`,
+    ),
+    `${indent}</properties>`,
+  ];
+  const suiteXml = (suite: JunitSuite, own: readonly string[]) => [
+    `  <testsuite name="${escapeXml(suite.name)}" ${countsOf(suite)}>`,
+    ...own,
+    ...suite.cases.map((each) => each.xml),
+    "  </testsuite>",
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${SUITE_NAME}" ${counts}>`,
-    `  <testsuite name="${SUITE_NAME}" ${counts}>`,
-    "    <properties>",
-    ...properties,
-    "    </properties>",
-    ...cases,
-    "  </testsuite>",
+    `<testsuites name="${escapeXml(view.tool)}"${lone ? ` ${countsOf(lone)}` : ""}>`,
+    ...(lone
+      ? suiteXml(lone, properties)
+      : [...properties, ...suites.flatMap((suite) => suiteXml(suite, []))]),
     "</testsuites>",
     "",
   ].join("\n");
 }
 
+function countsOf({ cases }: JunitSuite): string {
+  const outcomes = (outcome: JunitCase["outcome"]) =>
+    cases.filter((each) => each.outcome === outcome).length;
+  return `tests="${cases.length}" failures="${outcomes("failure")}" errors="${outcomes("error")}" skipped="0"`;
+}
+
 /**
- * A test case's body: one failure for its errors (the first's message, or
- * how many), and its other findings in `system-out`.
+ * The case of one object: one failure for its errors (the first's message,
+ * or how many), its other findings in `system-out`.
  */
-export function junitCaseBody<F extends { readonly rule: string }>(
-  errors: readonly F[],
-  others: readonly F[],
-  located: (finding: F) => string,
-  line: (finding: F) => string,
-): string[] {
+export function junitObjectCase(
+  classname: string,
+  name: string,
+  findings: readonly ReportedFinding[],
+  file?: string,
+): JunitCase {
+  const errors = findings.filter((finding) => finding.severity === "error");
+  const others = findings.filter((finding) => finding.severity !== "error");
   const body: string[] = [];
   const [first] = errors;
   if (first) {
     const message = errors.length === 1 ? located(first) : count(errors.length, "error");
     body.push(
-      `      <failure message="${escapeXml(message)}" type="${escapeXml(first.rule)}">${escapeXml(errors.map(line).join("\n"))}</failure>`,
+      `      <failure message="${escapeXml(message)}" type="${escapeXml(first.rule)}">${escapeXml(errors.map(findingLine).join("\n"))}</failure>`,
     );
   }
   if (others.length > 0) {
-    body.push(`      <system-out>${escapeXml(others.map(line).join("\n"))}</system-out>`);
+    body.push(`      <system-out>${escapeXml(others.map(findingLine).join("\n"))}</system-out>`);
   }
-  return body;
+  return { xml: testCase(classname, name, body, file), ...(first ? { outcome: "failure" } : {}) };
 }
 
-/** A `testcase` element, with the file it stands for when there is one. */
-export function junitTestCase(
+/** The case of what could not be checked: an `error` of `type`. */
+export function junitErrorCase(
   classname: string,
   name: string,
-  body: readonly string[],
+  { message, type, text }: { message: string; type: string; text: string },
   file?: string,
-): string {
+): JunitCase {
+  const error = `      <error message="${escapeXml(message)}" type="${type}">${escapeXml(text)}</error>`;
+  return { xml: testCase(classname, name, [error], file), outcome: "error" };
+}
+
+function testCase(classname: string, name: string, body: readonly string[], file?: string) {
   const fileAttribute = file === undefined ? "" : ` file="${escapeXml(file)}"`;
   const open = `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}"${fileAttribute}`;
   return body.length === 0 ? `${open}/>` : [`${open}>`, ...body, "    </testcase>"].join("\n");
@@ -80,7 +96,7 @@ export function junitTestCase(
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the ones removed
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(NOT_XML, "\uFFFD")
     .replaceAll("&", "&amp;")

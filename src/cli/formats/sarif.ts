@@ -1,72 +1,68 @@
 import { VERSION_INFO } from "../../version";
-import { ALL_RULES } from "../validate/manifest-rules";
-import type { RunReport } from "../validate/report";
-import { located, notesOf, problemLine, repositoryPath, summaryLine } from "../validate/report";
+import { type FileSpot, located, objectOf, type ReportView, repositoryPath } from "./view";
 
-export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
-/** Warnings unless --strict makes them errors. */
-const WARNING_RULES: ReadonlySet<string> = new Set([
-  "manifest.unknown-field",
-  "manifest.unknown-object",
-]);
-const HELP = `${INFORMATION_URI}#validation-rules`;
+const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+export const INFORMATION_URI = "https://github.com/cocoonstack/cocoon-webhook";
+const LEVELS = { error: "error", warning: "warning", notice: "note" } as const;
 
-/** SARIF 2.1.0 as GitHub code scanning reads it; unreadable inputs and notes as notifications. */
-export function sarifReport(report: RunReport): string {
-  const ruleIndex = new Map(ALL_RULES.map((rule, index) => [rule.id, index]));
+interface Rule {
+  readonly id: string;
+  readonly text: string;
+}
+
+/**
+ * SARIF 2.1.0 as GitHub code scanning reads it: each finding a result at its
+ * place, the problems and notes as notifications. `describe` adds to a rule's
+ * descriptor, `run` to the run.
+ */
+export function sarifReport(
+  view: ReportView,
+  rules: readonly Rule[],
+  { describe = () => ({}), run = {} }: { describe?: (rule: Rule) => object; run?: object } = {},
+): string {
+  const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  const driver = {
+    name: view.tool,
+    semanticVersion: VERSION_INFO.version,
+    informationUri: INFORMATION_URI,
+    rules: rules.map((rule) => ({ ...ruleDescriptor(rule), ...describe(rule) })),
+  };
   const log = {
     $schema: SARIF_SCHEMA,
     version: "2.1.0",
     runs: [
       {
-        tool: sarifTool(
-          "cocoon-webhook validate",
-          ALL_RULES.map((rule) => ({
-            ...ruleDescriptor(rule),
-            help: { text: `${rule.text} Fix the manifest at the reported field.` },
-            helpUri: HELP,
-            defaultConfiguration: { level: WARNING_RULES.has(rule.id) ? "warning" : "error" },
-          })),
-        ),
-        columnKind: "utf16CodeUnits",
-        results: report.summary.findings.map((finding) => ({
+        tool: { driver },
+        ...run,
+        results: view.findings.map((finding) => ({
           ruleId: finding.rule,
           ruleIndex: ruleIndex.get(finding.rule) ?? 0,
-          level: finding.severity,
-          message: {
-            text: `${finding.kind} ${finding.namespace}/${finding.name}: ${located(finding)}`,
-          },
+          level: LEVELS[finding.severity],
+          message: { text: `${objectOf(finding)}: ${located(finding)}` },
           locations: [
-            {
-              physicalLocation: {
-                artifactLocation: { uri: encodeURI(repositoryPath(finding.file)) },
-                region: { startLine: finding.line, startColumn: finding.column },
-              },
-            },
+            "file" in finding
+              ? physicalLocation(finding)
+              : {
+                  logicalLocations: [
+                    {
+                      fullyQualifiedName: `${finding.apiVersion}/${finding.kind}/${finding.namespace}/${finding.name}`,
+                      name: finding.name,
+                      kind: "resource",
+                    },
+                  ],
+                },
           ],
         })),
         invocations: [
           {
-            executionSuccessful: report.problems.length === 0,
+            executionSuccessful: view.problems.length === 0,
             toolExecutionNotifications: [
-              ...report.problems.map((problem) => ({
+              ...view.problems.map(({ text, spot }) => ({
                 level: "error",
-                message: { text: problemLine(problem) },
-                locations: [
-                  {
-                    physicalLocation: {
-                      artifactLocation: { uri: encodeURI(repositoryPath(problem.file)) },
-                      ...(problem.line === undefined
-                        ? {}
-                        : {
-                            region: { startLine: problem.line, startColumn: problem.column ?? 1 },
-                          }),
-                    },
-                  },
-                ],
+                message: { text },
+                ...(spot ? { locations: [physicalLocation(spot)] } : {}),
               })),
-              ...[...notesOf(report), summaryLine(report)].map((text) => ({
+              ...[...view.notes, view.summary].map((text) => ({
                 level: "note",
                 message: { text },
               })),
@@ -79,15 +75,17 @@ export function sarifReport(report: RunReport): string {
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-/** SARIF's `tool`: this program as the driver, with the rules its results name. */
-export function sarifTool(name: string, rules: readonly object[]) {
+function physicalLocation({ file, line, column }: FileSpot) {
   return {
-    driver: { name, semanticVersion: VERSION_INFO.version, informationUri: INFORMATION_URI, rules },
+    physicalLocation: {
+      artifactLocation: { uri: encodeURI(repositoryPath(file)) },
+      ...(line === undefined ? {} : { region: { startLine: line, startColumn: column ?? 1 } }),
+    },
   };
 }
 
 /** A rule as SARIF describes it: id, readable name, first sentence and whole text. */
-export function ruleDescriptor(rule: { readonly id: string; readonly text: string }) {
+function ruleDescriptor(rule: Rule) {
   return {
     id: rule.id,
     name: ruleName(rule.id),

@@ -49,11 +49,7 @@ export interface CheckOptions {
   readonly namespace: string;
   /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
   readonly strict: boolean;
-  /**
-   * Every checked object is listed in the summary, not only the findings
-   * (JUnit's one test case per object); otherwise what is kept grows with
-   * the findings alone.
-   */
+  /** Every checked object is listed in the summary (JUnit's one test case per object). */
   readonly listChecked?: boolean;
 }
 
@@ -88,22 +84,14 @@ const FIELDS: Readonly<Record<CheckedKind, SchemaNode>> = {
 const NAME: JsonPath = ["metadata", "name"];
 const GENERATE_NAME: JsonPath = ["metadata", "generateName"];
 const POD_NAME: JsonPath = ["spec", "podRef", "name"];
-/** The suffix of every cocoonstack API group, e.g. `cocoonset.cocoonstack.io`. */
 const COCOON_GROUP_DOMAIN = "cocoonstack.io";
 
-/** A finding before it is located: a violation, or an offline-only observation. */
+/** A finding before it is located. */
 interface Problem {
   readonly rule: Finding["rule"];
   readonly segments: PathSegments;
   readonly message: string;
   readonly severity: Severity;
-}
-
-export interface ObjectChecker {
-  /** Checks one object; it is not kept, only what is found about it. */
-  check(object: SourceObject): void;
-  /** What the objects checked so far found. */
-  summary(): CheckSummary;
 }
 
 /**
@@ -114,7 +102,7 @@ export interface ObjectChecker {
  * they would at the apiserver: the later one is denied. Objects come one at
  * a time and are not kept, so memory grows with the findings, not the input.
  */
-export function createObjectChecker(options: CheckOptions): ObjectChecker {
+export function createObjectChecker(options: CheckOptions) {
   const findings: Finding[] = [];
   const checked: CheckedObject[] = [];
   const hibernationsByPod = new HibernationsByPod();

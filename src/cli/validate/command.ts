@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { readCappedStream } from "../../safe-file";
-import { type FlagSpec, lastValue, present, readOptions } from "../args";
+import { lastValue, present, readOptions } from "../args";
+import { OUTPUT_FORMATS } from "../formats/render";
 import {
   answerWithoutRunning,
   type CliIo,
@@ -15,8 +16,7 @@ import {
 import { createObjectChecker } from "./check";
 import { parseSource, type SourceObject } from "./documents";
 import { type InputProblem, readInputs, STDIN_NAME } from "./inputs";
-import { OUTPUT_FORMATS, render } from "./output";
-import { errorCount } from "./report";
+import { errorCount, render } from "./output";
 
 export const VALIDATE_USAGE = `usage: cocoon-webhook validate [FLAGS] [-f PATH]... [PATH]...
 
@@ -46,15 +46,6 @@ exit status: 0 no error (warnings allowed), 1 findings at error level,
              2 usage error or unreadable/unparsable input
 `;
 
-const FLAGS: readonly FlagSpec[] = [
-  { long: "filename", short: "f", takesValue: true },
-  { long: "namespace", short: "n", takesValue: true },
-  { long: "output", short: "o", takesValue: true },
-  { long: "strict", takesValue: false },
-  { long: "version", short: "v", takesValue: false },
-  { long: "help", short: "h", takesValue: false },
-];
-
 const optionsSchema = z.object({
   filename: z.array(z.string()).default([]),
   namespace: lastValue.pipe(z.string().min(1, "--namespace must not be empty").default("default")),
@@ -67,6 +58,8 @@ const optionsSchema = z.object({
   version: present,
   help: present,
 });
+
+const SHORT_FLAGS = { filename: "f", namespace: "n", output: "o", version: "v", help: "h" };
 
 export interface ValidateIo extends CliIo {
   /** Stdin as text; an error once it passes `maxBytes`. */
@@ -117,7 +110,7 @@ type ValidateOptions = Omit<z.infer<typeof optionsSchema>, "filename"> & {
 };
 
 function parseOptions(args: readonly string[]): ParsedOptions<ValidateOptions> {
-  const read = readOptions(args, FLAGS, optionsSchema);
+  const read = readOptions(args, optionsSchema, SHORT_FLAGS);
   if ("error" in read) return read;
   const { filename, ...rest } = read.options;
   const paths = [...filename, ...read.positionals];

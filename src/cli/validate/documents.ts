@@ -12,7 +12,7 @@ import type { PathSegments } from "../../json/path";
 import { absentIfMistyped, valueAt } from "../../json/read";
 import type { InputProblem, SourceText } from "./inputs";
 import { positionOf, type SourcePosition } from "./line-map";
-import { type DocumentText, documentTexts, documentValue } from "./yaml-stream";
+import { type DocumentText, documentTexts } from "./yaml-stream";
 
 /** One Kubernetes object of the input: a document, or an item of a List document. */
 export interface SourceObject {
@@ -48,7 +48,7 @@ export function parseSource(
   for (const document of documentTexts(text)) {
     let value: unknown;
     try {
-      value = documentValue(document);
+      value = Bun.YAML.parse(document.text);
     } catch (error) {
       return syntaxProblem(file, document, error);
     }

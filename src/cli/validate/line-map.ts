@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import { isMap, isNode, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import type { PathSegments } from "../../json/path";
 
 /**
@@ -40,19 +40,10 @@ function childOf(node: unknown, segment: string | number): Step | undefined {
     return item === undefined ? undefined : { node: item, offset: startOf(item) };
   }
   if (typeof segment === "string" && isMap(node)) {
-    const pair = node.items.find((each) => isPair(each) && keyName(each.key) === segment);
+    const pair = node.items.find(({ key }) => isScalar(key) && String(key.value) === segment);
     return pair && { node: pair.value, offset: startOf(pair.key) ?? startOf(pair.value) };
   }
   return undefined;
 }
 
-function keyName(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
-  return typeof key === "string" ? key : undefined;
-}
-
-function startOf(node: unknown): number | undefined {
-  if (typeof node !== "object" || node === null || !("range" in node)) return undefined;
-  const { range } = node;
-  return Array.isArray(range) && typeof range[0] === "number" ? range[0] : undefined;
-}
+const startOf = (node: unknown) => (isNode(node) ? node.range?.[0] : undefined);

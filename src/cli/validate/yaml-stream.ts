@@ -50,11 +50,6 @@ export function* documentTexts(stream: string): Generator<DocumentText> {
   }
 }
 
-/** The value of one document from {@link documentTexts}; throws on a syntax error. */
-export function documentValue(document: DocumentText): unknown {
-  return Bun.YAML.parse(document.text);
-}
-
 /** The 1-based line of an offset, for offsets asked in increasing order. */
 function lineCounter(text: string): (offset: number) => number {
   let line = 1;
