@@ -22,11 +22,7 @@ export const COLLECT_ABOVE_HEAP_BYTES = 32 * 1024 * 1024;
 /** Three quarters of the manifests' 256 MiB: past it, the gate collects whatever the heap holds. */
 export const COLLECT_ANYWAY_ABOVE_RSS_BYTES = 192 * 1024 * 1024;
 
-/**
- * Bytes of small bodies read and decoded at once without a turn: thousands
- * of pod reviews. Past it, a small body waits for a turn like a large one,
- * so no number of slow small uploads holds more.
- */
+/** Small bodies read and decoded at once without a turn; past it a small body waits like a large one. */
 export const SMALL_BODIES_BUDGET_BYTES = 4 * 1024 * 1024;
 
 export interface LargeReviewGateOptions {
@@ -34,7 +30,6 @@ export interface LargeReviewGateOptions {
   readonly budgetBytes?: number;
   readonly smallBudgetBytes?: number;
   readonly residentBytes?: () => number;
-  /** The heap's blocks, which grow with every object until a collection. */
   readonly heapBytes?: () => number;
   readonly collect?: () => void;
 }
@@ -42,10 +37,9 @@ export interface LargeReviewGateOptions {
 /** A review's hold on the budget while its body is read and decoded. */
 export interface ReviewTurn {
   /**
-   * Holds at least `bodyBytes` from now on, for a body whose length only
-   * reading tells (chunked). Undefined when the budget had room at once;
-   * else a promise that resolves once it has (other holders finish or hit
-   * their read deadline first), ahead of reviews still waiting for a turn.
+   * Holds at least `bodyBytes` from now on (a chunked body). Undefined when
+   * the budget had room; else resolves once it has, ahead of reviews still
+   * waiting for a turn.
    */
   grow(bodyBytes: number): Promise<void> | undefined;
   /** Gives up a growth still waiting, when the read is abandoned. */
@@ -54,16 +48,14 @@ export interface ReviewTurn {
 
 export interface LargeReviewGate {
   /**
-   * Runs `decide` at once for a small body; for a large one (or one of
-   * unknown length, which starts with LARGE_REVIEW_BYTES and grows, one at a
-   * time) once the large reviews being read and decoded leave room in the
-   * budget, in arrival order. A body larger than the budget runs alone.
+   * Runs `decide` at once for a small body; for a large or chunked one once
+   * the budget has room, in arrival order (a body larger than the budget
+   * runs alone).
    */
   run<T>(bodyBytes: number | undefined, decide: (turn: ReviewTurn) => Promise<T>): Promise<T>;
-  /** Large reviews being read or decoded right now, and waiting. */
   readonly decoding: number;
   readonly waiting: number;
-  /** Body bytes held right now: large reviews' budget and small bodies' together. */
+  /** Large reviews' and small bodies' bytes together. */
   readonly heldBytes: number;
 }
 
@@ -71,7 +63,6 @@ interface Waiter {
   readonly bytes: number;
   /** Bytes its review already holds (a growth); 0 for a review waiting for its turn. */
   readonly holding: number;
-  /** A review waiting for its turn whose body's length only reading tells. */
   readonly chunked: boolean;
   readonly start: () => void;
   cancelled: boolean;
@@ -82,20 +73,14 @@ const FIXED_TURN: ReviewTurn = { grow: () => undefined, abandon: () => {} };
 
 /**
  * Bounds the memory request bodies take, whatever their number, and keeps
- * large reviews from starving small ones. Every body holds its bytes here
- * from before it is read until its review is answered: a body with a
- * Content-Length holds that length, a chunked one grows its hold as it
- * arrives (Bun reads a body only as fast as it is asked to, so a review
- * waiting for its turn holds no memory). Small reviews never wait while
- * small bodies hold less than SMALL_BODIES_BUDGET_BYTES. A large review that
- * finishes hands over to the next on a later turn of the event loop, so the
- * small reviews that arrived during its decoding are answered in between.
- *
- * When the last large review in decoding is done and the process has grown
- * past the COLLECT_* thresholds, the heap is collected at once, so that the
- * next review is not decoded on top of the last one's garbage; below them a
- * collection costs more CPU than it saves memory (docs/performance.md, large
- * reviews).
+ * large reviews from starving small ones. Every body holds its bytes from
+ * before it is read until its review is answered: its Content-Length, or for
+ * a chunked body what has arrived (Bun reads a body only as fast as it is
+ * asked to, so a review waiting for its turn holds no memory). A large
+ * review hands over to the next on a later turn of the event loop, so the
+ * small reviews that arrived meanwhile are answered in between; after the
+ * last one, past the COLLECT_* thresholds, the heap is collected so the next
+ * is not decoded on top of its garbage (docs/performance.md, large reviews).
  */
 export function createLargeReviewGate(options: LargeReviewGateOptions = {}): LargeReviewGate {
   const {

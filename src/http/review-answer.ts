@@ -27,9 +27,9 @@ export const remediesOf = (endpoint: EndpointKey): EndpointRemedies => ({
 const INTERNAL_REMEDY = "retry; if it persists, report it with the webhook's log line";
 
 /**
- * The verdict as the endpoint's action makes it: under `warn` a denial, and
- * a check that could not be made, become allowed warnings with the same
- * reason, message and violations, and the reason's remedy; warn never blocks.
+ * The verdict as the endpoint's action makes it: under `warn` a denial or a
+ * check that could not be made becomes an allowed warning that keeps what it
+ * would have said, with the reason's remedy.
  */
 export function enforce<R extends Reasons, Rule extends string>(
   verdict: Verdict<R, Rule>,
@@ -72,12 +72,10 @@ export interface AdmissionResponseReview {
 }
 
 /**
- * The AdmissionReview answer, in the apiVersion the apiserver sent. Never
- * carries a patch. A refusal carries its message as the status, a warning
- * its texts as `warnings`, and both say in `auditAnnotations` what was
- * decided, so the cluster's audit log tells why without our logs. Texts
- * carry no control character (a request's values can hold them): each is
- * written as its escape.
+ * The AdmissionReview answer, in the apiVersion the apiserver sent, never a
+ * patch. A refusal or warning also says in `auditAnnotations` what was
+ * decided, so the cluster's audit log tells why. Control characters (a
+ * request's values can hold them) are written as escapes.
  */
 export function encodeResponse(
   apiVersion: AdmissionApiVersion,
@@ -102,13 +100,10 @@ export function encodeResponse(
 }
 
 /**
- * What a refusal would have said, one warning per violation (or its message
- * when it names none), each within what the apiserver passes through whole,
- * at most LISTED_WARNINGS_LIMIT and then one that counts the rest. Each
- * leads with what identifies it and what to do first, since kubectl shows
- * only a warning's first 256 characters: a violation's rule id and its
- * rule's remedy, then its path and message; a refusal that names none, its
- * reason and the reason's remedy, then its message.
+ * What a refusal would have said: one warning per violation (or its message),
+ * at most LISTED_WARNINGS_LIMIT and one that counts the rest. Each leads with
+ * its rule id (or reason) and remedy, since kubectl shows only a warning's
+ * first 256 characters.
  */
 export function warningsOf({
   reason,
@@ -138,11 +133,7 @@ export function warningsOf({
   return warnings;
 }
 
-/**
- * Keys the apiserver prefixes with the webhook's name (for example
- * `pods.cocoon-webhook.cocoonstack.io/reason`): the endpoint, what it did,
- * the reason and, when the refusal names catalogue rules, their ids.
- */
+/** Keys the apiserver prefixes with the webhook's name (`pods.cocoon-webhook.cocoonstack.io/reason`). */
 function auditAnnotationsOf(
   endpoint: EndpointKey,
   decision: Exclude<Decision, { readonly allowed: true; readonly result: "allow" | "skipped" }>,
@@ -172,10 +163,8 @@ function cut(text: string, max: number): string {
 }
 
 /**
- * The one log line of a decision: a denial at warn with the broken rules, an
- * error at error with what was thrown, a warning (warn mode) at warn like the
- * denial or error it stands for, an allow at debug. `handler` is the
- * endpoint's label, as in the metrics.
+ * The one log line of a decision: a denial or warning at warn with the broken
+ * rules, an error at error with what was thrown, an allow at debug.
  */
 export function logDecision(
   log: Logger,
@@ -219,11 +208,7 @@ export function logDecision(
   else log.debug(fields, "admission allowed");
 }
 
-/**
- * The broken rules of a denial as log fields, so the logs can tell which rule
- * denies most: each listed violation's rule id and JSON path, and how many
- * more each rule had past the listing cap.
- */
+/** The broken rules as log fields: each listed rule id and path, and per rule how many went unlisted. */
 function violationFields({ listed, unlistedByRule, total }: CollectedViolations) {
   if (total === 0) return {};
   return {

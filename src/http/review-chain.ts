@@ -74,11 +74,7 @@ export function admissionApp(
   return app;
 }
 
-/**
- * What every review passes before its decision: declared size, type, the
- * body read in its turn (one gate for all routes, so every body shares one
- * memory budget), envelope.
- */
+/** Declared size, type, the body read in its turn (one gate, so one memory budget for all routes), envelope. */
 export function reviewValidation(
   options: Pick<ReviewChainOptions, "maxRequestBytes" | "bodyReadTimeoutMs">,
   bodies: LargeReviewGate = createLargeReviewGate(),
@@ -158,11 +154,9 @@ const INTERNAL_ERROR = errored(
 );
 
 /**
- * An endpoint's review: an operation it is not registered for passes
- * unexamined (examinedOnly); otherwise its decision, made by the endpoint's enforcement
- * (under `warn` a refusal becomes an allowed warning), kept for the count,
- * logged once and answered. A decision that throws fails closed, and what
- * it threw goes into the log line.
+ * An endpoint's review: the operation gate, the decision, enforcement, the
+ * count, one log line, the answer. A decision that throws fails closed, and
+ * what it threw goes into the log line.
  */
 function review<E extends EndpointKey>(
   endpoint: E,
