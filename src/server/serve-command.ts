@@ -3,7 +3,7 @@ import { errorText } from "../bounded-text";
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
 import { bindDecisions, WEBHOOK_TIMEOUT_SECONDS } from "../endpoints";
 import { createLogger } from "../observability/logger";
-import { type RunningServer, startServer } from "./start";
+import { startServer } from "./start";
 
 const EXIT_SIGNAL_BASE = 128;
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
@@ -62,7 +62,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
       "APISERVER_TIMEOUT is not below the webhook's timeoutSeconds: a slow apiserver makes the apiserver give up on this webhook before it can fail closed with a clear message; lower it",
     );
   }
-  let server: RunningServer;
+  let shutdown: () => Promise<boolean>;
   try {
     const kube = createKubeApi({
       timeoutMs: config.apiserverTimeoutMs,
@@ -70,7 +70,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
       kubeconfigPath: config.kubeconfigPath,
       log,
     });
-    server = startServer(
+    shutdown = startServer(
       config,
       bindDecisions({
         podCreators: config.podCreators,
@@ -97,7 +97,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
         }
         stopping = true;
         log.info({ signal }, "shutdown requested");
-        server.shutdown().then((finished) => {
+        shutdown().then((finished) => {
           log.info({ finished }, "shutdown complete");
           resolve(0);
         });
