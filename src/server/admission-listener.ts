@@ -4,11 +4,11 @@ import type { ListenAddress } from "../config";
 import {
   type ListeningSocket,
   loadSocketCalls,
-  ReuseportGroupOrder,
+  removeFromReuseportGroup,
   type SocketCalls,
   SteeringUnavailable,
 } from "./bun-tls-reload-workaround";
-import { servingTlsOptions, type TlsPair } from "./tls-pair";
+import { TLS12_CIPHERS, type TlsPair } from "./tls-pair";
 
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
 export const IDLE_TIMEOUT_SECONDS = 120;
@@ -17,16 +17,16 @@ export const IDLE_TIMEOUT_SECONDS = 120;
  * Without steering: how long a replaced listener answers with `Connection:
  * close` before it stops, so keep-alive clients move over between requests.
  */
-export const RETIRE_AFTER_MS = 1000;
+const RETIRE_AFTER_MS = 1000;
 
 /** With steering: how long a replaced socket stays in its group, so a handshake begun on it is accepted. */
-export const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
+const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
 
 /**
  * With steering: how long a replaced server keeps its connections; past the
  * idle timeout, so none is closed under a client that sends on it.
  */
-export const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
+const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
 
 const QUEUE_RECHECK_MS = 10;
 /** A program index past the end of every group: the kernel then picks by hash, as without one. */
@@ -66,13 +66,13 @@ export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;
   readonly #draining = new WeakSet<Server<undefined>>();
   readonly #servers = new Set<Server<undefined>>();
-  readonly #groups = new Map<string, ReuseportGroupOrder<ListeningSocket>>();
+  readonly #groups = new Map<string, ListeningSocket[]>();
   readonly #generations = new Set<Generation>();
   #calls: SocketCalls | undefined;
   #shuttingDown = false;
   #current: Generation;
   #port: number;
-  #deferred: { pair: TlsPair; timer: Timer } | undefined;
+  #deferred: Timer | undefined;
 
   constructor(options: AdmissionListenerOptions, pair: TlsPair) {
     this.#options = options;
@@ -86,7 +86,6 @@ export class AdmissionListener {
     return this.#port;
   }
 
-  /** True while new connections are steered to the newest listener. */
   get steering(): boolean {
     return this.#calls !== undefined;
   }
@@ -97,22 +96,19 @@ export class AdmissionListener {
    * has connections queued, the rotation waits for them to be accepted.
    */
   rotate(pair: TlsPair): void {
-    if (this.#deferred) {
-      clearTimeout(this.#deferred.timer);
-      this.#deferred = undefined;
-    }
+    clearTimeout(this.#deferred);
+    this.#deferred = undefined;
     const retiredListening = [...this.#generations].find(
       (generation) => generation.listening && generation !== this.#current,
     );
     if (retiredListening && !this.#releaseListening(retiredListening)) {
-      const timer = setTimeout(() => {
+      this.#deferred = setTimeout(() => {
         try {
           this.rotate(pair);
         } catch (error) {
           this.#options.onDeferredRotationFailed?.(error);
         }
       }, QUEUE_RECHECK_MS);
-      this.#deferred = { pair, timer };
       return;
     }
     const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
@@ -139,7 +135,7 @@ export class AdmissionListener {
 
   /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then closes all. */
   async stop(timeoutMs: number): Promise<boolean> {
-    if (this.#deferred) clearTimeout(this.#deferred.timer);
+    clearTimeout(this.#deferred);
     for (const generation of this.#generations)
       for (const timer of generation.timers) clearTimeout(timer);
     const servers = [...this.#servers];
@@ -178,7 +174,7 @@ export class AdmissionListener {
         );
       }
       generation.sockets = fresh;
-      for (const socket of fresh) this.#group(socket.group).append(socket);
+      for (const socket of fresh) this.#group(socket.group).push(socket);
       this.#pointGroupsAtCurrent(calls);
     } catch (error) {
       this.#disableSteering(error);
@@ -191,17 +187,17 @@ export class AdmissionListener {
     }
   }
 
-  #group(key: string): ReuseportGroupOrder<ListeningSocket> {
+  #group(key: string): ListeningSocket[] {
     let group = this.#groups.get(key);
     if (!group) {
-      group = new ReuseportGroupOrder();
+      group = [];
       this.#groups.set(key, group);
     }
     return group;
   }
 
   #steeredSockets(): ListeningSocket[] {
-    return [...this.#groups.values()].flatMap((group) => [...group.members]);
+    return [...this.#groups.values()].flat();
   }
 
   #releaseWhenIdle(generation: Generation): void {
@@ -226,7 +222,7 @@ export class AdmissionListener {
       if (generation.sockets.some((socket) => calls.acceptQueueLength(socket.fd) > 0)) return false;
       for (const socket of generation.sockets) {
         calls.closeListeningSocket(socket.fd);
-        this.#group(socket.group).remove(socket);
+        removeFromReuseportGroup(this.#group(socket.group), socket);
       }
       generation.listening = false;
       this.#pointGroupsAtCurrent(calls);
@@ -287,7 +283,7 @@ export class AdmissionListener {
       // The app holds MAX_REQUEST_BYTES, so a 413 is its JSON answer, counted and
       // logged; Bun's own limit would answer first, with an empty body.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      tls: servingTlsOptions(pair),
+      tls: { cert: pair.cert, key: pair.key, ciphers: TLS12_CIPHERS },
       fetch: (request, server) => this.#respond(request, server),
     });
     this.#servers.add(server);

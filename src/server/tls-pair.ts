@@ -19,11 +19,6 @@ export const TLS12_CIPHERS = [
   "ECDHE-RSA-CHACHA20-POLY1305",
 ].join(":");
 
-/** The `tls` options of the admission listener for `pair`. */
-export function servingTlsOptions(pair: TlsPair) {
-  return { cert: pair.cert, key: pair.key, ciphers: TLS12_CIPHERS };
-}
-
 /**
  * Why `pair` must not be served at `now` (expired or not yet valid), or
  * undefined when it is within its validity period.
