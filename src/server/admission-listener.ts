@@ -1,5 +1,6 @@
 import type { Server } from "bun";
 import { errorText } from "../bounded-text";
+import { unrefTimeout } from "../clock";
 import type { ListenAddress } from "../config";
 import {
   type ListeningSocket,
@@ -50,7 +51,8 @@ interface Generation {
   /** This server's listening sockets, known while steering is on. */
   sockets: readonly ListeningSocket[];
   listening: boolean;
-  timers: Timer[];
+  /** Cancels its pending timers. */
+  timers: (() => void)[];
 }
 
 /**
@@ -119,11 +121,11 @@ export class AdmissionListener {
     if (this.#calls) this.#steerTo(next, known);
     if (this.#calls) {
       previous.timers.push(
-        this.#later(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
-        this.#later(KEEP_RETIRED_CONNECTIONS_MS, () => this.#stopGeneration(previous)),
+        unrefTimeout(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
+        unrefTimeout(KEEP_RETIRED_CONNECTIONS_MS, () => this.#stopGeneration(previous)),
       );
     } else {
-      previous.timers.push(this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(previous)));
+      previous.timers.push(unrefTimeout(RETIRE_AFTER_MS, () => this.#stopGeneration(previous)));
     }
   }
 
@@ -136,8 +138,7 @@ export class AdmissionListener {
   /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then closes all. */
   async stop(timeoutMs: number): Promise<boolean> {
     clearTimeout(this.#deferred);
-    for (const generation of this.#generations)
-      for (const timer of generation.timers) clearTimeout(timer);
+    for (const generation of this.#generations) for (const cancel of generation.timers) cancel();
     const servers = [...this.#servers];
     const graceful = Promise.all(servers.map((server) => this.#stop(server, false))).then(
       () => true,
@@ -202,7 +203,7 @@ export class AdmissionListener {
 
   #releaseWhenIdle(generation: Generation): void {
     if (this.#releaseListening(generation)) return;
-    generation.timers.push(this.#later(QUEUE_RECHECK_MS, () => this.#releaseWhenIdle(generation)));
+    generation.timers.push(unrefTimeout(QUEUE_RECHECK_MS, () => this.#releaseWhenIdle(generation)));
   }
 
   /**
@@ -254,24 +255,18 @@ export class AdmissionListener {
     // Retired listeners still waiting for steering to drain them retire the old way.
     for (const generation of this.#generations) {
       if (generation !== this.#current && generation.listening) {
-        for (const timer of generation.timers) clearTimeout(timer);
-        generation.timers = [this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(generation))];
+        for (const cancel of generation.timers) cancel();
+        generation.timers = [unrefTimeout(RETIRE_AFTER_MS, () => this.#stopGeneration(generation))];
       }
     }
   }
 
   #stopGeneration(generation: Generation): void {
     if (!this.#generations.has(generation)) return;
-    for (const timer of generation.timers) clearTimeout(timer);
+    for (const cancel of generation.timers) cancel();
     generation.listening = false;
     this.#generations.delete(generation);
     void this.#stop(generation.server, false);
-  }
-
-  #later(ms: number, run: () => void): Timer {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    return timer;
   }
 
   #listen(pair: TlsPair): Generation {
