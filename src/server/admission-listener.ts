@@ -132,7 +132,6 @@ export class AdmissionListener {
   /** From now on every response asks its client to close the connection, on any listener. */
   beginDrain(): void {
     this.#shuttingDown = true;
-    for (const server of this.#servers) this.#draining.add(server);
   }
 
   /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then closes all. */
@@ -282,16 +281,16 @@ export class AdmissionListener {
       fetch: (request, server) => this.#respond(request, server),
     });
     this.#servers.add(server);
-    if (this.#shuttingDown) this.#draining.add(server);
     const generation: Generation = { server, sockets: [], listening: true, timers: [] };
     this.#generations.add(generation);
     return generation;
   }
 
-  /** The app's answer, told to close the connection when its server is draining. */
+  /** The app's answer, told to close the connection when its server or the process is draining. */
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {
     const response = await this.#options.fetch(request, server);
-    if (this.#draining.has(server)) response.headers.set("Connection", "close");
+    if (this.#shuttingDown || this.#draining.has(server))
+      response.headers.set("Connection", "close");
     return response;
   }
 

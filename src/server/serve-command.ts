@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { createKubeApi } from "../apiserver/client";
 import { errorText } from "../bounded-text";
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
@@ -6,12 +7,11 @@ import { createLogger } from "../observability/logger";
 import { startServer } from "./start";
 
 const EXIT_SIGNAL_BASE = 128;
-const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
 /** The longest timeoutSeconds of the webhook registrations. */
 const WEBHOOK_TIMEOUT_MS = WEBHOOK_TIMEOUT_SECONDS * 1000;
 
-export const SERVE_USAGE = `usage: cocoon-webhook serve
+const SERVE_USAGE = `usage: cocoon-webhook serve
 
 Runs the admission webhook: the HTTPS admission listener and the plain-HTTP
 listener for /metrics, /healthz and /readyz, until SIGTERM or SIGINT. It takes
@@ -89,11 +89,11 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
 
   return new Promise((resolve) => {
     let stopping = false;
-    for (const signal of Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]) {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.on(signal, () => {
         if (stopping) {
           log.warn({ signal }, "second signal: exiting now");
-          process.exit(EXIT_SIGNAL_BASE + SIGNAL_NUMBERS[signal]);
+          process.exit(EXIT_SIGNAL_BASE + constants.signals[signal]);
         }
         stopping = true;
         log.info({ signal }, "shutdown requested");
