@@ -46,13 +46,8 @@ const duration = (options: { positive: boolean }) =>
     })
     .transform(durationMs);
 
-export interface ListenAddress {
-  /** Absent for `:port`: every address, IPv6 included, as Go's `:8443` means. */
-  readonly hostname?: string;
-  readonly port: number;
-}
-
-const listenAddress = z.string().transform((text, ctx): ListenAddress => {
+/** No hostname for `:port`: every address, IPv6 included, as Go's `:8443` means. */
+const listenAddress = z.string().transform((text, ctx) => {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[3]);
   if (!match || !Number.isInteger(port) || port > 65535) {
@@ -62,11 +57,9 @@ const listenAddress = z.string().transform((text, ctx): ListenAddress => {
   const hostname = match[1] ?? match[2] ?? "";
   return hostname === "" ? { port } : { hostname, port };
 });
+export type ListenAddress = z.output<typeof listenAddress>;
 
-/**
- * A variable read by its own parser (POD_CREATORS, RUNTIME_IDENTITIES,
- * ENFORCEMENT), which names each malformed entry.
- */
+/** A variable read by its own parser, which names each malformed entry. */
 const parsedBy = <Key extends string, Value>(
   key: Key,
   parse: (
@@ -121,10 +114,7 @@ export const environmentJsonSchema = () =>
 /** Every variable the webhook reads, in the order docs/configuration.md lists them. */
 export const ENVIRONMENT_VARIABLES = Object.keys(environmentSchema.shape);
 
-/**
- * The configuration as the code reads it: named for what each value is, and
- * every duration in milliseconds, said in its name.
- */
+/** The configuration as the code reads it: named for what each value is, durations in ms. */
 const configSchema = environmentSchema.transform((env) => ({
   ...(env.KUBECONFIG === undefined ? {} : { kubeconfigPath: env.KUBECONFIG }),
   logLevel: env.WEBHOOK_LOG_LEVEL,

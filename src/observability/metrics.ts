@@ -26,17 +26,14 @@ export const RUNTIME_SERIES = [
   "nodejs_external_memory_bytes",
 ] as const;
 
-function registerRuntimeSeries(target: Registry): void {
-  const defaults = new Registry();
-  collectDefaultMetrics({ register: defaults });
-  for (const name of RUNTIME_SERIES) {
-    const metric = defaults.getSingleMetric(name);
-    if (metric) target.registerMetric(metric);
-  }
+const runtimeDefaults = new Registry();
+collectDefaultMetrics({ register: runtimeDefaults });
+for (const name of RUNTIME_SERIES) {
+  const metric = runtimeDefaults.getSingleMetric(name);
+  if (metric) registry.registerMetric(metric);
 }
-registerRuntimeSeries(registry);
 
-export const buildInfo = new Gauge({
+const buildInfo = new Gauge({
   name: "cocoon_webhook_build_info",
   help: "Always 1; the version and git revision of the running binary as labels.",
   labelNames: ["version", "revision"] as const,
@@ -55,7 +52,7 @@ export const requestsInFlight = new Gauge({
 });
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
-export const LATENCY_BUCKETS = [
+const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 

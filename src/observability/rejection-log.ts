@@ -6,7 +6,7 @@ import type { Logger } from "./logger";
 export const REJECTION_LOG_LIMIT = { lines: 20, intervalMs: 10_000 } as const;
 
 /** One 4xx answer of the admission listener, as its log line tells it. */
-export interface RejectedRequest {
+interface RejectedRequest {
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -16,7 +16,7 @@ export interface RejectedRequest {
   readonly client?: string;
 }
 
-export interface RejectionLogTiming {
+interface RejectionLogTiming {
   readonly lines: number;
   readonly intervalMs: number;
   readonly now?: () => number;

@@ -13,12 +13,10 @@ function fingerprintOrMissing(path: string): string {
   }
 }
 
-export interface WatchTiming {
-  /** How often `stat` runs. */
+/** `stat` every `intervalMs`; a change applies once settled for `settleMs`, or after `maxDelayMs`. */
+interface WatchTiming {
   readonly intervalMs: number;
-  /** A change is applied once the files have stayed the same this long. */
   readonly settleMs: number;
-  /** A change is applied after this long even if the files keep changing. */
   readonly maxDelayMs: number;
 }
 
