@@ -113,12 +113,11 @@ export class AdmissionListener {
       }, QUEUE_RECHECK_MS);
       return;
     }
-    const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
     const next = this.#listen(pair);
     const previous = this.#current;
     this.#current = next;
     this.#draining.add(previous.server);
-    if (this.#calls) this.#steerTo(next, known);
+    if (this.#calls) this.#steerTo(next);
     if (this.#calls) {
       previous.timers.push(
         unrefTimeout(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
@@ -155,16 +154,17 @@ export class AdmissionListener {
       }
       const load = this.#options.socketCalls ?? loadSocketCalls;
       this.#calls = load();
-      this.#steerTo(this.#current, new Set());
+      this.#steerTo(this.#current);
     } catch (error) {
       this.#disableSteering(error);
     }
   }
 
-  /** Adds `generation`'s new sockets to the group orders and points every group at them. */
-  #steerTo(generation: Generation, known: ReadonlySet<string>): void {
+  /** Adds `generation`'s sockets, the ones not steered yet, to the group orders and points every group at them. */
+  #steerTo(generation: Generation): void {
     const calls = this.#calls;
     if (!calls) return;
+    const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
     try {
       const fresh = calls.listeningSockets(this.#port).filter((socket) => !known.has(socket.inode));
       if (fresh.length === 0) {
