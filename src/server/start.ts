@@ -1,6 +1,5 @@
 import type { Config } from "../config";
-import type { Decisions } from "../endpoints";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints";
+import { type Decisions, ENDPOINT_KEYS, ENDPOINTS } from "../endpoints";
 import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
 import type { Readiness } from "../http/probes";
 import { admissionApp } from "../http/review-chain";
@@ -110,7 +109,7 @@ export function startServer(
   );
   if (inWarnMode.length > 0) {
     log.warn(
-      { warnMode: inWarnMode.map(enforcementName) },
+      { warnMode: readiness.warnMode },
       "ENFORCEMENT: these endpoints are in warn mode: they allow what they would refuse and say so in warnings; set them to deny once the warnings have drained",
     );
   }
