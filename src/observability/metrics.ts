@@ -5,13 +5,7 @@ import { VERSION_INFO } from "../version";
 /** prom-client's global registry, where every metric below registers itself; the ops listener's /metrics. */
 export const registry = register;
 
-/**
- * prom-client's default series that read true under Bun (checked against
- * /proc/self). Left out: nodejs_version_info (the Node.js version Bun mimics),
- * process_heap_bytes (reserved address space), the event-loop lag gauges and
- * GC durations (never sampled under Bun), active handles/requests/resources
- * (always 0) and per-space heap sizes (mostly 0).
- */
+/** prom-client's default series that read true under Bun; docs/metrics.md says why the others read wrong. */
 export const RUNTIME_SERIES = [
   "process_cpu_user_seconds_total",
   "process_cpu_system_seconds_total",

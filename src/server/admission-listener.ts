@@ -57,12 +57,10 @@ interface Generation {
 
 /**
  * The HTTPS admission listener. Bun's `server.reload({ tls })` keeps the old
- * certificate, so a rotation starts a second server on the same port
- * (SO_REUSEPORT) and retires the old one. The apiserver does not retry an
- * admission call on a connection reset, so a queued connection must not be
- * reset: a BPF program steers new connections to the newest socket, and the
- * old one closes once its accept queue is empty. At most two listening
- * sockets exist at any time.
+ * certificate, so a rotation starts a second server on the same port; the
+ * apiserver does not retry an admission call on a connection reset, so new
+ * connections are steered to the newest socket and the old one closes with
+ * nothing queued (docs/reliability.md#certificate-rotation).
  */
 export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;

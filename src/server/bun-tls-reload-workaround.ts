@@ -24,10 +24,7 @@ export function removeFromReuseportGroup<T>(order: T[], member: T): void {
 
 /** The few socket calls steering needs; `loadSocketCalls` binds them to libc. */
 export interface SocketCalls {
-  /**
-   * This process's listening TCP sockets on `port`, asked of each of its own
-   * socket fds: /proc/net/tcp would walk the kernel's whole connection table.
-   */
+  /** This process's listening TCP sockets on `port`, asked of each of its own socket fds. */
   listeningSockets(port: number): ListeningSocket[];
   /** Makes every new connection to the socket's group go to the socket at `index`. */
   steerGroupTo(fd: number, index: number): void;
