@@ -13,10 +13,9 @@ import {
 } from "../observability/metrics";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
-import { watchServedCertificate } from "./certificate-validity";
 import { createOpsApp } from "./ops-app";
 import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
-import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
+import { tlsFilesFingerprint, watchServedCertificate, watchTlsFiles } from "./tls-watcher";
 
 /** A burst of rewrites becomes one rotation: applied once the files stayed the same 500 ms. */
 const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
