@@ -51,7 +51,7 @@ interface Generation {
   /** This server's listening sockets, known while steering is on. */
   sockets: readonly ListeningSocket[];
   listening: boolean;
-  /** Cancels its pending timers. */
+  /** One cancel for each of its pending timers. */
   timers: (() => void)[];
 }
 

@@ -40,7 +40,7 @@ function wrapped(words: readonly string[], indent: string, width: number): strin
 }
 
 /** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
-export async function runServe(args: readonly string[] = []): Promise<number> {
+export async function runServe(args: readonly string[]): Promise<number> {
   if (args.length > 0) {
     const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h");
     if (help) process.stdout.write(SERVE_USAGE);
