@@ -14,3 +14,10 @@ export const systemClock: Clock = {
     return () => clearInterval(timer);
   },
 };
+
+/** Calls `run` once after `ms` without keeping the process alive; the result cancels it. */
+export function unrefTimeout(ms: number, run: () => void): () => void {
+  const timer = setTimeout(run, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}

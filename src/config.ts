@@ -8,21 +8,6 @@ import {
 } from "./endpoints/pod-gate/platform-identities";
 import { LOG_LEVELS } from "./observability/logger";
 
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** Parses Go-style durations as the manifests write them: `800ms`, `3s`, `1m30s`. */
-export function parseDurationMs(text: string): number | undefined {
-  const trimmed = text.trim();
-  if (trimmed === "0") return 0;
-  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== trimmed) return undefined;
-  return parts.reduce(
-    (total, [, amount, unit]) =>
-      total + Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS],
-    0,
-  );
-}
-
 /*
  * The grammar of each textual variable is a `.regex()` before its transform,
  * so the JSON Schema written from this schema (environmentJsonSchema, the
@@ -37,6 +22,20 @@ const DURATION_PATTERNS = {
     String.raw`^\s*(?:${DURATION_PART})*${NONZERO_PART}(?:${DURATION_PART})*\s*$`,
   ),
 };
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** The milliseconds of a text the duration grammar accepted. */
+const durationMs = (text: string): number =>
+  [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)].reduce(
+    (total, [, amount, unit]) =>
+      total + Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS],
+    0,
+  );
+
+/** Parses Go-style durations as the manifests write them: `800ms`, `3s`, `1m30s`. */
+export function parseDurationMs(text: string): number | undefined {
+  return DURATION_PATTERNS.any.test(text) ? durationMs(text) : undefined;
+}
 
 const duration = (options: { positive: boolean }) =>
   z
@@ -45,20 +44,10 @@ const duration = (options: { positive: boolean }) =>
       error: (issue) =>
         `"${String(issue.input)}" is not a ${options.positive ? "positive " : ""}duration such as 800ms or 3s`,
     })
-    .transform((text, ctx) => {
-      const ms = parseDurationMs(text);
-      if (ms !== undefined) return ms;
-      ctx.addIssue({ code: "custom", message: `"${text}" is not a duration such as 800ms or 3s` });
-      return z.NEVER;
-    });
+    .transform(durationMs);
 
-export interface ListenAddress {
-  /** Absent for `:port`: every address, IPv6 included, as Go's `:8443` means. */
-  readonly hostname?: string;
-  readonly port: number;
-}
-
-const listenAddress = z.string().transform((text, ctx): ListenAddress => {
+/** No hostname for `:port`: every address, IPv6 included, as Go's `:8443` means. */
+const listenAddress = z.string().transform((text, ctx) => {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[3]);
   if (!match || !Number.isInteger(port) || port > 65535) {
@@ -68,11 +57,9 @@ const listenAddress = z.string().transform((text, ctx): ListenAddress => {
   const hostname = match[1] ?? match[2] ?? "";
   return hostname === "" ? { port } : { hostname, port };
 });
+export type ListenAddress = z.output<typeof listenAddress>;
 
-/**
- * A variable read by its own parser (POD_CREATORS, RUNTIME_IDENTITIES,
- * ENFORCEMENT), which names each malformed entry.
- */
+/** A variable read by its own parser, which names each malformed entry. */
 const parsedBy = <Key extends string, Value>(
   key: Key,
   parse: (
@@ -127,10 +114,7 @@ export const environmentJsonSchema = () =>
 /** Every variable the webhook reads, in the order docs/configuration.md lists them. */
 export const ENVIRONMENT_VARIABLES = Object.keys(environmentSchema.shape);
 
-/**
- * The configuration as the code reads it: named for what each value is, and
- * every duration in milliseconds, said in its name.
- */
+/** The configuration as the code reads it: named for what each value is, durations in ms. */
 const configSchema = environmentSchema.transform((env) => ({
   ...(env.KUBECONFIG === undefined ? {} : { kubeconfigPath: env.KUBECONFIG }),
   logLevel: env.WEBHOOK_LOG_LEVEL,
@@ -163,9 +147,9 @@ export class ConfigError extends Error {
 /** Reads the configuration; an unset or empty variable takes its default. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(environmentSchema.shape)
-      .map((name) => [name, env[name]] as const)
-      .filter(([, value]) => value !== undefined && value !== ""),
+    ENVIRONMENT_VARIABLES.map((name) => [name, env[name]] as const).filter(
+      ([, value]) => value !== undefined && value !== "",
+    ),
   );
   const parsed = configSchema.safeParse(present);
   if (parsed.success) return parsed.data;

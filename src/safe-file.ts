@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSy
 /** Certificates, keys, tokens and kubeconfigs are a few KiB; anything this big is not one. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
-export class UnsafeFileError extends Error {
+class UnsafeFileError extends Error {
   override readonly name = "UnsafeFileError";
 }
 

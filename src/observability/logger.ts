@@ -5,14 +5,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Logger = pino.Logger;
 
+const JSON_LINES = {
+  base: undefined,
+  formatters: { level: (label: string) => ({ level: label }) },
+};
+
 /** JSON lines on stdout: `{"level":"info","time":"…","msg":"…",…}`. */
 export function createLogger(level: LogLevel): Logger {
-  return pino({
-    level,
-    base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+  return pino({ ...JSON_LINES, level, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
 /** A log line as `createLineLogger` hands it over: its level, message and other fields. */
@@ -25,22 +25,11 @@ export interface LoggedLine {
 /** A logger that hands each line at `level` or above to `onLine` instead of writing it (the CLI's warnings). */
 export function createLineLogger(level: LogLevel, onLine: (line: LoggedLine) => void): Logger {
   return pino(
-    {
-      level,
-      base: undefined,
-      timestamp: false,
-      formatters: { level: (label) => ({ level: label }) },
-    },
+    { ...JSON_LINES, level, timestamp: false },
     {
       write(text: string) {
-        const {
-          level: lineLevel,
-          msg,
-          ...fields
-        } = JSON.parse(text) as {
-          level: LogLevel;
-          msg: string;
-        } & Record<string, unknown>;
+        const line = JSON.parse(text) as Omit<LoggedLine, "fields"> & LoggedLine["fields"];
+        const { level: lineLevel, msg, ...fields } = line;
         onLine({ level: lineLevel, msg, fields });
       },
     },

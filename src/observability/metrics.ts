@@ -1,17 +1,11 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, register } from "prom-client";
 import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
 
-/** One registry for the whole process, exposed on the ops listener's /metrics. */
-export const registry = new Registry();
+/** prom-client's global registry, where every metric below registers itself; the ops listener's /metrics. */
+export const registry = register;
 
-/**
- * prom-client's default series that read true under Bun (checked against
- * /proc/self). Left out: nodejs_version_info (the Node.js version Bun mimics),
- * process_heap_bytes (reserved address space), the event-loop lag gauges and
- * GC durations (never sampled under Bun), active handles/requests/resources
- * (always 0) and per-space heap sizes (mostly 0).
- */
+/** prom-client's default series that read true under Bun; docs/metrics.md says why the others read wrong. */
 export const RUNTIME_SERIES = [
   "process_cpu_user_seconds_total",
   "process_cpu_system_seconds_total",
@@ -26,21 +20,17 @@ export const RUNTIME_SERIES = [
   "nodejs_external_memory_bytes",
 ] as const;
 
-function registerRuntimeSeries(target: Registry): void {
-  const defaults = new Registry();
-  collectDefaultMetrics({ register: defaults });
-  for (const name of RUNTIME_SERIES) {
-    const metric = defaults.getSingleMetric(name);
-    if (metric) target.registerMetric(metric);
-  }
+const runtimeDefaults = new Registry();
+collectDefaultMetrics({ register: runtimeDefaults });
+for (const name of RUNTIME_SERIES) {
+  const metric = runtimeDefaults.getSingleMetric(name);
+  if (metric) registry.registerMetric(metric);
 }
-registerRuntimeSeries(registry);
 
-export const buildInfo = new Gauge({
+const buildInfo = new Gauge({
   name: "cocoon_webhook_build_info",
   help: "Always 1; the version and git revision of the running binary as labels.",
   labelNames: ["version", "revision"] as const,
-  registers: [registry],
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
 
@@ -48,17 +38,15 @@ export const httpResponses = new Counter({
   name: "cocoon_webhook_http_responses_total",
   help: "Responses of the admission listener, by path (one of the review routes, or other) and HTTP status code.",
   labelNames: ["path", "code"] as const,
-  registers: [registry],
 });
 
 export const requestsInFlight = new Gauge({
   name: "cocoon_webhook_http_requests_in_flight",
   help: "Requests the admission listener is working on right now.",
-  registers: [registry],
 });
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
-export const LATENCY_BUCKETS = [
+const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
@@ -66,7 +54,6 @@ export const admissionDecisions = new Counter({
   name: "cocoon_webhook_admission_total",
   help: "Admission requests decided, by handler, result (allow, skipped, deny, error, or warn: allowed in warn mode, with the reason it would have been refused for) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
-  registers: [registry],
 });
 
 export const admissionDuration = new Histogram({
@@ -74,14 +61,12 @@ export const admissionDuration = new Histogram({
   help: "Time from reading an AdmissionReview to encoding its response, by handler.",
   labelNames: ["handler"] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
 });
 
 export const apiserverRequestsTotal = new Counter({
   name: "cocoon_webhook_apiserver_requests_total",
   help: "Calls to the Kubernetes apiserver, by verb, resource and outcome (success, not_found, error, timeout).",
   labelNames: ["verb", "resource", "outcome"] as const,
-  registers: [registry],
 });
 
 export const apiserverRequestDuration = new Histogram({
@@ -89,13 +74,11 @@ export const apiserverRequestDuration = new Histogram({
   help: "Duration of calls to the Kubernetes apiserver, by verb and resource.",
   labelNames: ["verb", "resource"] as const,
   buckets: LATENCY_BUCKETS,
-  registers: [registry],
 });
 
 export const tlsCertificateExpiry = new Gauge({
   name: "cocoon_webhook_tls_certificate_expiry_timestamp_seconds",
   help: "Unix time (seconds) of the serving certificate's notAfter.",
-  registers: [registry],
 });
 
 export const TLS_RELOAD_RESULTS = ["success", "failure"] as const;
@@ -104,7 +87,6 @@ export const tlsReloadsTotal = new Counter({
   name: "cocoon_webhook_tls_reloads_total",
   help: "Serving certificate reloads after a change on disk, by result (success, failure).",
   labelNames: ["result"] as const,
-  registers: [registry],
 });
 // Both series exist at 0 from the start: `increase()` ignores a series' first sample, so a
 // failure counter born at 1 would never move the reload alert.
@@ -136,26 +118,22 @@ export function cachedExposition(
 export const tlsRotationSteering = new Gauge({
   name: "cocoon_webhook_tls_rotation_steering",
   help: "1 while new connections are steered to the newest listener on a certificate rotation, 0 after falling back to closing the retired listener after a short window.",
-  registers: [registry],
 });
 
 export const tlsRotationSteeringFallbacksTotal = new Counter({
   name: "cocoon_webhook_tls_rotation_steering_fallbacks_total",
   help: "Times listener steering could not be used, by reason (unsupported, socket_not_found, refused, disabled).",
   labelNames: ["reason"] as const,
-  registers: [registry],
 });
 
 export const warnMode = new Gauge({
   name: "cocoon_webhook_warn_mode",
   help: "1 for an endpoint in warn mode (ENFORCEMENT: it allows what it would refuse, with warnings), 0 for one that denies, by handler.",
   labelNames: ["handler"] as const,
-  registers: [registry],
 });
 
 export const apiserverFileReloadFailuresTotal = new Counter({
   name: "cocoon_webhook_apiserver_file_reload_failures_total",
   help: "Changes to a file of the apiserver client that could not be used (unreadable, or a CA that is empty or not PEM certificates), by file (cluster_ca, client_certificate, client_key, bearer_token); the last good content stays in use.",
   labelNames: ["file"] as const,
-  registers: [registry],
 });

@@ -1,11 +1,12 @@
 import { cutShort } from "../bounded-text";
+import { unrefTimeout } from "../clock";
 import type { Logger } from "./logger";
 
 /** At most this many `request rejected` lines per window; the rest are summed up in one line. */
 export const REJECTION_LOG_LIMIT = { lines: 20, intervalMs: 10_000 } as const;
 
 /** One 4xx answer of the admission listener, as its log line tells it. */
-export interface RejectedRequest {
+interface RejectedRequest {
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -15,25 +16,12 @@ export interface RejectedRequest {
   readonly client?: string;
 }
 
-export interface RejectionLog {
-  (rejection: RejectedRequest): void;
-  /** Writes the summary of what the current window suppressed, if anything. */
-  flush(): void;
-}
-
-export interface RejectionLogTiming {
+interface RejectionLogTiming {
   readonly lines: number;
   readonly intervalMs: number;
   readonly now?: () => number;
-  /** Runs `run` after `ms`; returns a cancel function. Default: an unref'd timer. */
-  readonly after?: (ms: number, run: () => void) => () => void;
+  readonly after?: typeof unrefTimeout;
 }
-
-const unrefTimer = (ms: number, run: () => void) => {
-  const timer = setTimeout(run, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
 
 /**
  * Logs 4xx answers at warn, at most `lines` per window of `intervalMs`, each
@@ -43,12 +31,9 @@ const unrefTimer = (ms: number, run: () => void) => {
  * the process exits) says how many were not logged and of which kinds. The
  * metrics count every response regardless.
  */
-export function createRejectionLog(
-  log: Logger,
-  timing: RejectionLogTiming = REJECTION_LOG_LIMIT,
-): RejectionLog {
+export function createRejectionLog(log: Logger, timing: RejectionLogTiming = REJECTION_LOG_LIMIT) {
   const now = timing.now ?? (() => performance.now());
-  const after = timing.after ?? unrefTimer;
+  const after = timing.after ?? unrefTimeout;
   let windowStart = Number.NEGATIVE_INFINITY;
   let logged = 0;
   let suppressed = new Map<number, number>();

@@ -1,14 +1,15 @@
 import type { Server } from "bun";
 import { errorText } from "../bounded-text";
+import { unrefTimeout } from "../clock";
 import type { ListenAddress } from "../config";
 import {
   type ListeningSocket,
   loadSocketCalls,
-  ReuseportGroupOrder,
+  removeFromReuseportGroup,
   type SocketCalls,
   SteeringUnavailable,
 } from "./bun-tls-reload-workaround";
-import { servingTlsOptions, type TlsPair } from "./tls-pair";
+import { TLS12_CIPHERS, type TlsPair } from "./tls-pair";
 
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
 export const IDLE_TIMEOUT_SECONDS = 120;
@@ -17,16 +18,16 @@ export const IDLE_TIMEOUT_SECONDS = 120;
  * Without steering: how long a replaced listener answers with `Connection:
  * close` before it stops, so keep-alive clients move over between requests.
  */
-export const RETIRE_AFTER_MS = 1000;
+const RETIRE_AFTER_MS = 1000;
 
 /** With steering: how long a replaced socket stays in its group, so a handshake begun on it is accepted. */
-export const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
+const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
 
 /**
  * With steering: how long a replaced server keeps its connections; past the
  * idle timeout, so none is closed under a client that sends on it.
  */
-export const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
+const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
 
 const QUEUE_RECHECK_MS = 10;
 /** A program index past the end of every group: the kernel then picks by hash, as without one. */
@@ -50,29 +51,28 @@ interface Generation {
   /** This server's listening sockets, known while steering is on. */
   sockets: readonly ListeningSocket[];
   listening: boolean;
-  timers: Timer[];
+  /** One cancel for each of its pending timers. */
+  timers: (() => void)[];
 }
 
 /**
  * The HTTPS admission listener. Bun's `server.reload({ tls })` keeps the old
- * certificate, so a rotation starts a second server on the same port
- * (SO_REUSEPORT) and retires the old one. The apiserver does not retry an
- * admission call on a connection reset, so a queued connection must not be
- * reset: a BPF program steers new connections to the newest socket, and the
- * old one closes once its accept queue is empty. At most two listening
- * sockets exist at any time.
+ * certificate, so a rotation starts a second server on the same port; the
+ * apiserver does not retry an admission call on a connection reset, so new
+ * connections are steered to the newest socket and the old one closes with
+ * nothing queued (docs/reliability.md#certificate-rotation).
  */
 export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;
   readonly #draining = new WeakSet<Server<undefined>>();
   readonly #servers = new Set<Server<undefined>>();
-  readonly #groups = new Map<string, ReuseportGroupOrder<ListeningSocket>>();
+  readonly #groups = new Map<string, ListeningSocket[]>();
   readonly #generations = new Set<Generation>();
   #calls: SocketCalls | undefined;
   #shuttingDown = false;
   #current: Generation;
   #port: number;
-  #deferred: { pair: TlsPair; timer: Timer } | undefined;
+  #deferred: Timer | undefined;
 
   constructor(options: AdmissionListenerOptions, pair: TlsPair) {
     this.#options = options;
@@ -86,7 +86,6 @@ export class AdmissionListener {
     return this.#port;
   }
 
-  /** True while new connections are steered to the newest listener. */
   get steering(): boolean {
     return this.#calls !== undefined;
   }
@@ -97,51 +96,45 @@ export class AdmissionListener {
    * has connections queued, the rotation waits for them to be accepted.
    */
   rotate(pair: TlsPair): void {
-    if (this.#deferred) {
-      clearTimeout(this.#deferred.timer);
-      this.#deferred = undefined;
-    }
+    clearTimeout(this.#deferred);
+    this.#deferred = undefined;
     const retiredListening = [...this.#generations].find(
       (generation) => generation.listening && generation !== this.#current,
     );
     if (retiredListening && !this.#releaseListening(retiredListening)) {
-      const timer = setTimeout(() => {
+      this.#deferred = setTimeout(() => {
         try {
           this.rotate(pair);
         } catch (error) {
           this.#options.onDeferredRotationFailed?.(error);
         }
       }, QUEUE_RECHECK_MS);
-      this.#deferred = { pair, timer };
       return;
     }
-    const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
     const next = this.#listen(pair);
     const previous = this.#current;
     this.#current = next;
     this.#draining.add(previous.server);
-    if (this.#calls) this.#steerTo(next, known);
+    if (this.#calls) this.#steerTo(next);
     if (this.#calls) {
       previous.timers.push(
-        this.#later(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
-        this.#later(KEEP_RETIRED_CONNECTIONS_MS, () => this.#stopGeneration(previous)),
+        unrefTimeout(RELEASE_LISTENING_SOCKET_AFTER_MS, () => this.#releaseWhenIdle(previous)),
+        unrefTimeout(KEEP_RETIRED_CONNECTIONS_MS, () => this.#stopGeneration(previous)),
       );
     } else {
-      previous.timers.push(this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(previous)));
+      previous.timers.push(unrefTimeout(RETIRE_AFTER_MS, () => this.#stopGeneration(previous)));
     }
   }
 
   /** From now on every response asks its client to close the connection, on any listener. */
   beginDrain(): void {
     this.#shuttingDown = true;
-    for (const server of this.#servers) this.#draining.add(server);
   }
 
   /** Stops accepting, lets in-flight requests finish for up to `timeoutMs`, then closes all. */
   async stop(timeoutMs: number): Promise<boolean> {
-    if (this.#deferred) clearTimeout(this.#deferred.timer);
-    for (const generation of this.#generations)
-      for (const timer of generation.timers) clearTimeout(timer);
+    clearTimeout(this.#deferred);
+    for (const generation of this.#generations) for (const cancel of generation.timers) cancel();
     const servers = [...this.#servers];
     const graceful = Promise.all(servers.map((server) => this.#stop(server, false))).then(
       () => true,
@@ -159,16 +152,17 @@ export class AdmissionListener {
       }
       const load = this.#options.socketCalls ?? loadSocketCalls;
       this.#calls = load();
-      this.#steerTo(this.#current, new Set());
+      this.#steerTo(this.#current);
     } catch (error) {
       this.#disableSteering(error);
     }
   }
 
-  /** Adds `generation`'s new sockets to the group orders and points every group at them. */
-  #steerTo(generation: Generation, known: ReadonlySet<string>): void {
+  /** Adds `generation`'s sockets, the ones not steered yet, to the group orders and points every group at them. */
+  #steerTo(generation: Generation): void {
     const calls = this.#calls;
     if (!calls) return;
+    const known = new Set(this.#steeredSockets().map((socket) => socket.inode));
     try {
       const fresh = calls.listeningSockets(this.#port).filter((socket) => !known.has(socket.inode));
       if (fresh.length === 0) {
@@ -178,7 +172,7 @@ export class AdmissionListener {
         );
       }
       generation.sockets = fresh;
-      for (const socket of fresh) this.#group(socket.group).append(socket);
+      for (const socket of fresh) this.#group(socket.group).push(socket);
       this.#pointGroupsAtCurrent(calls);
     } catch (error) {
       this.#disableSteering(error);
@@ -191,22 +185,22 @@ export class AdmissionListener {
     }
   }
 
-  #group(key: string): ReuseportGroupOrder<ListeningSocket> {
+  #group(key: string): ListeningSocket[] {
     let group = this.#groups.get(key);
     if (!group) {
-      group = new ReuseportGroupOrder();
+      group = [];
       this.#groups.set(key, group);
     }
     return group;
   }
 
   #steeredSockets(): ListeningSocket[] {
-    return [...this.#groups.values()].flatMap((group) => [...group.members]);
+    return [...this.#groups.values()].flat();
   }
 
   #releaseWhenIdle(generation: Generation): void {
     if (this.#releaseListening(generation)) return;
-    generation.timers.push(this.#later(QUEUE_RECHECK_MS, () => this.#releaseWhenIdle(generation)));
+    generation.timers.push(unrefTimeout(QUEUE_RECHECK_MS, () => this.#releaseWhenIdle(generation)));
   }
 
   /**
@@ -226,7 +220,7 @@ export class AdmissionListener {
       if (generation.sockets.some((socket) => calls.acceptQueueLength(socket.fd) > 0)) return false;
       for (const socket of generation.sockets) {
         calls.closeListeningSocket(socket.fd);
-        this.#group(socket.group).remove(socket);
+        removeFromReuseportGroup(this.#group(socket.group), socket);
       }
       generation.listening = false;
       this.#pointGroupsAtCurrent(calls);
@@ -258,24 +252,18 @@ export class AdmissionListener {
     // Retired listeners still waiting for steering to drain them retire the old way.
     for (const generation of this.#generations) {
       if (generation !== this.#current && generation.listening) {
-        for (const timer of generation.timers) clearTimeout(timer);
-        generation.timers = [this.#later(RETIRE_AFTER_MS, () => this.#stopGeneration(generation))];
+        for (const cancel of generation.timers) cancel();
+        generation.timers = [unrefTimeout(RETIRE_AFTER_MS, () => this.#stopGeneration(generation))];
       }
     }
   }
 
   #stopGeneration(generation: Generation): void {
     if (!this.#generations.has(generation)) return;
-    for (const timer of generation.timers) clearTimeout(timer);
+    for (const cancel of generation.timers) cancel();
     generation.listening = false;
     this.#generations.delete(generation);
     void this.#stop(generation.server, false);
-  }
-
-  #later(ms: number, run: () => void): Timer {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    return timer;
   }
 
   #listen(pair: TlsPair): Generation {
@@ -287,20 +275,20 @@ export class AdmissionListener {
       // The app holds MAX_REQUEST_BYTES, so a 413 is its JSON answer, counted and
       // logged; Bun's own limit would answer first, with an empty body.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      tls: servingTlsOptions(pair),
+      tls: { cert: pair.cert, key: pair.key, ciphers: TLS12_CIPHERS },
       fetch: (request, server) => this.#respond(request, server),
     });
     this.#servers.add(server);
-    if (this.#shuttingDown) this.#draining.add(server);
     const generation: Generation = { server, sockets: [], listening: true, timers: [] };
     this.#generations.add(generation);
     return generation;
   }
 
-  /** The app's answer, told to close the connection when its server is draining. */
+  /** The app's answer, told to close the connection when its server or the process is draining. */
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {
     const response = await this.#options.fetch(request, server);
-    if (this.#draining.has(server)) response.headers.set("Connection", "close");
+    if (this.#shuttingDown || this.#draining.has(server))
+      response.headers.set("Connection", "close");
     return response;
   }
 

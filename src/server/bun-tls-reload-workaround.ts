@@ -2,54 +2,29 @@ import { readdirSync, readlinkSync } from "node:fs";
 import { errorText } from "../bounded-text";
 
 /*
- * Bun's `server.reload({ tls })` keeps the old certificate
- * (test/server/tls-reload-canary.test.ts fails the day it swaps it), so the
- * admission listener rotates by a second server on the same port, and the
- * apiserver, which does not retry an admission call on a connection reset,
- * must not lose a queued connection to it. This module steers the kernel's
- * new connections to the newest server: the order of a reuseport group, and
- * the libc calls (bun:ffi) that attach a classic BPF program, read an accept
- * queue and close a listening socket in place. Once the canary fails,
- * `AdmissionListener.rotate` calls `server.reload({ fetch, tls })`, and this
- * module, the listener's generations, TLS_ROTATION_STEERING and the two
- * steering metrics go.
+ * The socket calls behind AdmissionListener's rotation, needed while Bun's
+ * `server.reload({ tls })` keeps the old certificate. The day
+ * test/server/tls-reload-canary.test.ts fails, `rotate` calls
+ * `server.reload({ fetch, tls })`, and this module, the listener's
+ * generations, TLS_ROTATION_STEERING and the two steering metrics go.
  */
 
 /**
- * The kernel's order of one SO_REUSEPORT group: a socket that starts
- * listening is appended; when one closes, the last socket moves into its
- * slot. A steering program names a socket by this index, so the listener
- * keeps its own copy and re-points the program after every change.
+ * Removes `member` from the listener's copy of a SO_REUSEPORT group's order
+ * as the kernel does: the last socket moves into the freed slot. A steering
+ * program names a socket by its index in that order (a socket that starts
+ * listening is appended), so the listener re-points it after every change.
  */
-export class ReuseportGroupOrder<T> {
-  readonly #members: T[] = [];
-
-  append(member: T): void {
-    this.#members.push(member);
-  }
-
-  remove(member: T): void {
-    const index = this.#members.indexOf(member);
-    if (index === -1) return;
-    const last = this.#members.pop() as T;
-    if (index < this.#members.length) this.#members[index] = last;
-  }
-
-  indexOf(member: T): number {
-    return this.#members.indexOf(member);
-  }
-
-  get members(): readonly T[] {
-    return this.#members;
-  }
+export function removeFromReuseportGroup<T>(order: T[], member: T): void {
+  const index = order.indexOf(member);
+  if (index === -1) return;
+  const last = order.pop() as T;
+  if (index < order.length) order[index] = last;
 }
 
 /** The few socket calls steering needs; `loadSocketCalls` binds them to libc. */
 export interface SocketCalls {
-  /**
-   * This process's listening TCP sockets on `port`, asked of each of its own
-   * socket fds: /proc/net/tcp would walk the kernel's whole connection table.
-   */
+  /** This process's listening TCP sockets on `port`, asked of each of its own socket fds. */
   listeningSockets(port: number): ListeningSocket[];
   /** Makes every new connection to the socket's group go to the socket at `index`. */
   steerGroupTo(fd: number, index: number): void;
@@ -110,8 +85,11 @@ export function loadSocketCalls(): SocketCalls {
   }
   const { ptr } = ffi;
   const { symbols } = libc;
-  const lastError = (call: string) =>
-    new SteeringUnavailable("refused", `${call} failed (errno ${readErrno(ffi, symbols)})`);
+  const lastError = (call: string) => {
+    const errno = symbols.__errno_location();
+    const code = errno === null ? -1 : ffi.read.i32(errno, 0);
+    return new SteeringUnavailable("refused", `${call} failed (errno ${code})`);
+  };
   const isListening = (fd: number) => {
     const flag = new Int32Array(1);
     const length = new Uint32Array([flag.byteLength]);
@@ -194,14 +172,6 @@ function openLibc(ffi: typeof import("bun:ffi")) {
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   });
-}
-
-function readErrno(
-  ffi: typeof import("bun:ffi"),
-  symbols: ReturnType<typeof openLibc>["symbols"],
-): number {
-  const location = symbols.__errno_location();
-  return location === null ? -1 : ffi.read.i32(location, 0);
 }
 
 /** One listening socket of this process: its fd and the reuseport group it belongs to. */

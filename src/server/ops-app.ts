@@ -13,13 +13,13 @@ import { cachedExposition, registry } from "../observability/metrics";
 export function createOpsApp(
   readiness: Readiness,
   log: Logger,
-  options: { readonly metricsRenderIntervalMs: number },
+  metricsRenderIntervalMs: number,
 ): Hono<ListenerEnv> {
   const app = new Hono<ListenerEnv>();
   app.onError(answerErrors(log));
   app.notFound(refuseUnknownPath);
   app.use(refuseOtherMethods(app));
-  const scrape = cachedExposition(() => registry.metrics(), options.metricsRenderIntervalMs);
+  const scrape = cachedExposition(() => registry.metrics(), metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
     c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );

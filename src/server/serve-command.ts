@@ -1,17 +1,17 @@
+import { constants } from "node:os";
 import { createKubeApi } from "../apiserver/client";
 import { errorText } from "../bounded-text";
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../config";
 import { bindDecisions, WEBHOOK_TIMEOUT_SECONDS } from "../endpoints";
 import { createLogger } from "../observability/logger";
-import { type RunningServer, startServer } from "./start";
+import { startServer } from "./start";
 
 const EXIT_SIGNAL_BASE = 128;
-const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 
 /** The longest timeoutSeconds of the webhook registrations. */
 const WEBHOOK_TIMEOUT_MS = WEBHOOK_TIMEOUT_SECONDS * 1000;
 
-export const SERVE_USAGE = `usage: cocoon-webhook serve
+const SERVE_USAGE = `usage: cocoon-webhook serve
 
 Runs the admission webhook: the HTTPS admission listener and the plain-HTTP
 listener for /metrics, /healthz and /readyz, until SIGTERM or SIGINT. It takes
@@ -40,7 +40,7 @@ function wrapped(words: readonly string[], indent: string, width: number): strin
 }
 
 /** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
-export async function runServe(args: readonly string[] = []): Promise<number> {
+export async function runServe(args: readonly string[]): Promise<number> {
   if (args.length > 0) {
     const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h");
     if (help) process.stdout.write(SERVE_USAGE);
@@ -62,7 +62,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
       "APISERVER_TIMEOUT is not below the webhook's timeoutSeconds: a slow apiserver makes the apiserver give up on this webhook before it can fail closed with a clear message; lower it",
     );
   }
-  let server: RunningServer;
+  let shutdown: () => Promise<boolean>;
   try {
     const kube = createKubeApi({
       timeoutMs: config.apiserverTimeoutMs,
@@ -70,7 +70,7 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
       kubeconfigPath: config.kubeconfigPath,
       log,
     });
-    server = startServer(
+    shutdown = startServer(
       config,
       bindDecisions({
         podCreators: config.podCreators,
@@ -89,15 +89,15 @@ export async function runServe(args: readonly string[] = []): Promise<number> {
 
   return new Promise((resolve) => {
     let stopping = false;
-    for (const signal of Object.keys(SIGNAL_NUMBERS) as (keyof typeof SIGNAL_NUMBERS)[]) {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.on(signal, () => {
         if (stopping) {
           log.warn({ signal }, "second signal: exiting now");
-          process.exit(EXIT_SIGNAL_BASE + SIGNAL_NUMBERS[signal]);
+          process.exit(EXIT_SIGNAL_BASE + constants.signals[signal]);
         }
         stopping = true;
         log.info({ signal }, "shutdown requested");
-        server.shutdown().then((finished) => {
+        shutdown().then((finished) => {
           log.info({ finished }, "shutdown complete");
           resolve(0);
         });

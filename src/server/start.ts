@@ -1,6 +1,5 @@
 import type { Config } from "../config";
-import type { Decisions } from "../endpoints";
-import { ENDPOINT_KEYS, ENDPOINTS } from "../endpoints";
+import { type Decisions, ENDPOINT_KEYS, ENDPOINTS } from "../endpoints";
 import { enforcementName, warnModeEndpoints } from "../endpoints/enforcement";
 import type { Readiness } from "../http/probes";
 import { admissionApp } from "../http/review-chain";
@@ -14,30 +13,30 @@ import {
 } from "../observability/metrics";
 import { VERSION_INFO } from "../version";
 import { AdmissionListener } from "./admission-listener";
-import { watchServedCertificate } from "./certificate-validity";
 import { createOpsApp } from "./ops-app";
 import { loadRotatedTlsPair, loadTlsPair, type TlsPair } from "./tls-pair";
-import { tlsFilesFingerprint, watchTlsFiles } from "./tls-watcher";
+import { tlsFilesFingerprint, watchServedCertificate, watchTlsFiles } from "./tls-watcher";
 
 /** A burst of rewrites becomes one rotation: applied once the files stayed the same 500 ms. */
-export const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
+const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
 
 /** How often the served certificate's validity window is checked against the clock. */
-export const CERTIFICATE_VALIDITY_CHECK_MS = 1000;
-
-export interface RunningServer {
-  readonly admissionPort: number;
-  readonly opsPort: number;
-  /** Resolves once shutdown is complete; true when in-flight requests all finished in time. */
-  shutdown(): Promise<boolean>;
-}
+const CERTIFICATE_VALIDITY_CHECK_MS = 1000;
 
 function recordCertificate(pair: TlsPair): void {
   tlsCertificateExpiry.set(Math.floor(pair.notAfter.getTime() / 1000));
 }
 
-/** Starts both listeners and the certificate watcher. Throws if the first TLS pair is unusable. */
-export function startServer(config: Config, decisions: Decisions, log: Logger): RunningServer {
+/**
+ * Starts both listeners and the certificate watcher; throws if the first TLS
+ * pair is unusable. The result shuts down and resolves true when in-flight
+ * requests all finished in time.
+ */
+export function startServer(
+  config: Config,
+  decisions: Decisions,
+  log: Logger,
+): () => Promise<boolean> {
   const inWarnMode = warnModeEndpoints(config.enforcement);
   const readiness: Readiness = { ready: true, warnMode: inWarnMode.map(enforcementName) };
   for (const endpoint of ENDPOINT_KEYS) {
@@ -47,17 +46,12 @@ export function startServer(config: Config, decisions: Decisions, log: Logger): 
   const loaded = tlsFilesFingerprint(tlsFiles);
   // An expired certificate at start is served, not refused: there is nothing
   // better to serve, and /readyz reports it so `kubectl get pods` shows it.
-  const pair = loadTlsPair(config.tlsCertPath, config.tlsKeyPath);
-  let served = pair;
-  const app = admissionApp(decisions, readiness, log, {
-    maxRequestBytes: config.maxRequestBytes,
-    bodyReadTimeoutMs: config.bodyReadTimeoutMs,
-    enforcement: config.enforcement,
-  });
+  let served = loadTlsPair(config.tlsCertPath, config.tlsKeyPath);
+  const app = admissionApp(decisions, readiness, log, config);
   const listener = new AdmissionListener(
     {
       address: config.listenAddress,
-      fetch: (request, server) => app.fetch(request, server),
+      fetch: app.fetch,
       steering: config.tlsRotationSteering,
       onSteeringUnavailable: (problem) => {
         tlsRotationSteering.set(0);
@@ -75,18 +69,14 @@ export function startServer(config: Config, decisions: Decisions, log: Logger): 
         );
       },
     },
-    pair,
+    served,
   );
   if (listener.steering) tlsRotationSteering.set(1);
-  recordCertificate(pair);
+  recordCertificate(served);
 
-  const opsApp = createOpsApp(readiness, log, {
-    metricsRenderIntervalMs: config.metricsRenderIntervalMs,
-  });
   const ops = Bun.serve({
-    hostname: config.metricsAddress.hostname,
-    port: config.metricsAddress.port,
-    fetch: (request) => opsApp.fetch(request),
+    ...config.metricsAddress,
+    fetch: createOpsApp(readiness, log, config.metricsRenderIntervalMs).fetch,
   });
 
   const stopWatching = watchTlsFiles(tlsFiles, loaded, TLS_WATCH_TIMING, () => {
@@ -110,7 +100,7 @@ export function startServer(config: Config, decisions: Decisions, log: Logger): 
     {
       admission: listener.port,
       ops: ops.port,
-      notAfter: pair.notAfter.toISOString(),
+      notAfter: served.notAfter.toISOString(),
       version: VERSION_INFO.version,
       revision: VERSION_INFO.revision,
     },
@@ -118,7 +108,7 @@ export function startServer(config: Config, decisions: Decisions, log: Logger): 
   );
   if (inWarnMode.length > 0) {
     log.warn(
-      { warnMode: inWarnMode.map(enforcementName) },
+      { warnMode: readiness.warnMode },
       "ENFORCEMENT: these endpoints are in warn mode: they allow what they would refuse and say so in warnings; set them to deny once the warnings have drained",
     );
   }
@@ -129,20 +119,16 @@ export function startServer(config: Config, decisions: Decisions, log: Logger): 
     CERTIFICATE_VALIDITY_CHECK_MS,
   );
 
-  return {
-    admissionPort: listener.port,
-    opsPort: ops.port ?? config.metricsAddress.port,
-    async shutdown() {
-      readiness.ready = false;
-      stopWatching();
-      stopValidityCheck();
-      listener.beginDrain();
-      log.info({ drainDelayMs: config.drainDelayMs }, "shutdown: not ready, draining");
-      await Bun.sleep(config.drainDelayMs);
-      log.info({ timeoutMs: config.shutdownTimeoutMs }, "shutdown: finishing in-flight requests");
-      const finished = await listener.stop(config.shutdownTimeoutMs);
-      await ops.stop(true);
-      return finished;
-    },
+  return async () => {
+    readiness.ready = false;
+    stopWatching();
+    stopValidityCheck();
+    listener.beginDrain();
+    log.info({ drainDelayMs: config.drainDelayMs }, "shutdown: not ready, draining");
+    await Bun.sleep(config.drainDelayMs);
+    log.info({ timeoutMs: config.shutdownTimeoutMs }, "shutdown: finishing in-flight requests");
+    const finished = await listener.stop(config.shutdownTimeoutMs);
+    await ops.stop(true);
+    return finished;
   };
 }

@@ -19,15 +19,7 @@ export const TLS12_CIPHERS = [
   "ECDHE-RSA-CHACHA20-POLY1305",
 ].join(":");
 
-/** The `tls` options of the admission listener for `pair`. */
-export function servingTlsOptions(pair: TlsPair) {
-  return { cert: pair.cert, key: pair.key, ciphers: TLS12_CIPHERS };
-}
-
-/**
- * Why `pair` must not be served at `now` (expired or not yet valid), or
- * undefined when it is within its validity period.
- */
+/** Why `pair` must not be served at `now`: expired or not yet valid. */
 export function validityProblem(
   pair: TlsPair,
   subject = "the serving certificate",
@@ -40,7 +32,7 @@ export function validityProblem(
   return undefined;
 }
 
-export class TlsPairError extends Error {
+class TlsPairError extends Error {
   override readonly name = "TlsPairError";
 }
 
@@ -52,10 +44,7 @@ function readPem(path: string, what: string): string {
   }
 }
 
-/**
- * Reads and checks a certificate/key pair. A half-written or mismatched pair
- * throws, so a rotation in progress is never served.
- */
+/** A half-written or mismatched pair throws, so a rotation in progress is never served. */
 export function loadTlsPair(certPath: string, keyPath: string): TlsPair {
   const cert = readPem(certPath, "TLS certificate");
   const key = readPem(keyPath, "TLS key");
@@ -84,10 +73,7 @@ export function loadTlsPair(certPath: string, keyPath: string): TlsPair {
   };
 }
 
-/**
- * loadTlsPair for a rotation: a pair outside its validity period is refused
- * like a mismatched one, so the certificate being served stays.
- */
+/** A rotation's pair: one outside its validity period is refused like a mismatched one. */
 export function loadRotatedTlsPair(certPath: string, keyPath: string): TlsPair {
   const pair = loadTlsPair(certPath, keyPath);
   const problem = validityProblem(pair, `TLS certificate ${certPath}`);

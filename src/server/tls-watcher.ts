@@ -1,5 +1,8 @@
 import { type Clock, systemClock } from "../clock";
+import type { Readiness } from "../http/probes";
+import type { Logger } from "../observability/logger";
 import { fileFingerprint } from "../safe-file";
+import { type TlsPair, validityProblem } from "./tls-pair";
 
 /** What the certificate and key files are right now; taken before loading them. */
 export const tlsFilesFingerprint = (paths: readonly string[]): string =>
@@ -13,12 +16,10 @@ function fingerprintOrMissing(path: string): string {
   }
 }
 
-export interface WatchTiming {
-  /** How often `stat` runs. */
+/** `stat` every `intervalMs`; a change applies once settled for `settleMs`, or after `maxDelayMs`. */
+interface WatchTiming {
   readonly intervalMs: number;
-  /** A change is applied once the files have stayed the same this long. */
   readonly settleMs: number;
-  /** A change is applied after this long even if the files keep changing. */
   readonly maxDelayMs: number;
 }
 
@@ -58,4 +59,33 @@ export function watchTlsFiles(
     pendingSince = undefined;
     onChange();
   });
+}
+
+/**
+ * Keeps `readiness.certificateProblem` in step with the served certificate:
+ * one that is expired or not yet valid makes /readyz answer 503, logged once.
+ */
+export function watchServedCertificate(
+  served: () => TlsPair,
+  readiness: Readiness,
+  log: Logger,
+  intervalMs: number,
+  clock: Clock = systemClock,
+): () => void {
+  const check = () => {
+    const pair = served();
+    const problem = validityProblem(pair, undefined, new Date(clock.now()));
+    if (problem === readiness.certificateProblem) return;
+    if (problem) {
+      log.error(
+        { notBefore: pair.notBefore.toISOString(), notAfter: pair.notAfter.toISOString() },
+        `${problem}: clients reject it; /readyz answers 503 until a valid certificate is written`,
+      );
+    } else {
+      log.info({ notAfter: pair.notAfter.toISOString() }, "the serving certificate is valid again");
+    }
+    readiness.certificateProblem = problem;
+  };
+  check();
+  return clock.every(intervalMs, check);
 }

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Readiness } from "../../src/http/probes";
-import { watchServedCertificate } from "../../src/server/certificate-validity";
 import {
   loadRotatedTlsPair,
   loadTlsPair,
   type TlsPair,
   validityProblem,
 } from "../../src/server/tls-pair";
+import { watchServedCertificate } from "../../src/server/tls-watcher";
 import { capturingLogger } from "../support/capturing-logger";
 import { createTestCa } from "../support/certs";
 import { ManualClock } from "../support/manual-clock";
