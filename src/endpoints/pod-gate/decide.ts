@@ -8,12 +8,7 @@ import {
 } from "../../cocoon/markers";
 import type { AdmissionRequest } from "../../contract/admission-request";
 import type { DecisionDeps } from "../../contract/endpoint";
-import {
-  type KubeApi,
-  type ReadOutcome,
-  readApiserver,
-  retryOnceReachable,
-} from "../../contract/reads";
+import { type KubeApi, readApiserver, retryOnceReachable } from "../../contract/reads";
 import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
 import { describeJson } from "../../json/describe";
 import {
@@ -167,14 +162,8 @@ async function podBoundByNameGate(
       invalidNodeNameMessage(describePod(request), "spec.nodeName", nodeName),
     );
   }
-  const node = await readNode(deps.kube, nodeName);
-  if (!node.ok) {
-    return errored(
-      "node_fetch",
-      nodeFetchMessage(describePod(request), "spec.nodeName", nodeName, node.failure),
-    );
-  }
-  if (node.answer === "not_vm") return skipped("not_cocoon");
+  const vmNode = await isVmNode(deps.kube, describePod(request), "spec.nodeName", nodeName);
+  if (vmNode !== true) return vmNode || skipped("not_cocoon");
   const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
   return markedPodChecks(
     request,
@@ -221,14 +210,9 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   }
 
   const setsVmAnnotations = bindingSetsVmAnnotations(request.object);
-  const node = await readNode(deps.kube, nodeName);
-  if (!node.ok) {
-    return errored(
-      "node_fetch",
-      nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
-    );
-  }
-  if (node.answer === "not_vm" && !setsVmAnnotations) return skipped("not_cocoon");
+  const vmNode = await isVmNode(deps.kube, `the Binding of ${pod}`, "target.name", nodeName);
+  if (typeof vmNode !== "boolean") return vmNode;
+  if (!vmNode && !setsVmAnnotations) return skipped("not_cocoon");
 
   const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
   if (!bound.ok) {
@@ -248,7 +232,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     const annotated = bindingAnnotationsGate(request, pod, bound.answer, boundPod, deps);
     if (!annotated.allowed) return annotated;
   }
-  if (node.answer === "not_vm") return skipped("not_cocoon");
+  if (!vmNode) return skipped("not_cocoon");
   const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
@@ -295,18 +279,28 @@ function bindingAnnotationsGate(
   );
 }
 
-type NodeRead = ReadOutcome<"vm" | "not_vm">;
-
-/** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
-async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {
-  const read = await readApiserver(() => kube.get(NODES, { name }));
-  if (!read.ok) return read;
-  if (read.answer === undefined) return { ok: true, answer: "not_vm" };
-  const kind = readNodeKind(read.answer);
-  if (kind === "unreadable") {
-    return { ok: false, failure: `node "${name}" has a spec.taints that cannot be read` };
-  }
-  return { ok: true, answer: kind };
+/**
+ * Whether the node `path` of `subject` names is a VM node, or the refusal when that cannot be
+ * told. A node that does not exist (404) is none: the apiserver refuses to bind to it anyway.
+ */
+async function isVmNode(
+  kube: KubeApi,
+  subject: string,
+  path: string,
+  nodeName: string,
+): Promise<boolean | PodGateVerdict> {
+  const read = await readApiserver(() => kube.get(NODES, { name: nodeName }));
+  const kind = read.ok && read.answer !== undefined ? readNodeKind(read.answer) : "not_vm";
+  if (read.ok && kind !== "unreadable") return kind === "vm";
+  const failure = read.ok
+    ? `node "${nodeName}" has a spec.taints that cannot be read`
+    : read.failure;
+  return errored(
+    "node_fetch",
+    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
+      `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
+      retryOnceReachable("get", NODES.plural),
+  );
 }
 
 function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
@@ -314,19 +308,6 @@ function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown
     `${path} of ${subject} is ${describeJson(nodeName)}, which is not a valid ` +
     `node name (a DNS subdomain: lowercase letters, digits, "-" and ".", at most 253 characters); ` +
     `name an existing node`
-  );
-}
-
-function nodeFetchMessage(
-  subject: string,
-  path: string,
-  nodeName: string,
-  failure: string,
-): string {
-  return (
-    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
-    `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
-    retryOnceReachable("get", NODES.plural)
   );
 }
 
