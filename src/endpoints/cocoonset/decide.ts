@@ -21,7 +21,7 @@ import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { notAnObject, ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
 import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
-import { AGENT_PATH, type AgentFields, decodeCocoonSet, isMistyped } from "./shape";
+import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./shape";
 import { toolboxViolations } from "./toolboxes";
 import { resolvedBackend, vmViolations } from "./vm";
 
@@ -78,7 +78,7 @@ export function cocoonSetViolations(
 }
 
 function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRuleId>): void {
-  if (isUnset(agent.image) && !isMistyped(agent, "image")) {
+  if (isUnset(agent.image)) {
     report("agent.image-required", () =>
       violation(
         "agent.image-required",
@@ -87,12 +87,13 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
       ),
     );
   }
-  if (agent.replicas !== undefined && agent.replicas < 0) {
+  const { replicas } = agent;
+  if (typeof replicas === "number" && replicas < 0) {
     report("agent.replicas-non-negative", () =>
       violation(
         "agent.replicas-non-negative",
         [...AGENT_PATH, "replicas"],
-        `must be 0 or more, got ${agent.replicas}; it counts the sub-agents besides the main agent, so 0 runs the main agent alone`,
+        `must be 0 or more, got ${replicas}; it counts the sub-agents besides the main agent, so 0 runs the main agent alone`,
       ),
     );
   }

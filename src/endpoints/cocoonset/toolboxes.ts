@@ -4,9 +4,9 @@ import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/name-grammar";
-import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import { enumViolation, isNonEmptyString, isUnset, resolveEnum } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
-import { type DecodedToolboxes, isMistyped, type ToolboxFields, toolboxPath } from "./shape";
+import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 
 const PURELY_NUMERIC = /^[0-9]+$/;
@@ -48,8 +48,8 @@ function nameViolations(
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const { name } = fields;
-  if (isUnset(name)) {
-    if (!isMistyped(fields, "name")) report("toolbox.name-required", nameRequired, index);
+  if (!isNonEmptyString(name)) {
+    if (isUnset(name)) report("toolbox.name-required", nameRequired, index);
     return;
   }
   if (PURELY_NUMERIC.test(name)) {
@@ -113,7 +113,7 @@ function staticToolboxViolations(
     ["staticVMID", fields.staticVMID, "the ID of the external VM"],
   ] as const;
   for (const [field, value, meaning] of missing) {
-    if (!isUnset(value) || isMistyped(fields, field)) continue;
+    if (!isUnset(value)) continue;
     report("toolbox.static-target", () =>
       violation(
         "toolbox.static-target",
@@ -142,7 +142,7 @@ function managedToolboxViolations(
   agentBackend: string | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
-  if (isUnset(fields.image) && !isMistyped(fields, "image")) {
+  if (isUnset(fields.image)) {
     report("toolbox.image-required", IMAGE_REQUIRED[mode], index);
   }
   if (setsVmOptions(fields)) {

@@ -10,7 +10,7 @@ import type { ReportViolation, Violation } from "../../contract/violations";
 import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
-import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import { enumViolation, isNonEmptyString, resolveEnum } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import type { VmOptionFields } from "./shape";
 
@@ -69,7 +69,7 @@ function firecrackerViolations({
           'firecracker cannot boot Windows guests; use backend "cloud-hypervisor" for os "windows"',
         )
       : undefined,
-    fields.image !== undefined && isCloudImageUrl(fields.image)
+    typeof fields.image === "string" && isCloudImageUrl(fields.image)
       ? violation(
           "firecracker.oci-image",
           [...at, "image"],
@@ -91,7 +91,7 @@ function cloneImageViolation({
   fields,
   mode,
 }: ManagedVm): Violation<CocoonSetRuleId> | undefined {
-  if (mode !== "clone" || isUnset(fields.image)) return undefined;
+  if (mode !== "clone" || !isNonEmptyString(fields.image)) return undefined;
   const problem = cloneImageProblem(fields.image);
   if (!problem) return undefined;
   return violation(
