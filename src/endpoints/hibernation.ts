@@ -12,12 +12,7 @@ import {
 import { readApiserver, retryOnceReachable } from "../contract/reads";
 import { allowed, errored, type Verdict } from "../contract/verdict";
 import type { ReportViolation, Violation } from "../contract/violations";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  reportFound,
-  violation,
-} from "../contract/violations";
+import { collectViolations, reportFound, violation } from "../contract/violations";
 import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
 import { isNonEmptyString, isUnset } from "./field-checks";
@@ -198,13 +193,8 @@ export async function validateHibernation(
 ): Promise<HibernationVerdict> {
   const hibernation = readHibernation(request.object);
   if (!hibernation) return notAnObject(COCOONHIBERNATION_KIND);
-  const broken = ruleDenial(
-    HIBERNATION_RULES,
-    COCOONHIBERNATION_KIND,
-    collectViolations<HibernationRuleId>(
-      (report) => checkHibernation(hibernation, report),
-      LISTED_VIOLATIONS_LIMIT,
-    ),
+  const broken = ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, (report) =>
+    checkHibernation(hibernation, report),
   );
   if (broken) return broken;
 
@@ -221,11 +211,10 @@ export async function validateHibernation(
         `${listed.failure}; ${retryOnceReachable("list", COCOONHIBERNATIONS.plural)}`,
     );
   }
-  const conflicts = collectViolations<HibernationRuleId>(
-    (report) => checkNoOtherHibernation(podName, listed.answer, report),
-    LISTED_VIOLATIONS_LIMIT,
+  const conflicts = ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, (report) =>
+    checkNoOtherHibernation(podName, listed.answer, report),
   );
-  return ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, conflicts) ?? allowed();
+  return conflicts ?? allowed();
 }
 
 /** `/validate-cocoonhibernation`: one CocoonHibernation per pod, named after it, with a valid desire. */

@@ -10,12 +10,7 @@ import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
 import type { AdmissionRequest } from "../../contract/admission-request";
 import { allowed, skipped, type Verdict } from "../../contract/verdict";
 import type { ReportViolation, Violation } from "../../contract/violations";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  reportFound,
-  violation,
-} from "../../contract/violations";
+import { collectViolations, reportFound, violation } from "../../contract/violations";
 import { isJsonObject, type JsonObject } from "../../json/read";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { notAnObject, ruleDenial } from "../rule-denial";
@@ -125,9 +120,8 @@ export async function validateCocoonSet(
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }
   const namespace = namespaceOf(object, request.namespace);
-  const found = collectViolations<CocoonSetRuleId>(
-    (report) => checkCocoonSet(object, namespace, report),
-    LISTED_VIOLATIONS_LIMIT,
+  const found = ruleDenial(COCOONSET_RULES, COCOONSET_KIND, (report) =>
+    checkCocoonSet(object, namespace, report),
   );
-  return ruleDenial(COCOONSET_RULES, COCOONSET_KIND, found) ?? allowed();
+  return found ?? allowed();
 }
