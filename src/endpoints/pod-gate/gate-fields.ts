@@ -3,14 +3,8 @@ import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/marker
 import { jsonEqual } from "../../json/equal";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../../json/read";
 
-/*
- * The gate fields of a VM-backed pod: what makes it a VM and which VM it
- * is (the `vm.cocoonstack.io/` annotations, the cocoon toleration), who
- * manages it (its owner references) and where it runs. Only the platform's
- * identities may change them once the pod carries a marker. Each is
- * compared as the webhook's matchConditions compare it, an absent or null
- * field reading as empty.
- */
+// The gate fields of a VM-backed pod: what makes it a VM and which VM, who manages it and where it
+// runs. Each is compared as the matchConditions compare it, absent or null reading as empty.
 
 const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
 const TOLERATIONS: JsonPath = ["spec", "tolerations"];
@@ -81,9 +75,8 @@ function cocoonTolerations(pod: unknown): unknown {
 }
 
 /**
- * The pod as a `pods/status` write leaves it: the apiserver keeps the
- * stored spec and owner references and takes the new status, labels,
- * annotations and finalizers, so only those can change.
+ * The pod as a `pods/status` write leaves it: the apiserver keeps the stored spec and owner
+ * references, so of the gate fields only the annotations can change.
  */
 export function afterStatusWrite(stored: unknown, sent: unknown): unknown {
   if (!isJsonObject(stored)) return sent;
