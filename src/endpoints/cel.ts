@@ -1,14 +1,8 @@
 import type { MatchCondition } from "../contract/endpoint";
 
-/*
- * Building blocks of the registrations' CEL pre-filters (Kubernetes >= 1.30):
- * the apiserver calls an endpoint only when every condition is true. Each
- * condition mirrors a predicate the decision applies itself, so it can only
- * save a call, never change a verdict (test/manifests/match-conditions.test.ts
- * property-tests each). Every field read is guarded with `has(x.f) && x.f !=
- * null`: cel-go counts a null field as present, and a CEL error would count
- * as a webhook failure.
- */
+// Each matchCondition mirrors a predicate the decision applies itself, so it can only save a call,
+// never change a verdict. Every field read is guarded with `has(x.f) && x.f != null`: cel-go counts
+// a null field as present, and a CEL error would count as a webhook failure.
 
 /** Lines of a CEL expression; a nested piece keeps its own line breaks. */
 export type Cel = readonly string[];

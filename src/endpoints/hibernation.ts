@@ -18,7 +18,7 @@ import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/
 import { isNonEmptyString, isUnset } from "./field-checks";
 import { notAnObject, ruleDenial } from "./rule-denial";
 
-/** Every rule `/validate-cocoonhibernation` enforces; README.md lists exactly these lines. */
+/** README.md lists exactly these lines. */
 export const HIBERNATION_RULES = [
   {
     id: "hibernation.desire",
@@ -97,7 +97,6 @@ export function hibernationViolations(object: unknown): HibernationViolation[] |
   ).listed.slice();
 }
 
-/** `spec.podRef.name`, when it is a non-empty string. */
 export function podNameOf({ podName }: HibernationFields): string | undefined {
   return isNonEmptyString(podName) ? podName : undefined;
 }
@@ -217,7 +216,6 @@ export async function validateHibernation(
   return conflicts ?? allowed();
 }
 
-/** `/validate-cocoonhibernation`: one CocoonHibernation per pod, named after it, with a valid desire. */
 export const hibernationEndpoint = {
   label: "validate_cocoonhibernation",
   path: "/validate-cocoonhibernation",

@@ -183,7 +183,6 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
   ],
 };
 
-/** `/validate`, the scale guard: cocoon-tolerated Deployments and StatefulSets are never scaled down. */
 export const scaleGuardEndpoint = {
   label: "validate",
   path: "/validate",

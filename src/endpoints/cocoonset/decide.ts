@@ -26,12 +26,7 @@ export const COCOONSET_REASONS = {
   error: ["decode"],
 } as const;
 
-/**
- * Every rule the object breaks, in document order of the checks, reported
- * through `report`. Anything object-shaped is checked field by field, so a
- * mistyped field is reported at its path instead of hiding the rest.
- * `namespace` is where the set lives (it is part of every VM name).
- */
+/** In document order; `namespace` is where the set lives (it is part of every VM name). */
 export function checkCocoonSet(
   object: JsonObject,
   namespace: string,
@@ -61,7 +56,7 @@ export function checkCocoonSet(
   nameBudgetViolations(set, namespace, report);
 }
 
-/** Every violation checkCocoonSet reports, none left out; undefined when `object` is not a JSON object. */
+/** Every violation, none left out, for the CLI; undefined when `object` is not a JSON object. */
 export function cocoonSetViolations(
   object: unknown,
   namespace: string,
@@ -105,12 +100,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
 }
 
-/**
- * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
- * not checked, so a CR that predates a rule can still lose its finalizer.
- * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
- * rest per rule, so answer, log line and work stay bounded.
- */
+/** An UPDATE that leaves `spec` unchanged is not checked, so a CR that predates a rule can still lose its finalizer. */
 export async function validateCocoonSet(
   request: AdmissionRequest,
 ): Promise<Verdict<typeof COCOONSET_REASONS, CocoonSetRuleId>> {

@@ -15,10 +15,7 @@ import { isNonEmptyString, isUnset } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
 
-/**
- * The derived name budget. Slot names are reported at the set's name field
- * (that is what the user shortens), toolbox names at the toolbox's `name`.
- */
+/** Slot names are reported at the set's name field (what the user shortens), toolbox names at theirs. */
 export function nameBudgetViolations(
   set: DecodedCocoonSet,
   namespace: string,

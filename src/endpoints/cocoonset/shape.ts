@@ -47,7 +47,6 @@ export interface ToolboxFields extends VmOptionFields {
   readonly staticVMID?: Read<string>;
 }
 
-/** Every mistyped field of a CocoonSet is reported under this rule, at its path. */
 const FIELD_TYPES = "cocoonset.field-types";
 
 /**
@@ -61,7 +60,6 @@ export function toolboxPath(index: number): PathSegments {
   return ["spec", "toolboxes", index];
 }
 
-/** A CocoonSet as far as it could be read; unreadable parts are already reported. */
 export interface DecodedCocoonSet {
   readonly metadata: MetadataFields;
   /** Undefined when `spec` or `spec.agent` is not an object. */
@@ -73,7 +71,6 @@ export interface DecodedCocoonSet {
 
 export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
-/** Field by field, so each mistyped field is reported at its own path and its siblings still checked. */
 export function decodeCocoonSet(
   root: JsonObject,
   report: ReportViolation<CocoonSetRuleId>,
@@ -93,7 +90,7 @@ export function decodeCocoonSet(
 
 const EMPTY: JsonObject = Object.freeze({});
 
-/** An object field: absent or null reads as empty; anything else but an object is reported, and undefined. */
+/** Absent or null reads as empty; anything else but an object is reported, and undefined. */
 function objectField(
   value: unknown,
   at: PathSegments,
@@ -107,11 +104,7 @@ function objectField(
   return object ?? EMPTY;
 }
 
-/**
- * One field of `object` through `reader`; a mistyped value is reported at
- * `<at>.<field>` as `<expected>, got <value>` (the path built only then) and
- * reads as MISTYPED.
- */
+/** A mistyped value is reported at `<at>.<field>`, the path built only then. */
 function field<T>(
   object: JsonObject,
   name: string,

@@ -12,11 +12,9 @@ import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 const PURELY_NUMERIC = /^[0-9]+$/;
 
 /**
- * Toolbox names, modes and the per-mode requirements of every toolbox. A
- * toolbox is its index and its fields; its path is built only inside the
- * builder of a violation that is listed, and the violations a list of a
- * million toolboxes breaks most (no name, no image) have builders that take
- * the index, so counting them allocates nothing.
+ * A toolbox's path is built only for a violation that is listed, and the violations a million
+ * toolboxes break most (no name, no image) have builders that take the index, so counting them
+ * allocates nothing.
  */
 export function toolboxViolations(
   toolboxes: DecodedToolboxes,
@@ -102,7 +100,7 @@ function modeViolations(
   }
 }
 
-/** A static toolbox attaches to an external VM: it needs its address, not an image. */
+/** A static toolbox attaches to an external VM: it needs its address. */
 function staticToolboxViolations(
   at: PathSegments,
   fields: ToolboxFields,
@@ -161,11 +159,7 @@ function managedToolboxViolations(
   }
 }
 
-/**
- * Whether any field the VM rules judge is set: with none (os, backend,
- * connType and image all defaulted or absent) no VM rule can be broken, and
- * a list of a million such toolboxes skips those rules.
- */
+/** With none of these set no VM rule can be broken, so a million such toolboxes skip them. */
 function setsVmOptions(fields: ToolboxFields): boolean {
   return !(
     isUnset(fields.image) &&

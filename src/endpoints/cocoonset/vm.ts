@@ -14,7 +14,7 @@ import { enumViolation, isNonEmptyString, resolveEnum } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import type { VmOptionFields } from "./shape";
 
-/** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */
+/** The agent, or a run/clone toolbox. */
 export interface ManagedVm {
   readonly at: PathSegments;
   readonly fields: VmOptionFields;
@@ -24,12 +24,10 @@ export interface ManagedVm {
   readonly modeDefaulted: boolean;
 }
 
-/** The backend after the CRD default; undefined when the field is invalid. */
 export function resolvedBackend(fields: VmOptionFields): string | undefined {
   return resolveEnum(vmBackend, fields.backend, DEFAULT_VM_BACKEND);
 }
 
-/** VM options, firecracker limits and the clone-image grammar for one VM. */
 export function vmViolations(vm: ManagedVm, report: ReportViolation<CocoonSetRuleId>): void {
   const { at, fields } = vm;
   reportFound(report, enumViolation("vm.os", at, "os", fields.os, guestOs, DEFAULT_GUEST_OS));

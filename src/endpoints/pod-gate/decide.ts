@@ -180,11 +180,7 @@ async function podBoundByNameGate(
   );
 }
 
-/**
- * A Binding by anyone but the scheduler (which honours taints): to a VM node,
- * the bound pod must already carry a cocoon marker and then pass the gate of
- * a marked pod, with the binder as the requester.
- */
+/** A Binding by anyone but the scheduler (which honours taints), with the binder as the requester. */
 async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<PodGateVerdict> {
   const username = request.userInfo?.username ?? "";
   if (username === SCHEDULER_USERNAME) return skipped("scheduler");

@@ -9,7 +9,7 @@ import { around, type Cel, cel, condition, fieldOr } from "../cel";
 import { DEFAULT_POD_CREATORS } from "./creators";
 import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "./platform-identities";
 
-/** `object.spec.tolerations` (or oldObject's) holds the cocoon toleration: podEntersCocoonGate's first half. */
+/** podEntersCocoonGate's first half. */
 const tolerates = (object: string): Cel => [
   `(has(${object}.spec) && ${object}.spec != null`,
   `&& has(${object}.spec.tolerations) && ${object}.spec.tolerations != null`,
@@ -17,7 +17,7 @@ const tolerates = (object: string): Cel => [
   `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
 ];
 
-/** The pod carries the VM name annotation: podEntersCocoonGate's second half. */
+/** podEntersCocoonGate's second half. */
 const annotated = (object: string): Cel => [
   `(has(${object}.metadata) && ${object}.metadata != null`,
   `&& has(${object}.metadata.annotations) && ${object}.metadata.annotations != null`,
@@ -29,7 +29,7 @@ const IS_BINDING: Cel = [
   "|| request.resource.resource == 'bindings'",
 ];
 
-/** The old object is a VM-backed pod: podEntersCocoonGate(oldObject). */
+/** podEntersCocoonGate(oldObject). */
 const WAS_GATED: Cel = cel(
   "oldObject != null",
   around("&& (", tolerates("oldObject")),
@@ -42,7 +42,7 @@ const cocoonTolerationsOf = (object: string) =>
   `${fieldOr(object, ["spec", "tolerations"], "[]")}` +
   `.filter(t, t != null && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}')`;
 
-/** The gate fields the update changes (changedGateFields in src/endpoints/pod-gate/gate-fields.ts). */
+/** changedGateFields. */
 const GATE_FIELD_CHANGED: Cel = [
   `${annotationsOf("object")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
   `&& (!(k in ${annotationsOf("oldObject")})`,
@@ -60,16 +60,14 @@ const GATE_FIELD_CHANGED: Cel = [
 ];
 
 /**
- * An identity list as a CEL string literal, split where the webhook splits
- * it. It opens the expression, so that kustomize (a replacement with the
- * delimiter "'", index 1) and the chart write the configured value into it.
+ * The literal opens the expression, so that kustomize (a replacement with the delimiter "'",
+ * index 1) and the chart write the configured value into it.
  */
 const identityList = (text: string, entryIdentity: string): Cel => [
   `!('${text}'.split(',').exists(e, ${entryIdentity} != ''`,
 ];
 
-/** POD_CREATORS' identities: each entry's text before its first "=". */
-export const podCreatorsCondition = (podCreators: string): Cel =>
+const podCreatorsCondition = (podCreators: string): Cel =>
   cel(
     around("", identityList(podCreators, "e.split('=')[0].trim()")),
     "&& has(request.userInfo.username)",
@@ -77,8 +75,7 @@ export const podCreatorsCondition = (podCreators: string): Cel =>
     around("|| !(", WAS_GATED, ")"),
   );
 
-/** RUNTIME_IDENTITIES' usernames, and `system:node:*` for a node on the pods bound to it. */
-export const runtimeIdentitiesCondition = (runtimeIdentities: string): Cel =>
+const runtimeIdentitiesCondition = (runtimeIdentities: string): Cel =>
   cel(
     identityList(runtimeIdentities, "e.trim()"),
     "&& has(request.userInfo.username)",
@@ -91,7 +88,6 @@ export const runtimeIdentitiesCondition = (runtimeIdentities: string): Cel =>
     around("|| !(", WAS_GATED, ")"),
   );
 
-/** The pod gate's conditions for the given POD_CREATORS and RUNTIME_IDENTITIES values. */
 export function podGateConditions(podCreators: string, runtimeIdentities: string): MatchConditions {
   return {
     comment:
