@@ -4,6 +4,7 @@ import {
   OPERATOR_USERNAME,
   SANDBOX_OPERATOR_USERNAME,
 } from "../../cocoon/identities";
+import { isDnsSubdomain } from "../../kube/name-grammar";
 
 // POD_CREATORS: an ownerReference is set by the client and proves nothing on its own, so the
 // authenticated requester gates, each trusted creator only for the owner kinds it manages.
@@ -36,9 +37,7 @@ export const DEFAULT_POD_CREATORS = [
   creatorEntry(SANDBOX_OPERATOR_USERNAME, [SANDBOX_OWNER]),
 ].join(",");
 
-/** An API group: a DNS subdomain, as CRD groups are. */
-const GROUP = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A kind: CamelCase, as the API names them. */
+/** CamelCase, as the API names kinds; a group is a DNS subdomain, as CRD groups are. */
 const KIND = /^[A-Z][A-Za-z0-9]{0,62}$/;
 
 /**
@@ -102,7 +101,7 @@ function parseOwnerKind(text: string): OwnerKind | undefined {
   if (slash < 0) return undefined;
   const group = text.slice(0, slash);
   const kind = text.slice(slash + 1);
-  return GROUP.test(group) && KIND.test(kind) ? { group, kind } : undefined;
+  return isDnsSubdomain(group) && KIND.test(kind) ? { group, kind } : undefined;
 }
 
 /** Every kind some creator is paired with, each once, in the order POD_CREATORS names them. */

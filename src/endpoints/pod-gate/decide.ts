@@ -11,14 +11,7 @@ import type { DecisionDeps } from "../../contract/endpoint";
 import { type KubeApi, readApiserver, retryOnceReachable } from "../../contract/reads";
 import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
 import { describeJson } from "../../json/describe";
-import {
-  isJsonObject,
-  type JsonPath,
-  MISTYPED,
-  readList,
-  readObject,
-  valueAt,
-} from "../../json/read";
+import { isJsonObject, MISTYPED, readList, readObject, valueAt } from "../../json/read";
 import { apiGroupOf, NODES, PODS } from "../../kube/api-resources";
 import { isDnsLabel, isDnsSubdomain } from "../../kube/name-grammar";
 import {
@@ -30,11 +23,15 @@ import {
   pairedOwners,
 } from "./creators";
 import {
+  ANNOTATIONS,
   afterBinding,
   afterStatusWrite,
   bindingSetsVmAnnotations,
   changedGateFields,
   describeChangedFields,
+  NODE_NAME,
+  OWNER_REFERENCES,
+  TOLERATIONS,
 } from "./gate-fields";
 import {
   describePlatformIdentities,
@@ -316,11 +313,6 @@ function describePod(request: AdmissionRequest): string {
 
 // The pod gate runs on every pod, so each reader below walks to one field, on its own, so that a
 // malformed sibling cannot hide a marker.
-
-const TOLERATIONS: JsonPath = ["spec", "tolerations"];
-const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
-const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
-const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
 /** `undecodable`: neither marker field can be read at all (anything not a JSON object included). */
 export type PodMarkers = "gated" | "not_gated" | "undecodable";

@@ -1,18 +1,26 @@
 import { cutShort } from "../../bounded-text";
 import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
 import { jsonEqual } from "../../json/equal";
-import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../../json/read";
+import {
+  absentIfMistyped,
+  isJsonObject,
+  type JsonObject,
+  type JsonPath,
+  valueAt,
+} from "../../json/read";
 
 // The gate fields of a VM-backed pod: what makes it a VM and which VM, who manages it and where it
 // runs. Each is compared as the matchConditions compare it, absent or null reading as empty.
 
-const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
-const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+export const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+export const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+export const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
+export const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
 /** Gate fields compared whole, each with the value that absence and null read as. */
 const WHOLE_FIELDS: readonly { readonly path: JsonPath; readonly empty: unknown }[] = [
-  { path: ["metadata", "ownerReferences"], empty: [] },
-  { path: ["spec", "nodeName"], empty: "" },
+  { path: OWNER_REFERENCES, empty: [] },
+  { path: NODE_NAME, empty: "" },
   { path: ["spec", "nodeSelector"], empty: {} },
 ];
 
@@ -80,29 +88,20 @@ function cocoonTolerations(pod: unknown): unknown {
  */
 export function afterStatusWrite(stored: unknown, sent: unknown): unknown {
   if (!isJsonObject(stored)) return sent;
-  const metadata = valueAt(stored, ["metadata"]);
-  return {
-    ...stored,
-    metadata: {
-      ...(isJsonObject(metadata) ? metadata : {}),
-      annotations: absentIfMistyped(valueAt(sent, ANNOTATIONS)),
-    },
-  };
+  return withAnnotations(stored, absentIfMistyped(valueAt(sent, ANNOTATIONS)));
 }
 
 /** The pod as a Binding leaves it: the apiserver copies the Binding's annotations onto it. */
 export function afterBinding(stored: unknown, binding: unknown): unknown {
   const added = valueAt(binding, ANNOTATIONS);
   if (!isJsonObject(stored) || !isJsonObject(added)) return stored;
-  const metadata = valueAt(stored, ["metadata"]);
   const annotations = valueAt(stored, ANNOTATIONS);
-  return {
-    ...stored,
-    metadata: {
-      ...(isJsonObject(metadata) ? metadata : {}),
-      annotations: { ...(isJsonObject(annotations) ? annotations : {}), ...added },
-    },
-  };
+  return withAnnotations(stored, { ...(isJsonObject(annotations) ? annotations : {}), ...added });
+}
+
+function withAnnotations(pod: JsonObject, annotations: unknown): JsonObject {
+  const metadata = valueAt(pod, ["metadata"]);
+  return { ...pod, metadata: { ...(isJsonObject(metadata) ? metadata : {}), annotations } };
 }
 
 /** Whether a Binding carries an annotation under `vm.cocoonstack.io/`, which it would copy onto its pod. */
