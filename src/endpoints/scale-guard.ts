@@ -24,7 +24,7 @@ import {
 import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
 import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
 import type { WorkloadFields } from "../kube/api-resources";
-import { around, type Cel, cel, condition } from "./cel";
+import { cel, condition } from "./cel";
 import { RECOVERY_NAMESPACES } from "./recovery-namespaces";
 
 const SCALE_GUARD_REASONS = {
@@ -136,11 +136,11 @@ export function workloadIsCocoon(workload: unknown): boolean {
 }
 
 /** replicasOr in CEL. */
-const replicas = (object: string, omitted: number): Cel => [
-  `(has(${object}.spec) && ${object}.spec != null`,
-  `&& has(${object}.spec.replicas) && ${object}.spec.replicas != null`,
-  `? ${object}.spec.replicas : ${omitted})`,
-];
+const replicas = (object: string, omitted: number) => cel`
+  (has(${object}.spec) && ${object}.spec != null
+  && has(${object}.spec.replicas) && ${object}.spec.replicas != null
+  ? ${object}.spec.replicas : ${omitted})
+`;
 
 const IS_SCALE = "(has(request.subResource) && request.subResource == 'scale')";
 
@@ -151,31 +151,31 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
   conditions: [
     condition(
       "scale-or-cocoon-workload",
-      cel(
-        IS_SCALE,
-        "|| (oldObject != null",
-        "&& has(oldObject.spec) && oldObject.spec != null",
-        "&& has(oldObject.spec.template) && oldObject.spec.template != null",
-        "&& has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null",
-        "&& has(oldObject.spec.template.spec.tolerations)",
-        "&& oldObject.spec.template.spec.tolerations != null",
-        "&& oldObject.spec.template.spec.tolerations.exists(t, t != null",
-        `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
-      ),
+      cel`
+        ${IS_SCALE}
+        || (oldObject != null
+        && has(oldObject.spec) && oldObject.spec != null
+        && has(oldObject.spec.template) && oldObject.spec.template != null
+        && has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null
+        && has(oldObject.spec.template.spec.tolerations)
+        && oldObject.spec.template.spec.tolerations != null
+        && oldObject.spec.template.spec.tolerations.exists(t, t != null
+        && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))
+      `,
       "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
         "updates only of workloads whose old pod template carries the cocoon toleration " +
         "(workloadIsCocoon in src/endpoints/scale-guard.ts, applied to oldObject).",
     ),
     condition(
       "replicas-go-down",
-      cel(
-        "object != null && oldObject != null",
-        `&& (${IS_SCALE.slice(1, -1)}`,
-        around("? ", replicas("object", OMITTED_SCALE_REPLICAS)),
-        around("< ", replicas("oldObject", OMITTED_SCALE_REPLICAS)),
-        around(": ", replicas("object", DEFAULT_WORKLOAD_REPLICAS)),
-        around("< ", replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS), ")"),
-      ),
+      cel`
+        object != null && oldObject != null
+        && (${IS_SCALE.slice(1, -1)}
+        ? ${replicas("object", OMITTED_SCALE_REPLICAS)}
+        < ${replicas("oldObject", OMITTED_SCALE_REPLICAS)}
+        : ${replicas("object", DEFAULT_WORKLOAD_REPLICAS)}
+        < ${replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS)})
+      `,
       "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
         "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
         "StatefulSet.",
