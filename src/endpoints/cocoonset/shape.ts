@@ -126,13 +126,6 @@ const stringField = (
   report: ReportViolation<CocoonSetRuleId>,
 ) => field(object, name, readString, "must be a string", at, report);
 
-const intField = (
-  object: JsonObject,
-  name: string,
-  at: () => PathSegments,
-  report: ReportViolation<CocoonSetRuleId>,
-) => field(object, name, readInt, "must be a whole number", at, report);
-
 function mistyped(at: PathSegments, expected: string, value: unknown) {
   return violation<CocoonSetRuleId>(FIELD_TYPES, at, `${expected}, got ${describeJson(value)}`);
 }
@@ -163,7 +156,7 @@ function readAgent(
   const { os, backend, connType, mode } = object;
   return {
     image: stringField(object, "image", at, report),
-    replicas: intField(object, "replicas", at, report),
+    replicas: field(object, "replicas", readInt, "must be a whole number", at, report),
     os,
     backend,
     connType,
