@@ -142,12 +142,8 @@ export function checkNoOtherHibernation(
     const existing = readExisting(item);
     return existing && existing.podName === podName ? [existing] : [];
   });
-  for (const existing of [
-    ...targeting.filter((each) => !each.terminating),
-    ...targeting.filter((each) => each.terminating),
-  ]) {
-    reportFound(report, conflictViolation(podName, existing));
-  }
+  targeting.sort((a, b) => Number(a.terminating) - Number(b.terminating));
+  for (const existing of targeting) reportFound(report, conflictViolation(podName, existing));
 }
 
 /** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */
