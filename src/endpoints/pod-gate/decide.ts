@@ -60,7 +60,6 @@ export async function podGate(
   if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
 
-  // What the write leaves stored: a status write changes only metadata and status.
   const pod =
     request.subResource === "status"
       ? afterStatusWrite(request.oldObject, request.object)
@@ -218,7 +217,6 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
         retryOnceReachable("get", PODS.plural),
     );
   }
-  // The pod as the Binding leaves it: with the Binding's annotations.
   const boundPod =
     bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
   if (setsVmAnnotations && bound.answer !== undefined) {
