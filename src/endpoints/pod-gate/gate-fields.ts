@@ -59,16 +59,12 @@ function changedVmAnnotations(stored: unknown, updated: unknown): string[] {
     return jsonEqual(before, after) ? [] : [ANNOTATIONS.join(".")];
   }
   const changed: string[] = [];
-  for (const [mine, other] of [
-    [before, after],
-    [after, before],
-  ] as const) {
-    for (const key of Object.keys(mine)) {
-      if (!key.startsWith(VM_ANNOTATION_PREFIX)) continue;
-      const path = `metadata.annotations["${cutShort(key)}"]`;
-      if (changed.includes(path)) continue;
-      if (!Object.hasOwn(other, key) || !jsonEqual(mine[key], other[key])) changed.push(path);
-    }
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!key.startsWith(VM_ANNOTATION_PREFIX)) continue;
+    const path = `metadata.annotations["${cutShort(key)}"]`;
+    const kept =
+      Object.hasOwn(before, key) && Object.hasOwn(after, key) && jsonEqual(before[key], after[key]);
+    if (!kept && !changed.includes(path)) changed.push(path);
   }
   return changed;
 }
