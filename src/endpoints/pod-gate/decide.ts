@@ -183,8 +183,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   const nodeName = bindingTargetNode(request.object);
   if (nodeName === undefined) return skipped("decode");
 
-  const namespace = request.namespace;
-  const podName = request.name;
+  const { namespace, name: podName } = request;
   const podRef = `${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
   const pod = `pod ${podRef}`;
   if (!isDnsSubdomain(nodeName)) {
