@@ -1,29 +1,18 @@
 import type { MatchCondition } from "../contract/endpoint";
 
-/*
- * Building blocks of the registrations' CEL pre-filters (Kubernetes >= 1.30):
- * the apiserver calls an endpoint only when every condition is true. Each
- * condition mirrors a predicate the decision applies itself, so it can only
- * save a call, never change a verdict (test/manifests/match-conditions.test.ts
- * property-tests each). Every field read is guarded with `has(x.f) && x.f !=
- * null`: cel-go counts a null field as present, and a CEL error would count
- * as a webhook failure.
+// Each matchCondition mirrors a predicate the decision applies itself, so it can only save a call,
+// never change a verdict. Every field read is guarded with `has(x.f) && x.f != null`: cel-go counts
+// a null field as present, and a CEL error would count as a webhook failure.
+
+/**
+ * A CEL expression written as the manifest shows it: each line's indentation is dropped, and an
+ * interpolated piece keeps its own line breaks.
  */
+export const cel = (parts: TemplateStringsArray, ...pieces: (string | number)[]): string =>
+  String.raw({ raw: parts.map((part) => part.replace(/\n\s*/g, "\n")) }, ...pieces).trim();
 
-/** Lines of a CEL expression; a nested piece keeps its own line breaks. */
-export type Cel = readonly string[];
-
-export const cel = (...parts: (string | Cel)[]): Cel => parts.flat();
-
-/** `piece` with `before` on its first line and `after` on its last. */
-export function around(before: string, piece: Cel, after = ""): Cel {
-  return piece.map(
-    (line, index) =>
-      `${index === 0 ? before : ""}${line}${index === piece.length - 1 ? after : ""}`,
-  );
-}
-
-export function condition(name: string, lines: Cel, comment?: string): MatchCondition {
+export function condition(name: string, text: string, comment?: string): MatchCondition {
+  const lines = text.split("\n");
   return { name, expression: lines.join(" "), lines, ...(comment ? { comment } : {}) };
 }
 

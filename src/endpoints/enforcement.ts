@@ -1,12 +1,8 @@
 import { quotedSetting } from "../bounded-text";
 import { ENDPOINT_KEYS, ENDPOINTS, type EndpointKey } from "./index";
 
-/*
- * What an endpoint does with a request it would refuse: `deny` refuses it
- * (the default), `warn` allows it and says what the refusal would have said.
- * Set per endpoint by ENFORCEMENT, so a new rule or the pod gate can be
- * watched in a cluster before it blocks anyone.
- */
+// `warn` allows what an endpoint would refuse and says what the refusal would have said, so a new
+// rule or the pod gate can be watched in a cluster before it blocks anyone.
 
 export const ENFORCEMENT_ACTIONS = ["deny", "warn"] as const;
 export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
@@ -28,9 +24,8 @@ const LABEL_BY_NAME: ReadonlyMap<string, EndpointKey> = new Map(
 );
 
 /**
- * ENFORCEMENT's value: comma-separated `ENDPOINT=ACTION` pairs; an endpoint
- * not named is `deny`. All problems are returned, so one start-up names them;
- * each quotes what it read escaped, so a look-alike character shows.
+ * ENFORCEMENT's `ENDPOINT=ACTION,…`; an endpoint not named is `deny`. Every problem quotes what
+ * it read escaped, so a look-alike character shows.
  */
 export function parseEnforcement(
   text: string,

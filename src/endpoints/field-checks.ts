@@ -8,6 +8,9 @@ export function isUnset(value: unknown): value is undefined | null | "" {
   return value === undefined || value === null || value === "";
 }
 
+export const isNonEmptyString = (value: unknown): value is string =>
+  typeof value === "string" && value !== "";
+
 /** The field's value after the CRD default, or undefined when it is not an allowed value. */
 export function resolveEnum(
   allowed: CrdEnum,

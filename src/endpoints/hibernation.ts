@@ -12,18 +12,13 @@ import {
 import { readApiserver, retryOnceReachable } from "../contract/reads";
 import { allowed, errored, type Verdict } from "../contract/verdict";
 import type { ReportViolation, Violation } from "../contract/violations";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  reportFound,
-  violation,
-} from "../contract/violations";
+import { collectViolations, reportFound, violation } from "../contract/violations";
 import { describeJson, quote } from "../json/describe";
 import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../json/read";
-import { isUnset } from "./field-checks";
+import { isNonEmptyString, isUnset } from "./field-checks";
 import { notAnObject, ruleDenial } from "./rule-denial";
 
-/** Every rule `/validate-cocoonhibernation` enforces; README.md lists exactly these lines. */
+/** README.md lists exactly these lines. */
 export const HIBERNATION_RULES = [
   {
     id: "hibernation.desire",
@@ -62,29 +57,12 @@ const HIBERNATION_REASONS = {
 type HibernationViolation = Violation<HibernationRuleId>;
 type ReportHibernationViolation = ReportViolation<HibernationRuleId>;
 
-/**
- * The fields of a new CocoonHibernation the rules read, as sent: a part
- * (`metadata`, `spec`, `spec.podRef`) that is not an object reads as absent.
- */
-export interface HibernationFields {
-  readonly name: unknown;
-  readonly desire: unknown;
-  readonly podName: unknown;
-}
-
-/** An existing CocoonHibernation from the LIST, as far as the conflict check needs it. */
-interface ExistingHibernation {
-  readonly name: string | undefined;
-  readonly podName: string;
-  readonly terminating: boolean;
-}
-
 const POD_NAME_PATH = ["spec", "podRef", "name"] as const;
 const NAME_PATH: JsonPath = ["metadata", "name"];
 const DESIRE_PATH: JsonPath = ["spec", "desire"];
 
-/** The fields the rules read; undefined when `object` is not a JSON object. */
-export function readHibernation(object: unknown): HibernationFields | undefined {
+/** The fields the rules read, as sent (a part that is not an object reads as absent); undefined for a non-object. */
+export function readHibernation(object: unknown) {
   if (!isJsonObject(object)) return undefined;
   return {
     name: absentIfMistyped(valueAt(object, NAME_PATH)),
@@ -93,11 +71,16 @@ export function readHibernation(object: unknown): HibernationFields | undefined 
   };
 }
 
-/**
- * The rules that need only the object itself: a valid `spec.desire`, and
- * `metadata.name` equal to `spec.podRef.name`.
- */
-export function checkHibernation(
+type HibernationFields = NonNullable<ReturnType<typeof readHibernation>>;
+
+interface ExistingHibernation {
+  readonly name: string | undefined;
+  readonly podName: string;
+  readonly terminating: boolean;
+}
+
+/** The rules that need only the object itself. */
+function checkHibernation(
   hibernation: HibernationFields,
   report: ReportHibernationViolation,
 ): void {
@@ -105,7 +88,7 @@ export function checkHibernation(
   reportFound(report, nameViolation(hibernation));
 }
 
-/** Every violation checkHibernation reports; undefined when `object` is not a JSON object. */
+/** Every violation of the object itself, for the CLI; undefined when `object` is not a JSON object. */
 export function hibernationViolations(object: unknown): HibernationViolation[] | undefined {
   const hibernation = readHibernation(object);
   if (!hibernation) return undefined;
@@ -114,9 +97,8 @@ export function hibernationViolations(object: unknown): HibernationViolation[] |
   ).listed.slice();
 }
 
-/** `spec.podRef.name`, when it is a non-empty string. */
 export function podNameOf({ podName }: HibernationFields): string | undefined {
-  return typeof podName === "string" && podName !== "" ? podName : undefined;
+  return isNonEmptyString(podName) ? podName : undefined;
 }
 
 function desireViolation({ desire }: HibernationFields): HibernationViolation | undefined {
@@ -148,10 +130,7 @@ function nameViolation(hibernation: HibernationFields): HibernationViolation | u
   );
 }
 
-/**
- * Reports each existing CocoonHibernation (from a LIST of the namespace)
- * that already targets `podName`, whatever its own name; live ones first.
- */
+/** Reports each CocoonHibernation of the namespace's LIST that already targets `podName`; live ones first. */
 export function checkNoOtherHibernation(
   podName: string,
   items: readonly unknown[],
@@ -163,18 +142,14 @@ export function checkNoOtherHibernation(
     const existing = readExisting(item);
     return existing && existing.podName === podName ? [existing] : [];
   });
-  for (const existing of [
-    ...targeting.filter((each) => !each.terminating),
-    ...targeting.filter((each) => each.terminating),
-  ]) {
-    reportFound(report, conflictViolation(podName, existing));
-  }
+  targeting.sort((a, b) => Number(a.terminating) - Number(b.terminating));
+  for (const existing of targeting) reportFound(report, conflictViolation(podName, existing));
 }
 
 /** Undefined when the item names no pod: it is not an object, or has no non-empty spec.podRef.name. */
 function readExisting(item: unknown): ExistingHibernation | undefined {
   const podName = valueAt(item, POD_NAME_PATH);
-  if (typeof podName !== "string" || podName === "") return undefined;
+  if (!isNonEmptyString(podName)) return undefined;
   // Metadata that is not an object, or whose name is not a string, reads as absent whole.
   const metadata = valueAt(item, ["metadata"]);
   const name = isJsonObject(metadata) ? metadata.name : undefined;
@@ -206,23 +181,15 @@ function conflictViolation(podName: string, existing: ExistingHibernation): Hibe
 
 type HibernationVerdict = Verdict<typeof HIBERNATION_REASONS, HibernationRuleId>;
 
-/**
- * `/validate-cocoonhibernation`: CREATE only. The LIST fails
- * closed: without it a second CR for the same pod could slip in.
- */
+/** The LIST fails closed: without it a second CR for the same pod could slip in. */
 export async function validateHibernation(
   request: AdmissionRequest,
   deps: DecisionDeps,
 ): Promise<HibernationVerdict> {
   const hibernation = readHibernation(request.object);
   if (!hibernation) return notAnObject(COCOONHIBERNATION_KIND);
-  const broken = ruleDenial(
-    HIBERNATION_RULES,
-    COCOONHIBERNATION_KIND,
-    collectViolations<HibernationRuleId>(
-      (report) => checkHibernation(hibernation, report),
-      LISTED_VIOLATIONS_LIMIT,
-    ),
+  const broken = ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, (report) =>
+    checkHibernation(hibernation, report),
   );
   if (broken) return broken;
 
@@ -239,14 +206,12 @@ export async function validateHibernation(
         `${listed.failure}; ${retryOnceReachable("list", COCOONHIBERNATIONS.plural)}`,
     );
   }
-  const conflicts = collectViolations<HibernationRuleId>(
-    (report) => checkNoOtherHibernation(podName, listed.answer, report),
-    LISTED_VIOLATIONS_LIMIT,
+  const conflicts = ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, (report) =>
+    checkNoOtherHibernation(podName, listed.answer, report),
   );
-  return ruleDenial(HIBERNATION_RULES, COCOONHIBERNATION_KIND, conflicts) ?? allowed();
+  return conflicts ?? allowed();
 }
 
-/** `/validate-cocoonhibernation`: one CocoonHibernation per pod, named after it, with a valid desire. */
 export const hibernationEndpoint = {
   label: "validate_cocoonhibernation",
   path: "/validate-cocoonhibernation",

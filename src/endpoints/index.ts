@@ -9,11 +9,8 @@ import type { PodGateDeps } from "./pod-gate/decide";
 import { scaleGuardEndpoint } from "./scale-guard";
 
 /**
- * The admission endpoints, one module each. The review chain's routes, the
- * metric label sets, the webhook configurations and RBAC role in
- * manifests/base (`make generate`), the chart's checks and the documentation
- * checks all follow from this table; a new endpoint is one module and one
- * entry here.
+ * The admission endpoints, one module each: the routes, metric labels, manifests (`make
+ * generate`), chart and documentation checks all follow from this table.
  */
 export const ENDPOINTS = {
   podGate: podGateEndpoint,
@@ -45,19 +42,11 @@ export const RULE_REMEDIES: Readonly<Record<string, string>> = Object.fromEntrie
   RULE_CATALOGUE.map((rule) => [rule.id, rule.remedy]),
 );
 
-/**
- * What a decision says about the request; `result` label of the admission
- * metric. `warn`: an endpoint in warn mode allowed what it would have
- * refused (with the reason of the denial or error it would have been).
- */
+/** The admission metric's `result` label; `warn`: warn mode allowed what it would have refused. */
 export const VERDICT_RESULTS = ["allow", "skipped", "deny", "error", "warn"] as const;
 export type VerdictResult = (typeof VERDICT_RESULTS)[number];
 
-/**
- * Every (result, reason) pair endpoint `E` can record: the plain allow
- * (reason ""), its skips, denials and errors, and as `warn` each reason of a
- * denial or error (what warn mode records instead).
- */
+/** Every (result, reason) pair an endpoint can record, the plain allow's reason being "". */
 export function resultReasons(
   endpoint: EndpointKey,
 ): readonly { readonly result: VerdictResult; readonly reason: string }[] {
@@ -73,7 +62,7 @@ export function resultReasons(
   return pairs;
 }
 
-/** The operations endpoint `E` examines: those it is registered for. */
+/** The operations an endpoint is registered for. */
 export function operationsOf(endpoint: EndpointKey): readonly Operation[] {
   const rules: readonly RegistrationRule[] = ENDPOINTS[endpoint].registration.rules;
   return [...new Set(rules.flatMap((rule) => rule.operations))];

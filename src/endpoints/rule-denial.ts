@@ -1,16 +1,22 @@
 import type { Rule } from "../contract/endpoint";
 import { denied, errored } from "../contract/verdict";
-import { type CollectedViolations, describeViolations } from "../contract/violations";
+import {
+  collectViolations,
+  describeViolations,
+  LISTED_VIOLATIONS_LIMIT,
+  type ReportViolation,
+} from "../contract/violations";
 
 /**
- * One denial listing what `rules` found, up to the listing cap; the first
- * violation's rule gives the reason. Undefined when they found nothing.
+ * One denial listing what `check` reports, up to the listing cap (collection stops there); the
+ * first violation's rule gives the reason. Undefined when it found nothing.
  */
 export function ruleDenial<const Rules extends readonly Rule[], Id extends Rules[number]["id"]>(
   rules: Rules,
   subject: string,
-  found: CollectedViolations<Id>,
+  check: (report: ReportViolation<Id>) => void,
 ) {
+  const found = collectViolations<Id>(check, LISTED_VIOLATIONS_LIMIT);
   const [first] = found.listed;
   if (first === undefined) return undefined;
   const rule = rules.find((candidate) => candidate.id === first.rule);

@@ -6,7 +6,6 @@ import {
   isWorkloadResource,
   WORKLOADS,
   type WorkloadKind,
-  type WorkloadResource,
 } from "../cocoon/workload";
 import type { AdmissionRequest } from "../contract/admission-request";
 import {
@@ -16,12 +15,16 @@ import {
   type MatchConditions,
   namespaced,
 } from "../contract/endpoint";
-import type { KubeApi } from "../contract/reads";
-import { type ReadOutcome, readApiserver, retryOnceReachable } from "../contract/reads";
+import {
+  type KubeApi,
+  type ReadOutcome,
+  readApiserver,
+  retryOnceReachable,
+} from "../contract/reads";
 import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
 import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
 import type { WorkloadFields } from "../kube/api-resources";
-import { around, type Cel, cel, condition } from "./cel";
+import { cel, condition } from "./cel";
 import { RECOVERY_NAMESPACES } from "./recovery-namespaces";
 
 const SCALE_GUARD_REASONS = {
@@ -32,19 +35,7 @@ const SCALE_GUARD_REASONS = {
 
 type ScaleGuardVerdict = Verdict<typeof SCALE_GUARD_REASONS, never>;
 
-/** The scale-down a request asks for, as named in messages. */
-interface ScaleDown {
-  readonly kind: WorkloadKind;
-  readonly namespace: string;
-  readonly name: string;
-  readonly oldReplicas: number;
-  readonly newReplicas: number;
-}
-
-/**
- * `/validate` (UPDATE): cocoon-tolerated Deployments and StatefulSets may not
- * be scaled down, neither through `/scale` nor by a direct UPDATE.
- */
+/** `/validate` (UPDATE): neither through `/scale` nor by a direct UPDATE. */
 export async function scaleGuard(
   request: AdmissionRequest,
   deps: DecisionDeps,
@@ -65,26 +56,25 @@ async function guardScaleSubresource(
   if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
   if (newReplicas >= oldReplicas) return allowed();
 
-  const scaleDown = scaleDownOf(request, WORKLOADS[resource].kind, oldReplicas, newReplicas);
-  const parent = await readParent(kube, resource, scaleDown);
+  const { namespace, name } = request;
+  const parent: ReadOutcome<WorkloadFields | undefined> =
+    namespace && name
+      ? await readApiserver(() => kube.get(WORKLOADS[resource], { namespace, name }))
+      : { ok: false, failure: "the request names no namespace/name" };
+  const workload = describeWorkload(request, WORKLOADS[resource].kind);
   if (!parent.ok) {
-    return errored("parent_fetch", parentFetchMessage(resource, scaleDown, parent.failure));
+    return errored(
+      "parent_fetch",
+      `cannot verify parent workload ${workload}, ` +
+        `so the scale-down from ${oldReplicas} to ${newReplicas} replicas is ` +
+        `refused (fail-closed): ${parent.failure}; ${retryOnceReachable("get", resource)}`,
+    );
   }
   if (parent.answer === undefined) return skipped("no_parent");
   // Read as checked: the answer's field check has already found the tolerations a list of objects.
   const tolerations = parent.answer.spec?.template?.spec?.tolerations;
   if (!tolerations || !hasCocoonToleration(tolerations)) return skipped("not_cocoon");
-  return denied("scale_down", scaleDownMessage(scaleDown));
-}
-
-/** The parent workload; `undefined` when it does not exist (404). */
-async function readParent(
-  kube: KubeApi,
-  resource: WorkloadResource,
-  { namespace, name }: ScaleDown,
-): Promise<ReadOutcome<WorkloadFields | undefined>> {
-  if (!namespace || !name) return { ok: false, failure: "the request names no namespace/name" };
-  return readApiserver(() => kube.get(WORKLOADS[resource], { namespace, name }));
+  return scaleDownDenial(workload, oldReplicas, newReplicas);
 }
 
 /** Direct UPDATE: the old object's template decides, so dropping the toleration while scaling down does not slip through. */
@@ -96,50 +86,25 @@ function guardWorkloadUpdate(request: AdmissionRequest): ScaleGuardVerdict {
   if (oldReplicas === undefined || newReplicas === undefined) return skipped("decode");
   if (!workloadIsCocoon(request.oldObject)) return skipped("not_cocoon");
   if (newReplicas >= oldReplicas) return allowed();
-  return denied(
-    "scale_down",
-    scaleDownMessage(scaleDownOf(request, kind, oldReplicas, newReplicas)),
-  );
+  return scaleDownDenial(describeWorkload(request, kind), oldReplicas, newReplicas);
 }
 
-function scaleDownOf(
-  request: AdmissionRequest,
-  kind: WorkloadKind,
+function describeWorkload(request: AdmissionRequest, kind: WorkloadKind): string {
+  return `${kind} ${cutShort(request.namespace ?? "")}/${cutShort(request.name ?? "")}`;
+}
+
+function scaleDownDenial(
+  workload: string,
   oldReplicas: number,
   newReplicas: number,
-): ScaleDown {
-  return {
-    kind,
-    namespace: request.namespace ?? "",
-    name: request.name ?? "",
-    oldReplicas,
-    newReplicas,
-  };
-}
-
-function describeWorkload({ kind, namespace, name }: ScaleDown): string {
-  return `${kind} ${cutShort(namespace)}/${cutShort(name)}`;
-}
-
-function scaleDownMessage(scaleDown: ScaleDown): string {
-  return (
-    `spec.replicas: scaling down ${describeWorkload(scaleDown)} from ${scaleDown.oldReplicas} ` +
-    `to ${scaleDown.newReplicas} replicas is not allowed: its pod ` +
-    `template tolerates "${COCOON_TOLERATION_KEY}", so its pods are cocoon VMs and removing ` +
-    `replicas destroys their state; to suspend VMs, create a ${COCOONHIBERNATION_KIND} ` +
-    `(spec.desire: Hibernate) for each pod instead`
-  );
-}
-
-function parentFetchMessage(
-  resource: WorkloadResource,
-  scaleDown: ScaleDown,
-  failure: string,
-): string {
-  return (
-    `cannot verify parent workload ${describeWorkload(scaleDown)}, ` +
-    `so the scale-down from ${scaleDown.oldReplicas} to ${scaleDown.newReplicas} replicas is ` +
-    `refused (fail-closed): ${failure}; ${retryOnceReachable("get", resource)}`
+): ScaleGuardVerdict {
+  return denied(
+    "scale_down",
+    `spec.replicas: scaling down ${workload} from ${oldReplicas} ` +
+      `to ${newReplicas} replicas is not allowed: its pod ` +
+      `template tolerates "${COCOON_TOLERATION_KEY}", so its pods are cocoon VMs and removing ` +
+      `replicas destroys their state; to suspend VMs, create a ${COCOONHIBERNATION_KIND} ` +
+      `(spec.desire: Hibernate) for each pod instead`,
   );
 }
 
@@ -152,38 +117,30 @@ const OMITTED_SCALE_REPLICAS = 0;
 const REPLICAS: JsonPath = ["spec", "replicas"];
 const TEMPLATE_TOLERATIONS: JsonPath = ["spec", "template", "spec", "tolerations"];
 
-/** The replica count of a Deployment or StatefulSet (absent: 1); `undefined` when unreadable. */
-export function readWorkloadReplicas(workload: unknown): number | undefined {
-  return replicasOr(workload, DEFAULT_WORKLOAD_REPLICAS);
-}
+export const readWorkloadReplicas = (workload: unknown) =>
+  replicasOr(workload, DEFAULT_WORKLOAD_REPLICAS);
 
-/** The replica count of a Scale object (absent: 0); `undefined` when unreadable. */
-export function readScaleReplicas(scale: unknown): number | undefined {
-  return replicasOr(scale, OMITTED_SCALE_REPLICAS);
-}
+export const readScaleReplicas = (scale: unknown) => replicasOr(scale, OMITTED_SCALE_REPLICAS);
 
+/** `undefined` when the count cannot be read. */
 function replicasOr(object: unknown, omitted: number): number | undefined {
   const replicas = readInt(valueAt(object, REPLICAS));
   if (replicas === MISTYPED) return undefined;
   return replicas ?? omitted;
 }
 
-/**
- * Whether a Deployment's or StatefulSet's pod template carries the cocoon
- * toleration. The webhook's CEL matchCondition mirrors it. An unreadable
- * template is not a cocoon one.
- */
+/** Whether the pod template carries the cocoon toleration (an unreadable one does not); the CEL mirrors it. */
 export function workloadIsCocoon(workload: unknown): boolean {
   const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
   return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
 }
 
 /** replicasOr in CEL. */
-const replicas = (object: string, omitted: number): Cel => [
-  `(has(${object}.spec) && ${object}.spec != null`,
-  `&& has(${object}.spec.replicas) && ${object}.spec.replicas != null`,
-  `? ${object}.spec.replicas : ${omitted})`,
-];
+const replicas = (object: string, omitted: number) => cel`
+  (has(${object}.spec) && ${object}.spec != null
+  && has(${object}.spec.replicas) && ${object}.spec.replicas != null
+  ? ${object}.spec.replicas : ${omitted})
+`;
 
 const IS_SCALE = "(has(request.subResource) && request.subResource == 'scale')";
 
@@ -194,31 +151,31 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
   conditions: [
     condition(
       "scale-or-cocoon-workload",
-      cel(
-        IS_SCALE,
-        "|| (oldObject != null",
-        "&& has(oldObject.spec) && oldObject.spec != null",
-        "&& has(oldObject.spec.template) && oldObject.spec.template != null",
-        "&& has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null",
-        "&& has(oldObject.spec.template.spec.tolerations)",
-        "&& oldObject.spec.template.spec.tolerations != null",
-        "&& oldObject.spec.template.spec.tolerations.exists(t, t != null",
-        `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
-      ),
+      cel`
+        ${IS_SCALE}
+        || (oldObject != null
+        && has(oldObject.spec) && oldObject.spec != null
+        && has(oldObject.spec.template) && oldObject.spec.template != null
+        && has(oldObject.spec.template.spec) && oldObject.spec.template.spec != null
+        && has(oldObject.spec.template.spec.tolerations)
+        && oldObject.spec.template.spec.tolerations != null
+        && oldObject.spec.template.spec.tolerations.exists(t, t != null
+        && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))
+      `,
       "A Scale carries no pod template, so the webhook judges the parent itself; direct " +
         "updates only of workloads whose old pod template carries the cocoon toleration " +
         "(workloadIsCocoon in src/endpoints/scale-guard.ts, applied to oldObject).",
     ),
     condition(
       "replicas-go-down",
-      cel(
-        "object != null && oldObject != null",
-        `&& (${IS_SCALE.slice(1, -1)}`,
-        around("? ", replicas("object", OMITTED_SCALE_REPLICAS)),
-        around("< ", replicas("oldObject", OMITTED_SCALE_REPLICAS)),
-        around(": ", replicas("object", DEFAULT_WORKLOAD_REPLICAS)),
-        around("< ", replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS), ")"),
-      ),
+      cel`
+        object != null && oldObject != null
+        && (${IS_SCALE.slice(1, -1)}
+        ? ${replicas("object", OMITTED_SCALE_REPLICAS)}
+        < ${replicas("oldObject", OMITTED_SCALE_REPLICAS)}
+        : ${replicas("object", DEFAULT_WORKLOAD_REPLICAS)}
+        < ${replicas("oldObject", DEFAULT_WORKLOAD_REPLICAS)})
+      `,
       "New spec.replicas lower than old, with the webhook's defaults: an omitted count is 0 " +
         "in a Scale (kubectl scale --replicas=0 sends spec: {}) and 1 in a Deployment or " +
         "StatefulSet.",
@@ -226,7 +183,6 @@ const SCALE_GUARD_CONDITIONS: MatchConditions = {
   ],
 };
 
-/** `/validate`, the scale guard: cocoon-tolerated Deployments and StatefulSets are never scaled down. */
 export const scaleGuardEndpoint = {
   label: "validate",
   path: "/validate",

@@ -10,18 +10,13 @@ import { specsSemanticallyEqual } from "../../cocoon/spec-equality";
 import type { AdmissionRequest } from "../../contract/admission-request";
 import { allowed, skipped, type Verdict } from "../../contract/verdict";
 import type { ReportViolation, Violation } from "../../contract/violations";
-import {
-  collectViolations,
-  LISTED_VIOLATIONS_LIMIT,
-  reportFound,
-  violation,
-} from "../../contract/violations";
+import { collectViolations, reportFound, violation } from "../../contract/violations";
 import { isJsonObject, type JsonObject } from "../../json/read";
 import { enumViolation, isUnset, resolveEnum } from "../field-checks";
 import { notAnObject, ruleDenial } from "../rule-denial";
 import { nameBudgetViolations } from "./name-budget";
 import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
-import { AGENT_PATH, type AgentFields, decodeCocoonSet, isMistyped } from "./shape";
+import { AGENT_PATH, type AgentFields, decodeCocoonSet } from "./shape";
 import { toolboxViolations } from "./toolboxes";
 import { resolvedBackend, vmViolations } from "./vm";
 
@@ -31,12 +26,7 @@ export const COCOONSET_REASONS = {
   error: ["decode"],
 } as const;
 
-/**
- * Every rule the object breaks, in document order of the checks, reported
- * through `report`. Anything object-shaped is checked field by field, so a
- * mistyped field is reported at its path instead of hiding the rest.
- * `namespace` is where the set lives (it is part of every VM name).
- */
+/** In document order; `namespace` is where the set lives (it is part of every VM name). */
 export function checkCocoonSet(
   object: JsonObject,
   namespace: string,
@@ -66,7 +56,7 @@ export function checkCocoonSet(
   nameBudgetViolations(set, namespace, report);
 }
 
-/** Every violation checkCocoonSet reports, none left out; undefined when `object` is not a JSON object. */
+/** Every violation, none left out, for the CLI; undefined when `object` is not a JSON object. */
 export function cocoonSetViolations(
   object: unknown,
   namespace: string,
@@ -78,7 +68,7 @@ export function cocoonSetViolations(
 }
 
 function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRuleId>): void {
-  if (isUnset(agent.image) && !isMistyped(agent, "image")) {
+  if (isUnset(agent.image)) {
     report("agent.image-required", () =>
       violation(
         "agent.image-required",
@@ -87,12 +77,13 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
       ),
     );
   }
-  if (agent.replicas !== undefined && agent.replicas < 0) {
+  const { replicas } = agent;
+  if (typeof replicas === "number" && replicas < 0) {
     report("agent.replicas-non-negative", () =>
       violation(
         "agent.replicas-non-negative",
         [...AGENT_PATH, "replicas"],
-        `must be 0 or more, got ${agent.replicas}; it counts the sub-agents besides the main agent, so 0 runs the main agent alone`,
+        `must be 0 or more, got ${replicas}; it counts the sub-agents besides the main agent, so 0 runs the main agent alone`,
       ),
     );
   }
@@ -109,12 +100,7 @@ function agentViolations(agent: AgentFields, report: ReportViolation<CocoonSetRu
   vmViolations({ at: AGENT_PATH, fields: agent, mode, modeDefaulted: isUnset(agent.mode) }, report);
 }
 
-/**
- * `/validate-cocoonset`. An UPDATE that leaves `spec` unchanged is
- * not checked, so a CR that predates a rule can still lose its finalizer.
- * The denial lists at most LISTED_VIOLATIONS_LIMIT violations and counts the
- * rest per rule, so answer, log line and work stay bounded.
- */
+/** An UPDATE that leaves `spec` unchanged is not checked, so a CR that predates a rule can still lose its finalizer. */
 export async function validateCocoonSet(
   request: AdmissionRequest,
 ): Promise<Verdict<typeof COCOONSET_REASONS, CocoonSetRuleId>> {
@@ -124,9 +110,8 @@ export async function validateCocoonSet(
     if (specsSemanticallyEqual(oldObject.spec, object.spec)) return skipped("no_change");
   }
   const namespace = namespaceOf(object, request.namespace);
-  const found = collectViolations<CocoonSetRuleId>(
-    (report) => checkCocoonSet(object, namespace, report),
-    LISTED_VIOLATIONS_LIMIT,
+  const found = ruleDenial(COCOONSET_RULES, COCOONSET_KIND, (report) =>
+    checkCocoonSet(object, namespace, report),
   );
-  return ruleDenial(COCOONSET_RULES, COCOONSET_KIND, found) ?? allowed();
+  return found ?? allowed();
 }

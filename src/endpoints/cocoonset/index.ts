@@ -5,11 +5,9 @@ import {
   type MatchConditions,
   namespaced,
 } from "../../contract/endpoint";
-import { around, type Cel, cel, condition } from "../cel";
+import { cel, condition } from "../cel";
 import { COCOONSET_REASONS, validateCocoonSet } from "./decide";
 import { COCOONSET_RULES, type CocoonSetRuleId } from "./rules";
-
-const specOf = (object: string): Cel => [`has(${object}.spec) && ${object}.spec != null`];
 
 const COCOONSET_CONDITIONS: MatchConditions = {
   comment:
@@ -19,12 +17,12 @@ const COCOONSET_CONDITIONS: MatchConditions = {
   conditions: [
     condition(
       "spec-changed",
-      cel(
-        "request.operation != 'UPDATE' || oldObject == null || object == null",
-        around("|| !(", specOf("object")),
-        around("&& ", specOf("oldObject")),
-        "&& object.spec == oldObject.spec)",
-      ),
+      cel`
+        request.operation != 'UPDATE' || oldObject == null || object == null
+        || !(has(object.spec) && object.spec != null
+        && has(oldObject.spec) && oldObject.spec != null
+        && object.spec == oldObject.spec)
+      `,
       "A spec equal to the old one is semantically equal too (specsSemanticallyEqual in " +
         "src/cocoon/spec-equality.ts), so the webhook would skip it as no_change.",
     ),

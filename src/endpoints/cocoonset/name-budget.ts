@@ -11,14 +11,11 @@ import type { ReportViolation } from "../../contract/violations";
 import { violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
-import { isUnset } from "../field-checks";
+import { isNonEmptyString, isUnset } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import { type DecodedCocoonSet, toolboxPath } from "./shape";
 
-/**
- * The derived name budget. Slot names are reported at the set's name field
- * (that is what the user shortens), toolbox names at the toolbox's `name`.
- */
+/** Slot names are reported at the set's name field (what the user shortens), toolbox names at theirs. */
 export function nameBudgetViolations(
   set: DecodedCocoonSet,
   namespace: string,
@@ -33,8 +30,9 @@ export function nameBudgetViolations(
     ? `; "${GENERATED_NAME_PLACEHOLDER}" stands for the ${GENERATED_NAME_SUFFIX_LENGTH} random characters appended to generateName`
     : "";
 
-  const replicas = Math.max(0, set.agent?.replicas ?? 0);
-  for (const overlong of overlongSlotNames(namespace, setName, replicas)) {
+  const replicas = set.agent?.replicas;
+  const slots = typeof replicas === "number" ? Math.max(0, replicas) : 0;
+  for (const overlong of overlongSlotNames(namespace, setName, slots)) {
     const advice = [`shorten ${setNameField}`, ...namespaceAdvice(overlong)];
     const { firstMember } = overlong;
     if (typeof firstMember === "number" && firstMember > 0) {
@@ -47,7 +45,7 @@ export function nameBudgetViolations(
 
   for (let index = 0; index < set.toolboxes.length; index++) {
     const name = set.toolboxes[index]?.name;
-    if (isUnset(name)) continue;
+    if (!isNonEmptyString(name)) continue;
     for (const overlong of overlongToolboxNames(namespace, setName, name)) {
       const advice = [
         "shorten the toolbox name",

@@ -1,10 +1,6 @@
 import type { Rule } from "../../contract/endpoint";
 
-/**
- * Every rule `/validate-cocoonset` enforces, one plain-words line each:
- * README.md lists exactly these lines, and each violation names its rule
- * by `id`. Every one is a reason to refuse the spec as `invalid_spec`.
- */
+/** README.md lists exactly these lines; each is a reason to refuse the spec as `invalid_spec`. */
 const RULES = [
   {
     id: "cocoonset.field-types",

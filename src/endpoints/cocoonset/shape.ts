@@ -15,12 +15,11 @@ import {
 import type { CocoonSetRuleId } from "./rules";
 
 /*
- * The CocoonSet fields the rules read, each through a path reader; everything
- * else is never read. The CRD's structural schema already rejects wrong types
- * at the apiserver; a mistyped field matters for the offline `validate` CLI,
- * which reads raw YAML. Strings and whole numbers are read typed (absent or
- * null: undefined); enumerated fields are kept as sent, for their rules judge
- * the raw value and list the allowed ones whatever was given (null is unset).
+ * The CocoonSet fields the rules read, each through a path reader; nothing else is read. The
+ * apiserver's structural schema already rejects wrong types, so a mistyped field matters for the
+ * offline `validate`, which reads raw YAML: it is reported at its path and reads as MISTYPED, so a
+ * rule requiring it does not report it missing too. Enumerated fields are kept as sent: their
+ * rules judge the raw value and list the allowed ones.
  */
 
 export interface MetadataFields {
@@ -29,49 +28,30 @@ export interface MetadataFields {
   readonly namespace?: string;
 }
 
-/** The typed fields a CocoonSet's agent or toolbox can have mistyped. */
-type TypedField = "image" | "replicas" | "name" | "staticIP" | "staticVMID";
-
-/**
- * Fields reported as mistyped (cocoonset.field-types) read as undefined and
- * are listed here, so that a rule requiring one does not report it missing too.
- */
-interface MistypedFields {
-  readonly mistyped?: ReadonlySet<TypedField>;
-}
-
-/** Whether `field` of `fields` was mistyped: its rules wait until its type is right. */
-export const isMistyped = (fields: MistypedFields, field: TypedField): boolean =>
-  fields.mistyped?.has(field) === true;
-
-export interface VmOptionFields extends MistypedFields {
-  readonly image?: string;
+export interface VmOptionFields {
+  readonly image?: Read<string>;
   readonly os?: unknown;
   readonly backend?: unknown;
   readonly connType?: unknown;
 }
 
 export interface AgentFields extends VmOptionFields {
-  readonly replicas?: number;
+  readonly replicas?: Read<number>;
   readonly mode?: unknown;
 }
 
 export interface ToolboxFields extends VmOptionFields {
-  readonly name?: string;
+  readonly name?: Read<string>;
   readonly mode?: unknown;
-  readonly staticIP?: string;
-  readonly staticVMID?: string;
+  readonly staticIP?: Read<string>;
+  readonly staticVMID?: Read<string>;
 }
 
-/** Every mistyped field of a CocoonSet is reported under this rule, at its path. */
 const FIELD_TYPES = "cocoonset.field-types";
 
 /**
- * The toolboxes as read, by their index in `spec.toolboxes`; undefined for
- * one that could not be read (already reported). No path is built per
- * toolbox: a review may carry a million of them, and checking one that
- * breaks no rule, or whose violations are only counted, must not allocate
- * more than its fields.
+ * By index in `spec.toolboxes`; undefined for one that could not be read (already reported). No
+ * path is built per toolbox: a review may carry a million of them.
  */
 export type DecodedToolboxes = readonly (ToolboxFields | undefined)[];
 
@@ -80,7 +60,6 @@ export function toolboxPath(index: number): PathSegments {
   return ["spec", "toolboxes", index];
 }
 
-/** A CocoonSet as far as it could be read; unreadable parts are already reported. */
 export interface DecodedCocoonSet {
   readonly metadata: MetadataFields;
   /** Undefined when `spec` or `spec.agent` is not an object. */
@@ -92,11 +71,6 @@ export interface DecodedCocoonSet {
 
 export const AGENT_PATH: PathSegments = ["spec", "agent"];
 
-/**
- * Each object is read field by field, so each mistyped field is reported at
- * its own path and its siblings are still checked; a dropped `image: 5` must
- * not also read as "image is required".
- */
 export function decodeCocoonSet(
   root: JsonObject,
   report: ReportViolation<CocoonSetRuleId>,
@@ -116,7 +90,7 @@ export function decodeCocoonSet(
 
 const EMPTY: JsonObject = Object.freeze({});
 
-/** An object field: absent or null reads as empty; anything else but an object is reported, and undefined. */
+/** Absent or null reads as empty; anything else but an object is reported, and undefined. */
 function objectField(
   value: unknown,
   at: PathSegments,
@@ -130,11 +104,7 @@ function objectField(
   return object ?? EMPTY;
 }
 
-/**
- * One field of `object` through `reader`; a mistyped value is reported at
- * `<at>.<field>` as `<expected>, got <value>` (the path built only then) and
- * reads as MISTYPED.
- */
+/** A mistyped value is reported at `<at>.<field>`, the path built only then. */
 function field<T>(
   object: JsonObject,
   name: string,
@@ -155,13 +125,6 @@ const stringField = (
   at: () => PathSegments,
   report: ReportViolation<CocoonSetRuleId>,
 ) => field(object, name, readString, "must be a string", at, report);
-
-const intField = (
-  object: JsonObject,
-  name: string,
-  at: () => PathSegments,
-  report: ReportViolation<CocoonSetRuleId>,
-) => field(object, name, readInt, "must be a whole number", at, report);
 
 function mistyped(at: PathSegments, expected: string, value: unknown) {
   return violation<CocoonSetRuleId>(FIELD_TYPES, at, `${expected}, got ${describeJson(value)}`);
@@ -190,29 +153,15 @@ function readAgent(
   const object = objectField(value, AGENT_PATH, report);
   if (!object) return undefined;
   const at = () => AGENT_PATH;
-  const image = stringField(object, "image", at, report);
-  const replicas = intField(object, "replicas", at, report);
   const { os, backend, connType, mode } = object;
   return {
-    image: typed(image),
+    image: stringField(object, "image", at, report),
+    replicas: field(object, "replicas", readInt, "must be a whole number", at, report),
     os,
     backend,
     connType,
-    replicas: typed(replicas),
     mode,
-    ...mistypedOf({ image, replicas }),
   };
-}
-
-/** A field's value as read, or undefined when it was mistyped. */
-const typed = <T>(read: Read<T>): T | undefined => (read === MISTYPED ? undefined : read);
-
-/** `{ mistyped }` naming the fields read as MISTYPED; nothing at all when none was. */
-function mistypedOf(reads: Partial<Record<TypedField, unknown>>): MistypedFields {
-  const mistyped = (Object.keys(reads) as TypedField[]).filter(
-    (field) => reads[field] === MISTYPED,
-  );
-  return mistyped.length > 0 ? { mistyped: new Set(mistyped) } : {};
 }
 
 function readToolboxes(value: unknown, report: ReportViolation<CocoonSetRuleId>): DecodedToolboxes {
@@ -241,23 +190,17 @@ function readToolbox(
   const at = () => toolboxPath(index);
   const object = isJsonObject(value) ? value : objectField(value, at(), report);
   if (!object) return undefined;
-  const image = stringField(object, "image", at, report);
-  const name = stringField(object, "name", at, report);
-  const staticIP = stringField(object, "staticIP", at, report);
-  const staticVMID = stringField(object, "staticVMID", at, report);
   const { os, backend, connType, mode } = object;
-  const fields = { os, backend, connType, mode };
-  if (image === MISTYPED || name === MISTYPED || staticIP === MISTYPED || staticVMID === MISTYPED) {
-    return {
-      ...fields,
-      image: typed(image),
-      name: typed(name),
-      staticIP: typed(staticIP),
-      staticVMID: typed(staticVMID),
-      ...mistypedOf({ image, name, staticIP, staticVMID }),
-    };
-  }
-  return { ...fields, image, name, staticIP, staticVMID };
+  return {
+    image: stringField(object, "image", at, report),
+    name: stringField(object, "name", at, report),
+    staticIP: stringField(object, "staticIP", at, report),
+    staticVMID: stringField(object, "staticVMID", at, report),
+    os,
+    backend,
+    connType,
+    mode,
+  };
 }
 
 function isEmptyObject(value: unknown): boolean {

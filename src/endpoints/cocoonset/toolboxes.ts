@@ -4,19 +4,17 @@ import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import { formatPath, type PathSegments } from "../../json/path";
 import { DNS_LABEL_MAX_LENGTH, isDnsLabel } from "../../kube/name-grammar";
-import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import { enumViolation, isNonEmptyString, isUnset, resolveEnum } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
-import { type DecodedToolboxes, isMistyped, type ToolboxFields, toolboxPath } from "./shape";
+import { type DecodedToolboxes, type ToolboxFields, toolboxPath } from "./shape";
 import { connTypeViolation, resolvedBackend, vmViolations } from "./vm";
 
 const PURELY_NUMERIC = /^[0-9]+$/;
 
 /**
- * Toolbox names, modes and the per-mode requirements of every toolbox. A
- * toolbox is its index and its fields; its path is built only inside the
- * builder of a violation that is listed, and the violations a list of a
- * million toolboxes breaks most (no name, no image) have builders that take
- * the index, so counting them allocates nothing.
+ * A toolbox's path is built only for a violation that is listed, and the violations a million
+ * toolboxes break most (no name, no image) have builders that take the index, so counting them
+ * allocates nothing.
  */
 export function toolboxViolations(
   toolboxes: DecodedToolboxes,
@@ -48,8 +46,8 @@ function nameViolations(
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
   const { name } = fields;
-  if (isUnset(name)) {
-    if (!isMistyped(fields, "name")) report("toolbox.name-required", nameRequired, index);
+  if (!isNonEmptyString(name)) {
+    if (isUnset(name)) report("toolbox.name-required", nameRequired, index);
     return;
   }
   if (PURELY_NUMERIC.test(name)) {
@@ -102,7 +100,7 @@ function modeViolations(
   }
 }
 
-/** A static toolbox attaches to an external VM: it needs its address, not an image. */
+/** A static toolbox attaches to an external VM: it needs its address. */
 function staticToolboxViolations(
   at: PathSegments,
   fields: ToolboxFields,
@@ -113,7 +111,7 @@ function staticToolboxViolations(
     ["staticVMID", fields.staticVMID, "the ID of the external VM"],
   ] as const;
   for (const [field, value, meaning] of missing) {
-    if (!isUnset(value) || isMistyped(fields, field)) continue;
+    if (!isUnset(value)) continue;
     report("toolbox.static-target", () =>
       violation(
         "toolbox.static-target",
@@ -142,7 +140,7 @@ function managedToolboxViolations(
   agentBackend: string | undefined,
   report: ReportViolation<CocoonSetRuleId>,
 ): void {
-  if (isUnset(fields.image) && !isMistyped(fields, "image")) {
+  if (isUnset(fields.image)) {
     report("toolbox.image-required", IMAGE_REQUIRED[mode], index);
   }
   if (setsVmOptions(fields)) {
@@ -161,11 +159,7 @@ function managedToolboxViolations(
   }
 }
 
-/**
- * Whether any field the VM rules judge is set: with none (os, backend,
- * connType and image all defaulted or absent) no VM rule can be broken, and
- * a list of a million such toolboxes skips those rules.
- */
+/** With none of these set no VM rule can be broken, so a million such toolboxes skip them. */
 function setsVmOptions(fields: ToolboxFields): boolean {
   return !(
     isUnset(fields.image) &&

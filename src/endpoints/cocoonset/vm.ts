@@ -10,11 +10,11 @@ import type { ReportViolation, Violation } from "../../contract/violations";
 import { reportFound, violation } from "../../contract/violations";
 import { quote } from "../../json/describe";
 import type { PathSegments } from "../../json/path";
-import { enumViolation, isUnset, resolveEnum } from "../field-checks";
+import { enumViolation, isNonEmptyString, resolveEnum } from "../field-checks";
 import type { CocoonSetRuleId } from "./rules";
 import type { VmOptionFields } from "./shape";
 
-/** A VM the set asks vk-cocoon to run: the agent, or a run/clone toolbox. */
+/** The agent, or a run/clone toolbox. */
 export interface ManagedVm {
   readonly at: PathSegments;
   readonly fields: VmOptionFields;
@@ -24,12 +24,10 @@ export interface ManagedVm {
   readonly modeDefaulted: boolean;
 }
 
-/** The backend after the CRD default; undefined when the field is invalid. */
 export function resolvedBackend(fields: VmOptionFields): string | undefined {
   return resolveEnum(vmBackend, fields.backend, DEFAULT_VM_BACKEND);
 }
 
-/** VM options, firecracker limits and the clone-image grammar for one VM. */
 export function vmViolations(vm: ManagedVm, report: ReportViolation<CocoonSetRuleId>): void {
   const { at, fields } = vm;
   reportFound(report, enumViolation("vm.os", at, "os", fields.os, guestOs, DEFAULT_GUEST_OS));
@@ -69,7 +67,7 @@ function firecrackerViolations({
           'firecracker cannot boot Windows guests; use backend "cloud-hypervisor" for os "windows"',
         )
       : undefined,
-    fields.image !== undefined && isCloudImageUrl(fields.image)
+    typeof fields.image === "string" && isCloudImageUrl(fields.image)
       ? violation(
           "firecracker.oci-image",
           [...at, "image"],
@@ -91,7 +89,7 @@ function cloneImageViolation({
   fields,
   mode,
 }: ManagedVm): Violation<CocoonSetRuleId> | undefined {
-  if (mode !== "clone" || isUnset(fields.image)) return undefined;
+  if (mode !== "clone" || !isNonEmptyString(fields.image)) return undefined;
   const problem = cloneImageProblem(fields.image);
   if (!problem) return undefined;
   return violation(

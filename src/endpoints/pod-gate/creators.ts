@@ -4,16 +4,12 @@ import {
   OPERATOR_USERNAME,
   SANDBOX_OPERATOR_USERNAME,
 } from "../../cocoon/identities";
+import { isDnsSubdomain } from "../../kube/name-grammar";
 
-/*
- * POD_CREATORS: who may create gated pods, and owned by which kinds. An
- * ownerReference is set by the client, so it proves nothing on its own; the
- * authenticated requester is what gates, and each trusted creator only for
- * the kinds it really manages: the cocoon operator for CocoonSets,
- * sandbox-operator for Sandboxes, neither for the other's.
- */
+// POD_CREATORS: an ownerReference is set by the client and proves nothing on its own, so the
+// authenticated requester gates, each trusted creator only for the owner kinds it manages.
 
-/** The kind of an owner, by API group (the apiVersion without its version) and kind. */
+/** By API group (the apiVersion without its version) and kind. */
 export interface OwnerKind {
   readonly group: string;
   readonly kind: string;
@@ -26,7 +22,6 @@ export const SANDBOX_OWNER = {
   kind: "Sandbox",
 } as const satisfies OwnerKind;
 
-/** Each trusted identity with the owner kinds it may create gated pods for. */
 export type PodCreators = ReadonlyMap<string, readonly OwnerKind[]>;
 
 export const ownerKindText = ({ group, kind }: OwnerKind): string => `${group}/${kind}`;
@@ -37,22 +32,17 @@ export const sameOwnerKind = (a: OwnerKind, b: OwnerKind): boolean =>
 const creatorEntry = (identity: string, kinds: readonly OwnerKind[]) =>
   `${identity}=${kinds.map(ownerKindText).join("|")}`;
 
-/** The default: the cocoon operator for CocoonSets, sandbox-operator for Sandboxes. */
 export const DEFAULT_POD_CREATORS = [
   creatorEntry(OPERATOR_USERNAME, [COCOONSET_OWNER]),
   creatorEntry(SANDBOX_OPERATOR_USERNAME, [SANDBOX_OWNER]),
 ].join(",");
 
-/** An API group: a DNS subdomain, as CRD groups are. */
-const GROUP = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A kind: CamelCase, as the API names them. */
+/** CamelCase, as the API names kinds; a group is a DNS subdomain, as CRD groups are. */
 const KIND = /^[A-Z][A-Za-z0-9]{0,62}$/;
 
 /**
- * POD_CREATORS' value: comma-separated `identity[=group/Kind[|group/Kind…]]`
- * entries, trimmed, empty ones dropped; an entry without `=` pairs the
- * identity with CocoonSet. An identity named twice gets the kinds of both
- * entries. Every malformed entry is returned as a problem naming it.
+ * POD_CREATORS' `identity[=group/Kind[|group/Kind…]],…`: an entry without `=` pairs the identity
+ * with CocoonSet; an identity named twice gets the kinds of both entries.
  */
 export function parsePodCreators(
   text: string,
@@ -111,7 +101,7 @@ function parseOwnerKind(text: string): OwnerKind | undefined {
   if (slash < 0) return undefined;
   const group = text.slice(0, slash);
   const kind = text.slice(slash + 1);
-  return GROUP.test(group) && KIND.test(kind) ? { group, kind } : undefined;
+  return isDnsSubdomain(group) && KIND.test(kind) ? { group, kind } : undefined;
 }
 
 /** Every kind some creator is paired with, each once, in the order POD_CREATORS names them. */
@@ -122,10 +112,7 @@ function pairedOwnerKinds(podCreators: PodCreators): OwnerKind[] {
 export const includesKind = (kinds: readonly OwnerKind[], kind: OwnerKind): boolean =>
   kinds.some((known) => sameOwnerKind(known, kind));
 
-/**
- * Of a pod's `owners`, those of a kind some creator is paired with. A gated
- * pod without one is refused (not_owned), whoever creates it.
- */
+/** Of a pod's `owners`, those of a kind some creator is paired with. */
 export function pairedOwners(owners: readonly OwnerKind[], podCreators: PodCreators): OwnerKind[] {
   const paired = pairedOwnerKinds(podCreators);
   return owners.filter((owner) => includesKind(paired, owner));
@@ -138,7 +125,6 @@ export function describeTrustedOwners(podCreators: PodCreators): string {
   return `${names} owner (${paired.map(ownerKindText).join(", ")}, the kinds POD_CREATORS pairs with a creator)`;
 }
 
-/** `kinds` with each of `more` it does not hold yet appended. */
 function withKinds(kinds: OwnerKind[], more: readonly OwnerKind[]): OwnerKind[] {
   for (const kind of more) {
     if (!includesKind(kinds, kind)) kinds.push(kind);

@@ -7,18 +7,11 @@ import {
   VM_NAME_ANNOTATION,
 } from "../../cocoon/markers";
 import type { AdmissionRequest } from "../../contract/admission-request";
-import type { KubeApi } from "../../contract/reads";
-import { type ReadOutcome, readApiserver, retryOnceReachable } from "../../contract/reads";
+import type { DecisionDeps } from "../../contract/endpoint";
+import { type KubeApi, readApiserver, retryOnceReachable } from "../../contract/reads";
 import { allowed, denied, errored, skipped, type Verdict } from "../../contract/verdict";
 import { describeJson } from "../../json/describe";
-import {
-  isJsonObject,
-  type JsonPath,
-  MISTYPED,
-  readList,
-  readObject,
-  valueAt,
-} from "../../json/read";
+import { isJsonObject, MISTYPED, readList, readObject, valueAt } from "../../json/read";
 import { apiGroupOf, NODES, PODS } from "../../kube/api-resources";
 import { isDnsLabel, isDnsSubdomain } from "../../kube/name-grammar";
 import {
@@ -27,20 +20,23 @@ import {
   includesKind,
   type OwnerKind,
   ownerKindText,
-  type PodCreators,
   pairedOwners,
 } from "./creators";
 import {
+  ANNOTATIONS,
   afterBinding,
   afterStatusWrite,
   bindingSetsVmAnnotations,
   changedGateFields,
   describeChangedFields,
+  NODE_NAME,
+  OWNER_REFERENCES,
+  TOLERATIONS,
 } from "./gate-fields";
 import {
   describePlatformIdentities,
   isPlatformIdentity,
-  type RuntimeIdentities,
+  type PlatformIdentities,
 } from "./platform-identities";
 
 export const POD_GATE_REASONS = {
@@ -51,34 +47,12 @@ export const POD_GATE_REASONS = {
 
 type PodGateVerdict = Verdict<typeof POD_GATE_REASONS, never>;
 
-export interface PodGateDeps {
-  /** Who may create gated pods, each for the owner kinds it is paired with (POD_CREATORS). */
-  readonly podCreators: PodCreators;
-  /** Who else may change a VM-backed pod's gate fields (RUNTIME_IDENTITIES). */
-  readonly runtimeIdentities: RuntimeIdentities;
-  /** Reads the node a pod is bound to by name, and the pod a Binding places. */
-  readonly kube: KubeApi;
-}
-
-/** The pod gate bound to its settings and reads, as the endpoint table runs it. */
-export const podGateWith =
-  (deps: PodGateDeps) =>
-  (request: AdmissionRequest): Promise<PodGateVerdict> =>
-    podGate(request, deps);
+export interface PodGateDeps extends PlatformIdentities, DecisionDeps {}
 
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
-/**
- * `/mutate` (CREATE, UPDATE and `pods/status` UPDATE): only a trusted
- * creator may create VM-backed pods, turn an existing pod into one (by its
- * own fields, a status write or a Binding's annotations), or put a pod on a
- * VM node by name (`spec.nodeName`, a Binding, which the API only creates)
- * past the taint, and only pods owned by a kind POD_CREATORS pairs it with;
- * only the platform's identities may change a VM-backed pod's gate fields.
- * Never patches. Without any apiserver call for every pod that neither
- * carries a marker nor names a node.
- */
+/** Never patches, and makes no apiserver call for a pod that neither carries a marker nor names a node. */
 export async function podGate(
   request: AdmissionRequest,
   deps: PodGateDeps,
@@ -86,7 +60,6 @@ export async function podGate(
   if (isBindingRequest(request)) return bindingGate(request, deps);
   if (request.kind?.kind !== "Pod") return skipped("kind");
 
-  // What the write leaves stored: a status write changes only metadata and status.
   const pod =
     request.subResource === "status"
       ? afterStatusWrite(request.oldObject, request.object)
@@ -101,13 +74,24 @@ export async function podGate(
     if (nodeName !== undefined) return podBoundByNameGate(request, nodeName, deps);
     return skipped(markers === "undecodable" ? "decode" : "not_cocoon");
   }
-  return markedPodChecks(request, pod, deps, {
-    notOwned: (owners) => notOwnedMessage(request, owners),
-    creator: (username, pairing) => creatorMessage(request, username, pairing),
-  });
+  return markedPodChecks(
+    request,
+    pod,
+    deps,
+    (owners) =>
+      `${describePod(request)} carries a cocoon marker (${MARKERS}) but metadata.ownerReferences ` +
+      `has no ${owners}: VM-backed pods must be managed by their operator; create or scale the ` +
+      `owning resource (such as a CocoonSet) instead, or remove the marker`,
+    (username, pairing) =>
+      `user "${cutShort(username)}" may not ` +
+      `${request.operation === "CREATE" ? "create" : "add a cocoon marker to"} ` +
+      `${describePod(request)}, which carries a cocoon marker (${MARKERS}): ${pairing}; an owner ` +
+      `reference is set by the client and is not proof that the owner's operator made the pod — ` +
+      `let that operator create it`,
+  );
 }
 
-/** A write to a VM-backed pod: the platform's runtime passes, anyone else may change all but the gate fields. */
+/** The platform's runtime passes; anyone else may change all but the gate fields. */
 function vmPodUpdateGate(
   request: AdmissionRequest,
   stored: unknown,
@@ -118,20 +102,13 @@ function vmPodUpdateGate(
   if (isPlatformIdentity(username, valueAt(stored, NODE_NAME), deps)) return skipped("no_change");
   const changed = changedGateFields(stored, updated);
   if (changed.length === 0) return skipped("no_change");
-  return denied("gate_field", gateFieldMessage(describePod(request), username, changed, deps));
-}
-
-function gateFieldMessage(
-  pod: string,
-  username: string,
-  changed: readonly string[],
-  deps: PodGateDeps,
-): string {
-  return (
-    `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ${pod}, ` +
-    `a VM-backed pod (${MARKERS}): only ${describePlatformIdentities(deps)} may change its ` +
-    `${VM_ANNOTATION_PREFIX} annotations, cocoon toleration, owner references or node; to hibernate ` +
-    `or wake the VM create a CocoonHibernation, to change or remove the VM change its CocoonSet`
+  return denied(
+    "gate_field",
+    `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ` +
+      `${describePod(request)}, a VM-backed pod (${MARKERS}): only ` +
+      `${describePlatformIdentities(deps)} may change its ${VM_ANNOTATION_PREFIX} annotations, ` +
+      `cocoon toleration, owner references or node; to hibernate or wake the VM create a ` +
+      `CocoonHibernation, to change or remove the VM change its CocoonSet`,
   );
 }
 
@@ -145,44 +122,31 @@ function isBindingRequest(request: AdmissionRequest): boolean {
   );
 }
 
-/** A denial's message, given the owner kinds POD_CREATORS trusts, or who it lets create this pod. */
-interface PodGateMessages {
-  readonly notOwned: (owners: string) => string;
-  readonly creator: (username: string, pairing: string) => string;
-}
-
 /**
- * The gate a marked pod passes: an owner of a kind POD_CREATORS pairs with a
- * creator, and a requester paired with the kind of one of its owners.
+ * The gate every path to a VM-backed pod ends in: an owner of a kind POD_CREATORS pairs with a
+ * creator, and a requester paired with the kind of one of its owners. Each path words its own
+ * denials, given the trusted owner kinds or who POD_CREATORS lets create this pod.
  */
 function markedPodChecks(
   request: AdmissionRequest,
   pod: unknown,
-  deps: PodGateDeps,
-  messages: PodGateMessages,
+  { podCreators }: PodGateDeps,
+  notOwned: (owners: string) => string,
+  creator: (username: string, pairing: string) => string,
 ): PodGateVerdict {
-  const owners = pairedOwners(podOwnerKinds(pod), deps.podCreators);
-  if (owners.length === 0) {
-    return denied("not_owned", messages.notOwned(describeTrustedOwners(deps.podCreators)));
-  }
+  const owners = pairedOwners(podOwnerKinds(pod), podCreators);
+  if (owners.length === 0) return denied("not_owned", notOwned(describeTrustedOwners(podCreators)));
   const username = request.userInfo?.username ?? "";
-  const mine = deps.podCreators.get(username) ?? [];
-  if (!owners.some((owner) => includesKind(mine, owner))) {
-    return denied("creator", messages.creator(username, pairingOf(deps.podCreators, owners)));
-  }
-  return allowed();
-}
-
-function pairingOf(podCreators: PodCreators, owners: readonly OwnerKind[]): string {
+  const mine = podCreators.get(username) ?? [];
+  if (owners.some((owner) => includesKind(mine, owner))) return allowed();
   const kinds = [...new Set(owners.map(ownerKindText))];
-  const creators = creatorsOf(podCreators, owners);
-  return (
-    `POD_CREATORS lets only ${creators.join(", ")} create VM-backed pods whose owner is ` +
-    kinds.join(" or ")
-  );
+  const pairing =
+    `POD_CREATORS lets only ${creatorsOf(podCreators, owners).join(", ")} create VM-backed pods ` +
+    `whose owner is ${kinds.join(" or ")}`;
+  return denied("creator", creator(username, pairing));
 }
 
-/** An unmarked pod CREATE with `spec.nodeName`: gated like a marked pod when the node is a VM node. */
+/** An unmarked pod CREATE with `spec.nodeName` is gated like a marked pod when the node is a VM node. */
 async function podBoundByNameGate(
   request: AdmissionRequest,
   nodeName: unknown,
@@ -194,40 +158,32 @@ async function podBoundByNameGate(
       invalidNodeNameMessage(describePod(request), "spec.nodeName", nodeName),
     );
   }
-  const node = await readNode(deps.kube, nodeName);
-  if (!node.ok) {
-    return errored(
-      "node_fetch",
-      nodeFetchMessage(describePod(request), "spec.nodeName", nodeName, node.failure),
-    );
-  }
-  if (node.answer === "not_vm") return skipped("not_cocoon");
+  const vmNode = await isVmNode(deps.kube, describePod(request), "spec.nodeName", nodeName);
+  if (vmNode !== true) return vmNode || skipped("not_cocoon");
   const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
-  return markedPodChecks(request, request.object, deps, {
-    notOwned: (owners) =>
+  return markedPodChecks(
+    request,
+    request.object,
+    deps,
+    (owners) =>
       `${subject}, but metadata.ownerReferences has no ${owners}: a pod on a VM node becomes a ` +
       `VM and must be managed by its operator; remove spec.nodeName and let the scheduler place ` +
       `the pod, or create the owning resource instead`,
-    creator: (username, pairing) =>
+    (username, pairing) =>
       `user "${cutShort(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
       `${VM_NODE}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
       `the owner's operator create it`,
-  });
+  );
 }
 
-/**
- * A Binding by anyone but the scheduler (which honours taints): to a VM node,
- * the bound pod must already carry a cocoon marker and then pass the gate of
- * a marked pod, with the binder as the requester.
- */
+/** A Binding by anyone but the scheduler (which honours taints), with the binder as the requester. */
 async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promise<PodGateVerdict> {
   const username = request.userInfo?.username ?? "";
   if (username === SCHEDULER_USERNAME) return skipped("scheduler");
   const nodeName = bindingTargetNode(request.object);
   if (nodeName === undefined) return skipped("decode");
 
-  const namespace = request.namespace;
-  const podName = request.name;
+  const { namespace, name: podName } = request;
   const podRef = `${cutShort(namespace ?? "")}/${cutShort(podName ?? "")}`;
   const pod = `pod ${podRef}`;
   if (!isDnsSubdomain(nodeName)) {
@@ -245,14 +201,9 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   }
 
   const setsVmAnnotations = bindingSetsVmAnnotations(request.object);
-  const node = await readNode(deps.kube, nodeName);
-  if (!node.ok) {
-    return errored(
-      "node_fetch",
-      nodeFetchMessage(`the Binding of ${pod}`, "target.name", nodeName, node.failure),
-    );
-  }
-  if (node.answer === "not_vm" && !setsVmAnnotations) return skipped("not_cocoon");
+  const vmNode = await isVmNode(deps.kube, `the Binding of ${pod}`, "target.name", nodeName);
+  if (typeof vmNode !== "boolean") return vmNode;
+  if (!vmNode && !setsVmAnnotations) return skipped("not_cocoon");
 
   const bound = await readApiserver(() => deps.kube.get(PODS, { namespace, name: podName }));
   if (!bound.ok) {
@@ -265,14 +216,13 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
         retryOnceReachable("get", PODS.plural),
     );
   }
-  // The pod as the Binding leaves it: with the Binding's annotations.
   const boundPod =
     bound.answer === undefined ? undefined : afterBinding(bound.answer, request.object);
   if (setsVmAnnotations && bound.answer !== undefined) {
     const annotated = bindingAnnotationsGate(request, pod, bound.answer, boundPod, deps);
     if (!annotated.allowed) return annotated;
   }
-  if (node.answer === "not_vm") return skipped("not_cocoon");
+  if (!vmNode) return skipped("not_cocoon");
   const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
@@ -283,22 +233,20 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
         `VM nodes; bind it to another node or let the scheduler place it`,
     );
   }
-  return markedPodChecks(request, boundPod, deps, {
-    notOwned: (owners) =>
+  return markedPodChecks(
+    request,
+    boundPod,
+    deps,
+    (owners) =>
       `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
       `no ${owners}; VM-backed pods must be managed by their operator`,
-    creator: (_username, pairing) =>
+    (_username, pairing) =>
       `${binding}: ${pairing}, or bind them, and the scheduler (${SCHEDULER_USERNAME}) may place ` +
       `them; let the scheduler bind the pod`,
-  });
+  );
 }
 
-/**
- * The apiserver copies a Binding's annotations onto its pod, so a Binding
- * that sets `vm.cocoonstack.io/` annotations is judged as that write to the
- * pod would be: a change of a VM-backed pod's gate fields, or a marker
- * given to a pod that had none.
- */
+/** The apiserver copies a Binding's annotations onto its pod, so the Binding is judged as that write would be. */
 function bindingAnnotationsGate(
   request: AdmissionRequest,
   pod: string,
@@ -309,27 +257,40 @@ function bindingAnnotationsGate(
   if (podEntersCocoonGate(stored)) return vmPodUpdateGate(request, stored, bound, deps);
   if (!podEntersCocoonGate(bound)) return skipped("not_cocoon");
   const binding = `user "${cutShort(request.userInfo?.username ?? "")}" may not bind ${pod} with the annotation "${VM_NAME_ANNOTATION}" in the Binding's metadata.annotations, which the apiserver copies onto the pod and which makes it VM-backed`;
-  return markedPodChecks(request, bound, deps, {
-    notOwned: (owners) =>
+  return markedPodChecks(
+    request,
+    bound,
+    deps,
+    (owners) =>
       `${binding}: its metadata.ownerReferences has no ${owners}; remove the annotation from the ` +
       `Binding, and let the owner's operator create VM-backed pods`,
-    creator: (_username, pairing) =>
+    (_username, pairing) =>
       `${binding}: ${pairing}; remove the annotation from the Binding, and let that operator create the pod`,
-  });
+  );
 }
 
-type NodeRead = ReadOutcome<"vm" | "not_vm">;
-
-/** A node that does not exist (404) is no VM node: the apiserver refuses to bind to it anyway. */
-async function readNode(kube: KubeApi, name: string): Promise<NodeRead> {
-  const read = await readApiserver(() => kube.get(NODES, { name }));
-  if (!read.ok) return read;
-  if (read.answer === undefined) return { ok: true, answer: "not_vm" };
-  const kind = readNodeKind(read.answer);
-  if (kind === "unreadable") {
-    return { ok: false, failure: `node "${name}" has a spec.taints that cannot be read` };
-  }
-  return { ok: true, answer: kind };
+/**
+ * Whether the node `path` of `subject` names is a VM node, or the refusal when that cannot be
+ * told. A node that does not exist (404) is none: the apiserver refuses to bind to it anyway.
+ */
+async function isVmNode(
+  kube: KubeApi,
+  subject: string,
+  path: string,
+  nodeName: string,
+): Promise<boolean | PodGateVerdict> {
+  const read = await readApiserver(() => kube.get(NODES, { name: nodeName }));
+  const kind = read.ok && read.answer !== undefined ? readNodeKind(read.answer) : "not_vm";
+  if (read.ok && kind !== "unreadable") return kind === "vm";
+  const failure = read.ok
+    ? `node "${nodeName}" has a spec.taints that cannot be read`
+    : read.failure;
+  return errored(
+    "node_fetch",
+    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
+      `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
+      retryOnceReachable("get", NODES.plural),
+  );
 }
 
 function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown): string {
@@ -340,19 +301,6 @@ function invalidNodeNameMessage(subject: string, path: string, nodeName: unknown
   );
 }
 
-function nodeFetchMessage(
-  subject: string,
-  path: string,
-  nodeName: string,
-  failure: string,
-): string {
-  return (
-    `cannot verify node "${nodeName}" named in ${path} of ${subject}, so it is refused ` +
-    `(fail-closed): a pod bound to a node by name skips the taint of VM nodes; ${failure}; ` +
-    retryOnceReachable("get", NODES.plural)
-  );
-}
-
 function describePod(request: AdmissionRequest): string {
   const namespace = cutShort(request.namespace ?? "");
   return request.name
@@ -360,40 +308,10 @@ function describePod(request: AdmissionRequest): string {
     : `a pod in namespace "${namespace}"`;
 }
 
-function notOwnedMessage(request: AdmissionRequest, owners: string): string {
-  return (
-    `${describePod(request)} carries a cocoon marker (${MARKERS}) but metadata.ownerReferences ` +
-    `has no ${owners}: VM-backed pods must be managed by their operator; create or scale the ` +
-    `owning resource (such as a CocoonSet) instead, or remove the marker`
-  );
-}
+// The pod gate runs on every pod, so each reader below walks to one field, on its own, so that a
+// malformed sibling cannot hide a marker.
 
-function creatorMessage(request: AdmissionRequest, username: string, pairing: string): string {
-  const action = request.operation === "CREATE" ? "create" : "add a cocoon marker to";
-  return (
-    `user "${cutShort(username)}" may not ${action} ${describePod(request)}, which carries a cocoon ` +
-    `marker (${MARKERS}): ${pairing}; an owner reference is set by the client and is not proof ` +
-    `that the owner's operator made the pod — let that operator create it`
-  );
-}
-
-/*
- * The pod gate runs on every pod in the cluster, so a pod is never read
- * whole: each reader below walks to exactly one field, and each is read on
- * its own so a malformed sibling cannot hide a marker. Absent or null
- * parents read as empty, which is how the apiserver omits them.
- */
-
-const TOLERATIONS: JsonPath = ["spec", "tolerations"];
-const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
-const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
-const NODE_NAME: JsonPath = ["spec", "nodeName"];
-
-/**
- * `gated`: a well-formed field carries a cocoon marker, whatever the other
- * fields hold. `undecodable`: neither marker field can be read at all (this
- * includes anything that is not a JSON object). `not_gated` otherwise.
- */
+/** `undecodable`: neither marker field can be read at all (anything not a JSON object included). */
 export type PodMarkers = "gated" | "not_gated" | "undecodable";
 
 export function readPodMarkers(pod: unknown): PodMarkers {
@@ -412,20 +330,12 @@ export function readPodMarkers(pod: unknown): PodMarkers {
   return tolerations === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
 }
 
-/**
- * THE gate predicate (docs/behaviour.md, pod gate): a toleration keyed `virtual-kubelet.io/provider`
- * or a `vm.cocoonstack.io/name` annotation. The webhook's CEL matchCondition
- * mirrors it, and a property test keeps the two in agreement.
- */
+/** The gate predicate; the CEL matchConditions mirror it, and a property test keeps them in agreement. */
 export function podEntersCocoonGate(pod: unknown): boolean {
   return readPodMarkers(pod) === "gated";
 }
 
-/**
- * The kind of each owner reference: its `kind` and its `apiVersion`'s group
- * (`""` for the core group). Each reference is read on its own: a malformed
- * one owns nothing, and so do unreadable ownerReferences.
- */
+/** The kind of each owner reference; a malformed one owns nothing, and so do unreadable ownerReferences. */
 export function podOwnerKinds(pod: unknown): OwnerKind[] {
   const references = readList(valueAt(pod, OWNER_REFERENCES));
   if (references === undefined || references === MISTYPED) return [];
@@ -439,24 +349,17 @@ export function podOwnerKinds(pod: unknown): OwnerKind[] {
   return kinds;
 }
 
-/**
- * `spec.nodeName` as sent, when the pod names a node: anything but absent,
- * null or "". A pod bound by name skips the scheduler, so a taint cannot keep
- * it off a VM node. It runs for every pod CREATE. The webhook's CEL
- * matchCondition mirrors it.
- */
+/** `spec.nodeName` as sent unless absent, null or "": a pod bound by name skips the scheduler and its taints. */
 export function requestedNodeName(pod: unknown): unknown {
   const nodeName = valueAt(pod, NODE_NAME);
   return nodeName === MISTYPED || nodeName === null || nodeName === "" ? undefined : nodeName;
 }
 
 /**
- * A v1 Binding places the pod it is named after on `target.name`, a node.
- * `undefined` when the Binding names no node target: the apiserver refuses
- * such a Binding itself (target.name is required, target.kind must be Node).
- * Any other value is returned as sent, for the caller to validate.
+ * `target.name` as sent, for the caller to validate; `undefined` when the Binding names no node
+ * target, which the apiserver refuses itself.
  */
-export function bindingTargetNode(binding: unknown): unknown {
+function bindingTargetNode(binding: unknown): unknown {
   const target = readObject(valueAt(binding, ["target"]));
   if (target === undefined || target === MISTYPED) return undefined;
   const { kind, name } = target;
@@ -464,14 +367,8 @@ export function bindingTargetNode(binding: unknown): unknown {
   return name === null || name === "" ? undefined : name;
 }
 
-/**
- * `vm`: the node carries a taint keyed `virtual-kubelet.io/provider` (any
- * value or effect), so pods placed on it become VMs. `unreadable`: `spec` or
- * `spec.taints` has the wrong type, so the question cannot be answered.
- */
-export type NodeKind = "vm" | "not_vm" | "unreadable";
-
-export function readNodeKind(node: unknown): NodeKind {
+/** `vm`: a taint keyed like the cocoon toleration; `unreadable`: `spec.taints` cannot be read. */
+export function readNodeKind(node: unknown): "vm" | "not_vm" | "unreadable" {
   const taints = readList(valueAt(node, ["spec", "taints"]));
   if (taints === MISTYPED) return "unreadable";
   if (taints === undefined) return "not_vm";

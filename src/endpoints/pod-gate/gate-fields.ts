@@ -1,24 +1,26 @@
 import { cutShort } from "../../bounded-text";
 import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
 import { jsonEqual } from "../../json/equal";
-import { absentIfMistyped, isJsonObject, type JsonPath, valueAt } from "../../json/read";
+import {
+  absentIfMistyped,
+  isJsonObject,
+  type JsonObject,
+  type JsonPath,
+  valueAt,
+} from "../../json/read";
 
-/*
- * The gate fields of a VM-backed pod: what makes it a VM and which VM it
- * is (the `vm.cocoonstack.io/` annotations, the cocoon toleration), who
- * manages it (its owner references) and where it runs. Only the platform's
- * identities may change them once the pod carries a marker. Each is
- * compared as the webhook's matchConditions compare it, an absent or null
- * field reading as empty.
- */
+// The gate fields of a VM-backed pod: what makes it a VM and which VM, who manages it and where it
+// runs. Each is compared as the matchConditions compare it, absent or null reading as empty.
 
-const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
-const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+export const ANNOTATIONS: JsonPath = ["metadata", "annotations"];
+export const TOLERATIONS: JsonPath = ["spec", "tolerations"];
+export const OWNER_REFERENCES: JsonPath = ["metadata", "ownerReferences"];
+export const NODE_NAME: JsonPath = ["spec", "nodeName"];
 
 /** Gate fields compared whole, each with the value that absence and null read as. */
 const WHOLE_FIELDS: readonly { readonly path: JsonPath; readonly empty: unknown }[] = [
-  { path: ["metadata", "ownerReferences"], empty: [] },
-  { path: ["spec", "nodeName"], empty: "" },
+  { path: OWNER_REFERENCES, empty: [] },
+  { path: NODE_NAME, empty: "" },
   { path: ["spec", "nodeSelector"], empty: {} },
 ];
 
@@ -57,16 +59,12 @@ function changedVmAnnotations(stored: unknown, updated: unknown): string[] {
     return jsonEqual(before, after) ? [] : [ANNOTATIONS.join(".")];
   }
   const changed: string[] = [];
-  for (const [mine, other] of [
-    [before, after],
-    [after, before],
-  ] as const) {
-    for (const key of Object.keys(mine)) {
-      if (!key.startsWith(VM_ANNOTATION_PREFIX)) continue;
-      const path = `metadata.annotations["${cutShort(key)}"]`;
-      if (changed.includes(path)) continue;
-      if (!Object.hasOwn(other, key) || !jsonEqual(mine[key], other[key])) changed.push(path);
-    }
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (!key.startsWith(VM_ANNOTATION_PREFIX)) continue;
+    const path = `metadata.annotations["${cutShort(key)}"]`;
+    const kept =
+      Object.hasOwn(before, key) && Object.hasOwn(after, key) && jsonEqual(before[key], after[key]);
+    if (!kept && !changed.includes(path)) changed.push(path);
   }
   return changed;
 }
@@ -81,35 +79,25 @@ function cocoonTolerations(pod: unknown): unknown {
 }
 
 /**
- * The pod as a `pods/status` write leaves it: the apiserver keeps the
- * stored spec and owner references and takes the new status, labels,
- * annotations and finalizers, so only those can change.
+ * The pod as a `pods/status` write leaves it: the apiserver keeps the stored spec and owner
+ * references, so of the gate fields only the annotations can change.
  */
 export function afterStatusWrite(stored: unknown, sent: unknown): unknown {
   if (!isJsonObject(stored)) return sent;
-  const metadata = valueAt(stored, ["metadata"]);
-  return {
-    ...stored,
-    metadata: {
-      ...(isJsonObject(metadata) ? metadata : {}),
-      annotations: absentIfMistyped(valueAt(sent, ANNOTATIONS)),
-    },
-  };
+  return withAnnotations(stored, absentIfMistyped(valueAt(sent, ANNOTATIONS)));
 }
 
 /** The pod as a Binding leaves it: the apiserver copies the Binding's annotations onto it. */
 export function afterBinding(stored: unknown, binding: unknown): unknown {
   const added = valueAt(binding, ANNOTATIONS);
   if (!isJsonObject(stored) || !isJsonObject(added)) return stored;
-  const metadata = valueAt(stored, ["metadata"]);
   const annotations = valueAt(stored, ANNOTATIONS);
-  return {
-    ...stored,
-    metadata: {
-      ...(isJsonObject(metadata) ? metadata : {}),
-      annotations: { ...(isJsonObject(annotations) ? annotations : {}), ...added },
-    },
-  };
+  return withAnnotations(stored, { ...(isJsonObject(annotations) ? annotations : {}), ...added });
+}
+
+function withAnnotations(pod: JsonObject, annotations: unknown): JsonObject {
+  const metadata = valueAt(pod, ["metadata"]);
+  return { ...pod, metadata: { ...(isJsonObject(metadata) ? metadata : {}), annotations } };
 }
 
 /** Whether a Binding carries an annotation under `vm.cocoonstack.io/`, which it would copy onto its pod. */

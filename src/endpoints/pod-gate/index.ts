@@ -3,13 +3,12 @@ import { type EndpointModule, FAIL_CLOSED, namespaced } from "../../contract/end
 import { retryOnceReachable } from "../../contract/reads";
 import { NODES, PODS } from "../../kube/api-resources";
 import { RECOVERY_NAMESPACES } from "../recovery-namespaces";
-import { POD_GATE_REASONS, type PodGateDeps, podGateWith } from "./decide";
+import { POD_GATE_REASONS, type PodGateDeps, podGate } from "./decide";
 import { POD_GATE_CONDITIONS } from "./match-conditions";
 
 /**
- * `/mutate`, the pod gate: only a trusted creator (POD_CREATORS) may make a
- * pod VM-backed, by any path, and only the platform's identities may change
- * a VM-backed pod's gate fields (decide.ts).
+ * `/mutate`, the pod gate: only a trusted creator (POD_CREATORS) may make a pod VM-backed, by any
+ * path, and only the platform's identities may change a VM-backed pod's gate fields.
  */
 export const podGateEndpoint = {
   label: "mutate",
@@ -52,5 +51,5 @@ export const podGateEndpoint = {
     node_fetch: retryOnceReachable("get", NODES.plural),
     pod_fetch: retryOnceReachable("get", PODS.plural),
   },
-  decide: podGateWith,
+  decide: (deps: PodGateDeps) => (request) => podGate(request, deps),
 } as const satisfies EndpointModule<typeof POD_GATE_REASONS, never, PodGateDeps>;

@@ -5,36 +5,36 @@ import {
   VM_NAME_ANNOTATION,
 } from "../../cocoon/markers";
 import type { MatchConditions } from "../../contract/endpoint";
-import { around, type Cel, cel, condition, fieldOr } from "../cel";
+import { cel, condition, fieldOr } from "../cel";
 import { DEFAULT_POD_CREATORS } from "./creators";
 import { BOUND_NODES_ENTRY, DEFAULT_RUNTIME_IDENTITIES } from "./platform-identities";
 
-/** `object.spec.tolerations` (or oldObject's) holds the cocoon toleration: podEntersCocoonGate's first half. */
-const tolerates = (object: string): Cel => [
-  `(has(${object}.spec) && ${object}.spec != null`,
-  `&& has(${object}.spec.tolerations) && ${object}.spec.tolerations != null`,
-  `&& ${object}.spec.tolerations.exists(t, t != null`,
-  `&& has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))`,
-];
+/** podEntersCocoonGate's first half. */
+const tolerates = (object: string) => cel`
+  (has(${object}.spec) && ${object}.spec != null
+  && has(${object}.spec.tolerations) && ${object}.spec.tolerations != null
+  && ${object}.spec.tolerations.exists(t, t != null
+  && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}'))
+`;
 
-/** The pod carries the VM name annotation: podEntersCocoonGate's second half. */
-const annotated = (object: string): Cel => [
-  `(has(${object}.metadata) && ${object}.metadata != null`,
-  `&& has(${object}.metadata.annotations) && ${object}.metadata.annotations != null`,
-  `&& '${VM_NAME_ANNOTATION}' in ${object}.metadata.annotations)`,
-];
+/** podEntersCocoonGate's second half. */
+const annotated = (object: string) => cel`
+  (has(${object}.metadata) && ${object}.metadata != null
+  && has(${object}.metadata.annotations) && ${object}.metadata.annotations != null
+  && '${VM_NAME_ANNOTATION}' in ${object}.metadata.annotations)
+`;
 
-const IS_BINDING: Cel = [
-  "(has(request.subResource) && request.subResource == 'binding')",
-  "|| request.resource.resource == 'bindings'",
-];
+const IS_BINDING = cel`
+  (has(request.subResource) && request.subResource == 'binding')
+  || request.resource.resource == 'bindings'
+`;
 
-/** The old object is a VM-backed pod: podEntersCocoonGate(oldObject). */
-const WAS_GATED: Cel = cel(
-  "oldObject != null",
-  around("&& (", tolerates("oldObject")),
-  around("|| ", annotated("oldObject"), ")"),
-);
+/** podEntersCocoonGate(oldObject). */
+const WAS_GATED = cel`
+  oldObject != null
+  && (${tolerates("oldObject")}
+  || ${annotated("oldObject")})
+`;
 
 const annotationsOf = (object: string) => fieldOr(object, ["metadata", "annotations"], "{}");
 
@@ -42,56 +42,50 @@ const cocoonTolerationsOf = (object: string) =>
   `${fieldOr(object, ["spec", "tolerations"], "[]")}` +
   `.filter(t, t != null && has(t.key) && t.key == '${COCOON_TOLERATION_KEY}')`;
 
-/** The gate fields the update changes (changedGateFields in src/endpoints/pod-gate/gate-fields.ts). */
-const GATE_FIELD_CHANGED: Cel = [
-  `${annotationsOf("object")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
-  `&& (!(k in ${annotationsOf("oldObject")})`,
-  `|| ${annotationsOf("oldObject")}[k] != ${annotationsOf("object")}[k]))`,
-  `|| ${annotationsOf("oldObject")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')`,
-  `&& !(k in ${annotationsOf("object")}))`,
-  `|| ${cocoonTolerationsOf("object")}`,
-  `!= ${cocoonTolerationsOf("oldObject")}`,
-  `|| ${fieldOr("object", ["metadata", "ownerReferences"], "[]")}`,
-  `!= ${fieldOr("oldObject", ["metadata", "ownerReferences"], "[]")}`,
-  `|| ${fieldOr("object", ["spec", "nodeName"], "''")}`,
-  `!= ${fieldOr("oldObject", ["spec", "nodeName"], "''")}`,
-  `|| ${fieldOr("object", ["spec", "nodeSelector"], "{}")}`,
-  `!= ${fieldOr("oldObject", ["spec", "nodeSelector"], "{}")}`,
-];
+const changed = (path: readonly string[], empty: string) =>
+  `${fieldOr("object", path, empty)}\n!= ${fieldOr("oldObject", path, empty)}`;
+
+/** changedGateFields. */
+const GATE_FIELD_CHANGED = cel`
+  ${annotationsOf("object")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')
+  && (!(k in ${annotationsOf("oldObject")})
+  || ${annotationsOf("oldObject")}[k] != ${annotationsOf("object")}[k]))
+  || ${annotationsOf("oldObject")}.exists(k, k.startsWith('${VM_ANNOTATION_PREFIX}')
+  && !(k in ${annotationsOf("object")}))
+  || ${cocoonTolerationsOf("object")}
+  != ${cocoonTolerationsOf("oldObject")}
+  || ${changed(["metadata", "ownerReferences"], "[]")}
+  || ${changed(["spec", "nodeName"], "''")}
+  || ${changed(["spec", "nodeSelector"], "{}")}
+`;
 
 /**
- * An identity list as a CEL string literal, split where the webhook splits
- * it. It opens the expression, so that kustomize (a replacement with the
- * delimiter "'", index 1) and the chart write the configured value into it.
+ * An identity list as a CEL string literal, split where the webhook splits it. It opens the
+ * expression, so that kustomize (a replacement with the delimiter "'", index 1) and the chart
+ * write the configured value into it.
  */
-const identityList = (text: string, entryIdentity: string): Cel => [
-  `!('${text}'.split(',').exists(e, ${entryIdentity} != ''`,
-];
+const identityList = (text: string, entryIdentity: string) =>
+  `!('${text}'.split(',').exists(e, ${entryIdentity} != ''`;
 
-/** POD_CREATORS' identities: each entry's text before its first "=". */
-export const podCreatorsCondition = (podCreators: string): Cel =>
-  cel(
-    around("", identityList(podCreators, "e.split('=')[0].trim()")),
-    "&& has(request.userInfo.username)",
-    "&& e.split('=')[0].trim() == request.userInfo.username))",
-    around("|| !(", WAS_GATED, ")"),
-  );
+const podCreatorsCondition = (podCreators: string) => cel`
+  ${identityList(podCreators, "e.split('=')[0].trim()")}
+  && has(request.userInfo.username)
+  && e.split('=')[0].trim() == request.userInfo.username))
+  || !(${WAS_GATED})
+`;
 
-/** RUNTIME_IDENTITIES' usernames, and `system:node:*` for a node on the pods bound to it. */
-export const runtimeIdentitiesCondition = (runtimeIdentities: string): Cel =>
-  cel(
-    identityList(runtimeIdentities, "e.trim()"),
-    "&& has(request.userInfo.username)",
-    "&& (e.trim() == request.userInfo.username",
-    `|| e.trim() == '${BOUND_NODES_ENTRY}'`,
-    "&& oldObject != null && has(oldObject.spec) && oldObject.spec != null",
-    "&& has(oldObject.spec.nodeName) && oldObject.spec.nodeName != null",
-    "&& type(oldObject.spec.nodeName) == string && oldObject.spec.nodeName != ''",
-    `&& request.userInfo.username == '${NODE_USERNAME_PREFIX}' + oldObject.spec.nodeName)))`,
-    around("|| !(", WAS_GATED, ")"),
-  );
+const runtimeIdentitiesCondition = (runtimeIdentities: string) => cel`
+  ${identityList(runtimeIdentities, "e.trim()")}
+  && has(request.userInfo.username)
+  && (e.trim() == request.userInfo.username
+  || e.trim() == '${BOUND_NODES_ENTRY}'
+  && oldObject != null && has(oldObject.spec) && oldObject.spec != null
+  && has(oldObject.spec.nodeName) && oldObject.spec.nodeName != null
+  && type(oldObject.spec.nodeName) == string && oldObject.spec.nodeName != ''
+  && request.userInfo.username == '${NODE_USERNAME_PREFIX}' + oldObject.spec.nodeName)))
+  || !(${WAS_GATED})
+`;
 
-/** The pod gate's conditions for the given POD_CREATORS and RUNTIME_IDENTITIES values. */
 export function podGateConditions(podCreators: string, runtimeIdentities: string): MatchConditions {
   return {
     comment:
@@ -106,29 +100,32 @@ export function podGateConditions(podCreators: string, runtimeIdentities: string
     conditions: [
       condition(
         "binding-not-by-scheduler",
-        cel(
-          around("!(", IS_BINDING, ")"),
-          "|| !has(request.userInfo.username)",
-          `|| request.userInfo.username != '${SCHEDULER_USERNAME}'`,
-        ),
+        cel`
+          !(${IS_BINDING})
+          || !has(request.userInfo.username)
+          || request.userInfo.username != '${SCHEDULER_USERNAME}'
+        `,
       ),
       condition(
         "binding-or-gated-or-names-node",
-        cel(
-          IS_BINDING,
-          around("|| ", tolerates("object")),
-          around("|| ", annotated("object")),
-          "|| (request.operation == 'CREATE'",
-          "&& has(object.spec) && object.spec != null",
-          "&& has(object.spec.nodeName) && object.spec.nodeName != null",
-          "&& object.spec.nodeName != '')",
-          around("|| (", WAS_GATED, ")"),
-        ),
+        cel`
+          ${IS_BINDING}
+          || ${tolerates("object")}
+          || ${annotated("object")}
+          || (request.operation == 'CREATE'
+          && has(object.spec) && object.spec != null
+          && has(object.spec.nodeName) && object.spec.nodeName != null
+          && object.spec.nodeName != '')
+          || (${WAS_GATED})
+        `,
         "A pod that carries a marker, or did: removing one is a change of its gate fields.",
       ),
       condition(
         "vm-pod-gate-field-changed",
-        cel(around("!(", WAS_GATED, ")"), around("|| ", GATE_FIELD_CHANGED)),
+        cel`
+          !(${WAS_GATED})
+          || ${GATE_FIELD_CHANGED}
+        `,
         "On a VM-backed pod only a change of a gate field is judged: a vm.cocoonstack.io/ " +
           "annotation, the cocoon toleration, ownerReferences, spec.nodeName or spec.nodeSelector.",
       ),

@@ -7,25 +7,18 @@ import {
 } from "../../cocoon/identities";
 import type { PodCreators } from "./creators";
 
-/*
- * RUNTIME_IDENTITIES: who, besides the creators POD_CREATORS names, may
- * change the gate fields of a pod that is already VM-backed: the virtual
- * kubelets that run the VMs and the garbage collector. The webhook's
- * matchConditions embed the same value, so the platform's own runtime
- * patches never reach the webhook.
- */
+// RUNTIME_IDENTITIES: who besides POD_CREATORS' creators may change a VM-backed pod's gate fields.
+// The matchConditions embed the same value, so the platform's runtime patches never reach us.
 
 /** An entry that trusts every node credential, each only on the pods bound to its node. */
 export const BOUND_NODES_ENTRY = `${NODE_USERNAME_PREFIX}*`;
 
-/** Who may change a VM-backed pod's gate fields besides POD_CREATORS' creators. */
 export interface RuntimeIdentities {
   readonly usernames: ReadonlySet<string>;
   /** `system:node:<name>` may, on the pods whose spec.nodeName is `<name>`. */
   readonly boundNodes: boolean;
 }
 
-/** vk-cocoon, vk-sandbox, the nodes on their own pods, the garbage collector. */
 export const DEFAULT_RUNTIME_IDENTITIES = [
   VK_COCOON_USERNAME,
   VK_SANDBOX_USERNAME,
@@ -33,12 +26,7 @@ export const DEFAULT_RUNTIME_IDENTITIES = [
   ...GARBAGE_COLLECTOR_USERNAMES,
 ].join(",");
 
-/**
- * RUNTIME_IDENTITIES' value: comma-separated usernames, trimmed, empty ones
- * dropped, and `system:node:*` for the nodes on their own pods. Every
- * malformed entry is returned as a problem naming it. An empty list is
- * allowed: then only POD_CREATORS' creators may change the gate fields.
- */
+/** Comma-separated usernames and `system:node:*`; an empty list leaves it to POD_CREATORS' creators. */
 export function parseRuntimeIdentities(
   text: string,
 ): { readonly runtimeIdentities: RuntimeIdentities } | { readonly problems: readonly string[] } {
@@ -58,16 +46,12 @@ export function parseRuntimeIdentities(
   return problems.length > 0 ? { problems } : { runtimeIdentities: { usernames, boundNodes } };
 }
 
-/** Everyone who may change a VM-backed pod's gate fields, as the pod gate is configured. */
 export interface PlatformIdentities {
   readonly podCreators: PodCreators;
   readonly runtimeIdentities: RuntimeIdentities;
 }
 
-/**
- * Whether `username` is one of the platform's identities for a pod bound to
- * `nodeName` (the stored pod's spec.nodeName, which no update changes).
- */
+/** For a pod bound to `nodeName`: the stored pod's spec.nodeName, which no update changes. */
 export function isPlatformIdentity(
   username: string,
   nodeName: unknown,
