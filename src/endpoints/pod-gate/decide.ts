@@ -52,6 +52,12 @@ export interface PodGateDeps extends PlatformIdentities, DecisionDeps {}
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
 
+/** The pod gate as the endpoint table binds it, once per process: each review then runs in this file. */
+export const boundPodGate =
+  (deps: PodGateDeps) =>
+  (request: AdmissionRequest): Promise<PodGateVerdict> =>
+    podGate(request, deps);
+
 /** Never patches, and makes no apiserver call for a pod that neither carries a marker nor names a node. */
 export async function podGate(
   request: AdmissionRequest,

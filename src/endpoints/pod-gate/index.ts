@@ -3,7 +3,7 @@ import { type EndpointModule, FAIL_CLOSED, namespaced } from "../../contract/end
 import { retryOnceReachable } from "../../contract/reads";
 import { NODES, PODS } from "../../kube/api-resources";
 import { RECOVERY_NAMESPACES } from "../recovery-namespaces";
-import { POD_GATE_REASONS, type PodGateDeps, podGate } from "./decide";
+import { boundPodGate, POD_GATE_REASONS, type PodGateDeps } from "./decide";
 import { POD_GATE_CONDITIONS } from "./match-conditions";
 
 /**
@@ -51,5 +51,5 @@ export const podGateEndpoint = {
     node_fetch: retryOnceReachable("get", NODES.plural),
     pod_fetch: retryOnceReachable("get", PODS.plural),
   },
-  decide: (deps: PodGateDeps) => (request) => podGate(request, deps),
+  decide: boundPodGate,
 } as const satisfies EndpointModule<typeof POD_GATE_REASONS, never, PodGateDeps>;
