@@ -285,10 +285,12 @@ describe("the large-review gate in a server", () => {
       await Promise.all(small);
       const order = (await (await fetch(`${base}/events`)).json()) as string[];
       // Bun calls every request whose bytes have arrived before it polls for more: without the
-      // handover on a later turn, all six large reviews ran before the first small one.
-      const whileSmallOnesArrived = order.slice(0, order.lastIndexOf("small") + 1).join(" ");
-      expect(whileSmallOnesArrived).not.toContain("large large large");
-      expect(whileSmallOnesArrived).toContain("small");
+      // handover on a later turn, all six large reviews run before the small ones (the first
+      // small one may slip in by the client's timing alone). How many large ones run between two
+      // small ones depends on when the client's small ones arrive, which a busy machine delays.
+      const beforeTheLastLarge = order.slice(0, order.lastIndexOf("large"));
+      expect(beforeTheLastLarge.filter((event) => event === "small").length).toBeGreaterThan(1);
+      expect(order.filter((event) => event === "small")).toHaveLength(6);
     } finally {
       server.kill();
     }

@@ -7,8 +7,7 @@ import { createLargeReviewGate } from "../../src/http/body-budget";
  * does, `/small` answers at once, `/events` lists the order they ran in.
  */
 
-// Long enough that a client starved by a busy machine still sends its small review within one decode.
-const BLOCK_MS = 300;
+const BLOCK_MS = 150;
 const LARGE_BYTES = 1024 * 1024;
 const gate = createLargeReviewGate({ largeBytes: 256 * 1024, budgetBytes: LARGE_BYTES });
 const events: string[] = [];
