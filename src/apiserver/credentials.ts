@@ -1,10 +1,10 @@
+import { X509Certificate } from "node:crypto";
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
 import { errorText } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
-import { requireCertificateBundle } from "./certificate-bundle";
 import type { ClusterAccess } from "./cluster-access";
 import { type WatchedFile, watchFile } from "./watched-file";
 
@@ -12,14 +12,7 @@ import { type WatchedFile, watchFile } from "./watched-file";
 const DEFAULT_FILE_RECHECK_MS = 1000;
 
 /** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
-export interface ApiserverCredentials {
-  /** Authorization (and Impersonate-User) headers; throws KubeApiError when they cannot be made. */
-  headers(): Promise<Record<string, string>>;
-  /** TLS options for Bun's fetch; verification is always on. */
-  tls(): BunFetchRequestInitTLS;
-  /** After a 401 the token file may have just rotated: look at it on the next call. */
-  unauthorized(): void;
-}
+export type ApiserverCredentials = ReturnType<typeof createCredentials>;
 
 const authorizationHeader = z.looseObject({ Authorization: z.string() });
 
@@ -28,13 +21,9 @@ type PemSource = () => string | undefined;
 export function createCredentials(
   access: ClusterAccess,
   options: { recheckMs?: number; log?: Logger },
-): ApiserverCredentials {
+) {
   const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
-  const watch = (
-    path: string,
-    file: CredentialFile,
-    validate?: (content: string) => void,
-  ): WatchedFile =>
+  const watch = (path: string, file: CredentialFile, validate?: (content: string) => void) =>
     watchFile(path, {
       recheckMs,
       validate,
@@ -74,7 +63,8 @@ export function createCredentials(
   let tlsFor: { pems: readonly (string | undefined)[]; tls: BunFetchRequestInitTLS } | undefined;
 
   return {
-    async headers() {
+    /** Authorization (and Impersonate-User) headers; a KubeApiError when they cannot be made. */
+    async headers(): Promise<Record<string, string>> {
       const value = await authorization();
       if (headersFor && headersFor.value === value) return headersFor.headers;
       const headers: Record<string, string> = {};
@@ -83,7 +73,8 @@ export function createCredentials(
       headersFor = { value, headers };
       return headers;
     },
-    tls() {
+    /** TLS options for Bun's fetch; verification is always on. */
+    tls(): BunFetchRequestInitTLS {
       const pems = [ca(), clientCert(), clientKey()] as const;
       if (tlsFor?.pems.every((pem, i) => pem === pems[i])) return tlsFor.tls;
       const [caPem, certPem, keyPem] = pems;
@@ -96,7 +87,8 @@ export function createCredentials(
       tlsFor = { pems, tls };
       return tls;
     },
-    unauthorized() {
+    /** After a 401 the token file may have just rotated: look at it on the next call. */
+    unauthorized(): void {
       tokenFile?.recheckNow();
     },
   };
@@ -114,7 +106,8 @@ const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
 
 /**
  * An empty or garbled CA stops the start naming its file (later changes keep
- * the last good one): with no CA, fetch would trust the system's store.
+ * the last good one): it would reach fetch as no CA, and fetch would then
+ * trust the system's default store instead of the cluster's.
  */
 function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
   const pem = ca();
@@ -125,6 +118,22 @@ function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
     throw new KubeApiError(
       `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
     );
+  }
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** Throws unless `pem` is a bundle of one or more PEM certificates that all parse. */
+function requireCertificateBundle(pem: string): void {
+  if (pem.trim() === "") throw new Error("it is empty");
+  const blocks = pem.match(PEM_CERTIFICATE);
+  if (!blocks) throw new Error("it holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  for (const [index, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw new Error(`its certificate #${index + 1} cannot be parsed`);
+    }
   }
 }
 

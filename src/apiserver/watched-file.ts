@@ -1,13 +1,7 @@
 import { fileFingerprint, readRegularFile } from "../safe-file";
 
 /** A file whose current content is wanted on every use, without re-reading it every time. */
-export interface WatchedFile {
-  readonly path: string;
-  /** The content as of the last change seen; throws when the file has never been readable. */
-  read(): string;
-  /** Makes the next `read()` look at the file again, whatever the recheck interval says. */
-  recheckNow(): void;
-}
+export type WatchedFile = ReturnType<typeof watchFile>;
 
 /** What a file that cannot even be stat'ed is remembered as, so it is reported once. */
 const UNREADABLE = "(unreadable)";
@@ -17,7 +11,7 @@ interface Snapshot {
   readonly content: string;
 }
 
-export interface WatchOptions {
+interface WatchOptions {
   readonly recheckMs: number;
   /** Throws when the content is unusable (an empty CA); such content is treated as unreadable. */
   readonly validate?: (content: string) => void;
@@ -30,7 +24,7 @@ export interface WatchOptions {
  * `recheckMs`; content that cannot be read or validated mid-rotation leaves
  * the last good one in use, and `onError` hears of it once.
  */
-export function watchFile(path: string, options: WatchOptions): WatchedFile {
+export function watchFile(path: string, options: WatchOptions) {
   let snapshot: Snapshot | undefined;
   let refusedFingerprint: string | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
@@ -55,7 +49,8 @@ export function watchFile(path: string, options: WatchOptions): WatchedFile {
 
   return {
     path,
-    read() {
+    /** The content as of the last change seen; throws when the file has never been readable. */
+    read(): string {
       const now = performance.now();
       if (snapshot === undefined || now - checkedAt >= options.recheckMs) {
         checkedAt = now;
@@ -63,7 +58,8 @@ export function watchFile(path: string, options: WatchOptions): WatchedFile {
       }
       return snapshot.content;
     },
-    recheckNow() {
+    /** Makes the next `read()` look at the file again, whatever the recheck interval says. */
+    recheckNow(): void {
       checkedAt = Number.NEGATIVE_INFINITY;
     },
   };
