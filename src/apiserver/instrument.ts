@@ -1,14 +1,13 @@
 import { errorText } from "../bounded-text";
-import { KubeApiError } from "../contract/reads";
+import { type ApiserverRead, KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import { KubeApiTimeoutError } from "./transport";
 
-export type ApiserverVerb = "get" | "list";
-export type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
+type ApiserverOutcome = "success" | "not_found" | "error" | "timeout";
 
-export interface CallLabels {
-  readonly verb: ApiserverVerb;
+interface CallLabels {
+  readonly verb: ApiserverRead["verb"];
   /** The resource's plural: `deployments`, `cocoonhibernations`. */
   readonly resource: string;
   /** `GET deployments default/web`: the prefix of every error message. */
@@ -20,12 +19,11 @@ export interface CallLabels {
  * error leaves as a KubeApiError, so the rules can rely on the port's contract.
  */
 export async function instrumented<T>(
-  labels: CallLabels,
+  { verb, resource, operation }: CallLabels,
   call: () => Promise<T>,
-  outcomeOf: (result: T) => ApiserverOutcome,
+  outcomeOf: (result: T) => ApiserverOutcome = () => "success",
   log?: Logger,
 ): Promise<T> {
-  const { verb, resource, operation } = labels;
   const startedAt = performance.now();
   let outcome: ApiserverOutcome = "error";
   try {
