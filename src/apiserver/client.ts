@@ -4,12 +4,7 @@ import type { JsonObject } from "../json/read";
 import { type ApiResource, collectionPath } from "../kube/api-resources";
 import { invalidNameProblem } from "../kube/name-grammar";
 import { verifiedObject } from "./answer-status";
-import {
-  type ClusterAccess,
-  type ClusterAccessOptions,
-  type ClusterAccessSource,
-  loadClusterAccess,
-} from "./cluster-access";
+import { type ClusterAccess, type ClusterAccessOptions, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { instrumented } from "./instrument";
 import {
@@ -36,7 +31,7 @@ export interface KubeApiHandle {
   readonly api: KubeApi;
   /** Whole collections page by page, for `cocoon-webhook audit`. */
   readonly lister: KubeLister;
-  readonly source: ClusterAccessSource | "none";
+  readonly source: ClusterAccess["source"] | "none";
   /** The apiserver URL, when one is configured. */
   readonly server?: string;
 }
