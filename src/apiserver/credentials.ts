@@ -5,55 +5,30 @@ import { errorText } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
+import { fileFingerprint, readRegularFile } from "../safe-file";
 import type { ClusterAccess } from "./cluster-access";
-import { type WatchedFile, watchFile } from "./watched-file";
-
-/** How often rotated token, CA and client-certificate files are looked at, at most. */
-const DEFAULT_FILE_RECHECK_MS = 1000;
 
 /** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
 export type ApiserverCredentials = ReturnType<typeof createCredentials>;
 
-const authorizationHeader = z.looseObject({ Authorization: z.string() });
-
-type PemSource = () => string | undefined;
+interface Watching {
+  /** At most how often a rotating file is looked at: every second unless a test says otherwise. */
+  readonly recheckMs: number;
+  readonly log?: Logger;
+}
 
 export function createCredentials(
   access: ClusterAccess,
   options: { recheckMs?: number; log?: Logger },
 ) {
-  const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
-  const watch = (path: string, file: CredentialFile, validate?: (content: string) => void) =>
-    watchFile(path, {
-      recheckMs,
-      validate,
-      onError: (error) => {
-        apiserverFileReloadFailuresTotal.labels(file).inc();
-        options.log?.warn(
-          { path, error: errorText(error) },
-          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
-        );
-      },
-    });
-  const pem = (
-    file: CredentialFile,
-    path?: string,
-    base64Data?: string,
-    validate?: (content: string) => void,
-  ): PemSource => {
-    if (path) {
-      const watched = watch(path, file, validate);
-      return () => readOrThrow(watched, DESCRIPTIONS[file]);
-    }
-    const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
-    return () => decoded;
-  };
-
+  const watching: Watching = { recheckMs: options.recheckMs ?? 1000, log: options.log };
   const { cluster, user } = access;
-  const ca = pem("cluster_ca", cluster.caFile, cluster.caData, requireCertificateBundle);
-  const clientCert = pem("client_certificate", user.certFile, user.certData);
-  const clientKey = pem("client_key", user.keyFile, user.keyData);
-  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer_token") : undefined;
+  const ca = pemSource(cluster.caFile, cluster.caData, "cluster_ca", watching);
+  const clientCert = pemSource(user.certFile, user.certData, "client_certificate", watching);
+  const clientKey = pemSource(user.keyFile, user.keyData, "client_key", watching);
+  const tokenFile = access.tokenFile
+    ? watchedFile(access.tokenFile, "bearer_token", watching)
+    : undefined;
   requireUsableCa(ca, cluster.caData);
   const authorization = authorizationSource(access, tokenFile);
 
@@ -104,6 +79,82 @@ const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
   bearer_token: "bearer token file",
 };
 
+type PemSource = () => string | undefined;
+
+/** A PEM from its file, watched for rotation, or from the kubeconfig's inline base64 data. */
+function pemSource(
+  path: string | undefined,
+  base64Data: string | undefined,
+  file: CredentialFile,
+  watching: Watching,
+): PemSource {
+  if (path) {
+    const watched = watchedFile(path, file, watching);
+    return () => watched.read();
+  }
+  const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+  return () => decoded;
+}
+
+type WatchedFile = ReturnType<typeof watchedFile>;
+
+/**
+ * A credential file as of its last usable change: re-read when its stat
+ * fingerprint changes, looked at at most every `recheckMs`. Content that
+ * cannot be read or used mid-rotation leaves the last good one in use,
+ * counted and logged once per change; a file never readable is a KubeApiError.
+ */
+function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Watching) {
+  let snapshot: { readonly fingerprint: string; readonly content: string } | undefined;
+  let refusedFingerprint: string | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+
+  const refresh = (previous: typeof snapshot) => {
+    let fingerprint: string | undefined;
+    try {
+      fingerprint = fileFingerprint(path);
+      if (previous?.fingerprint === fingerprint) return previous;
+      if (previous && fingerprint === refusedFingerprint) return previous;
+      const content = readRegularFile(path);
+      if (file === "cluster_ca") requireCertificateBundle(content);
+      return { fingerprint, content };
+    } catch (error) {
+      if (previous === undefined) {
+        throw new KubeApiError(
+          `cannot read the ${DESCRIPTIONS[file]} ${path}: ${errorText(error)}`,
+        );
+      }
+      // A file that cannot even be stat'ed is remembered as such, so it is reported once.
+      const refused = fingerprint ?? "(unreadable)";
+      if (refused !== refusedFingerprint) {
+        apiserverFileReloadFailuresTotal.labels(file).inc();
+        log?.warn(
+          { path, error: errorText(error) },
+          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
+        );
+      }
+      refusedFingerprint = refused;
+      return previous;
+    }
+  };
+
+  return {
+    path,
+    read(): string {
+      const now = performance.now();
+      if (snapshot === undefined || now - checkedAt >= recheckMs) {
+        checkedAt = now;
+        snapshot = refresh(snapshot);
+      }
+      return snapshot.content;
+    },
+    /** Makes the next `read()` look at the file again, whatever `recheckMs` says. */
+    recheckNow(): void {
+      checkedAt = Number.NEGATIVE_INFINITY;
+    },
+  };
+}
+
 /**
  * An empty or garbled CA stops the start naming its file (later changes keep
  * the last good one): it would reach fetch as no CA, and fetch would then
@@ -137,6 +188,8 @@ function requireCertificateBundle(pem: string): void {
   }
 }
 
+const authorizationHeader = z.looseObject({ Authorization: z.string() });
+
 function authorizationSource(
   access: ClusterAccess,
   tokenFile: WatchedFile | undefined,
@@ -144,7 +197,7 @@ function authorizationSource(
   const { user } = access;
   if (tokenFile) {
     return async () => {
-      const token = readOrThrow(tokenFile, DESCRIPTIONS.bearer_token).trim();
+      const token = tokenFile.read().trim();
       if (token === "") throw new KubeApiError(`bearer token file ${tokenFile.path} is empty`);
       return `Bearer ${token}`;
     };
@@ -168,12 +221,4 @@ function authorizationSource(
     return async () => `Basic ${basic}`;
   }
   return async () => undefined;
-}
-
-function readOrThrow(file: WatchedFile, what: string): string {
-  try {
-    return file.read();
-  } catch (error) {
-    throw new KubeApiError(`cannot read the ${what} ${file.path}: ${errorText(error)}`);
-  }
 }
