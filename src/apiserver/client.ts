@@ -1,21 +1,16 @@
-import { cutShort } from "../bounded-text";
-import { type ApiserverRead, type KubeApi, KubeApiError, type ObjectRef } from "../contract/reads";
+import { cutShort, errorText } from "../bounded-text";
+import { type ApiserverRead, type KubeApi, KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { type ApiResource, collectionPath } from "../kube/api-resources";
-import { invalidNameProblem } from "../kube/name-grammar";
+import { invalidNameProblem, isDnsLabel } from "../kube/name-grammar";
+import type { Logger } from "../observability/logger";
+import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
 import { verifiedObject } from "./answer-status";
 import { type ClusterAccess, type ClusterAccessOptions, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
-import { instrumented } from "./instrument";
-import {
-  KEPT_LIST_BOUNDS,
-  type KubeLister,
-  kubeListerOver,
-  LIST_PAGE_LIMIT,
-  listPages,
-} from "./list-pages";
+import { KEPT_LIST_BOUNDS, LIST_PAGE_LIMIT, listPages, STREAMED_LIST_BOUNDS } from "./list-pages";
 import { createReadBudget, type ReadBudgetOptions, type ReadHold } from "./read-budget";
-import { type ApiserverTransport, createTransport } from "./transport";
+import { type ApiserverTransport, createTransport, KubeApiTimeoutError } from "./transport";
 
 export interface KubeApiOptions extends ClusterAccessOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
@@ -34,6 +29,12 @@ export interface KubeApiHandle {
   readonly source: ClusterAccess["source"] | "none";
   /** The apiserver URL, when one is configured. */
   readonly server?: string;
+}
+
+/** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
+export interface KubeLister {
+  /** Every object of `resource` in `namespace` (every namespace when undefined), page by verified page. */
+  pages(resource: ApiResource, namespace?: string): AsyncIterable<readonly JsonObject[]>;
 }
 
 export const NO_KUBE_API_MESSAGE =
@@ -57,33 +58,28 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
 
   /** A read a review waits on: refused unsent past the read budget, else counted once. */
   async function read<T>(
-    verb: ApiserverRead["verb"],
-    resource: ApiResource,
-    operation: string,
-    call: (transport: ApiserverTransport, hold: ReadHold) => Promise<T>,
-    outcomeOf?: (result: T) => "success" | "not_found",
+    call: CallLabels,
+    send: (hold: ReadHold) => Promise<T>,
+    outcomeOf?: (result: T) => Outcome,
   ): Promise<T> {
-    const hold = budget.begin(operation);
+    const hold = budget.begin(call.operation);
     try {
-      const labels = { verb, resource: resource.plural, operation };
-      return await instrumented(labels, () => call(connected(operation), hold), outcomeOf, log);
+      return await counted(call, () => send(hold), outcomeOf, log);
     } finally {
       hold.end();
     }
   }
 
   const api: KubeApi = {
-    async get<Fields extends JsonObject>(resource: ApiResource<Fields>, ref: ObjectRef) {
+    async get(resource, ref) {
       const { namespace, name } = ref;
       const operation = `GET ${resource.plural} ${namespace === undefined ? cutShort(name) : `${cutShort(namespace)}/${cutShort(name)}`}`;
       requireValidNames(operation, resource, ref);
+      const path = `${collectionPath(resource, namespace)}/${name}`;
       return read(
-        "get",
-        resource,
-        operation,
-        async (transport, hold) => {
-          const path = `${collectionPath(resource, namespace)}/${name}`;
-          const answer = await transport.get(path, {
+        { verb: "get", resource: resource.plural, operation },
+        async (hold) => {
+          const answer = await connected(operation).get(path, {
             operation,
             maxBytes: MAX_OBJECT_ANSWER_BYTES,
             hold,
@@ -96,9 +92,9 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
     async list(resource, namespace) {
       const operation = `LIST ${resource.plural} in ${cutShort(namespace)}`;
       requireValidNames(operation, resource, { namespace });
-      return read("list", resource, operation, async (transport, hold) => {
+      return read({ verb: "list", resource: resource.plural, operation }, async (hold) => {
         const items: JsonObject[] = [];
-        const pages = listPages(transport, resource, namespace, {
+        const pages = listPages(connected(operation), resource, namespace, {
           operation,
           pageSize,
           ...KEPT_LIST_BOUNDS,
@@ -110,12 +106,30 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
       });
     },
   };
-  return {
-    api,
-    lister: kubeListerOver(connected, pageSize),
-    source: access?.source ?? "none",
-    server: transport?.server,
+
+  const lister: KubeLister = {
+    /** Each page is one counted call within its own APISERVER_TIMEOUT, outside the read budget. */
+    async *pages(resource, namespace) {
+      const scope = namespace === undefined ? "" : ` in ${cutShort(namespace)}`;
+      const operation = `LIST ${resource.plural}${scope}`;
+      if (namespace !== undefined && (!resource.namespaced || !isDnsLabel(namespace))) {
+        throw new KubeApiError(`${operation}: not a namespace a LIST can name`);
+      }
+      const pages = listPages(connected(operation), resource, namespace, {
+        operation,
+        pageSize,
+        ...STREAMED_LIST_BOUNDS,
+      });
+      for (;;) {
+        const call = { verb: "list", resource: resource.plural, operation } as const;
+        const next = await counted(call, () => pages.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    },
   };
+
+  return { api, lister, source: access?.source ?? "none", server: transport?.server };
 }
 
 function connect(access: ClusterAccess, options: KubeApiOptions): ApiserverTransport {
@@ -153,4 +167,43 @@ function requireValidNames(
   }
   const problem = invalidNameProblem({ namespace, name });
   if (problem) throw new KubeApiError(`${operation}: ${problem}, so the apiserver was not asked`);
+}
+
+type Outcome = "success" | "not_found" | "error" | "timeout";
+
+interface CallLabels {
+  readonly verb: ApiserverRead["verb"];
+  /** The resource's plural: `deployments`, `cocoonhibernations`. */
+  readonly resource: string;
+  /** `GET deployments default/web`: the prefix of every error message. */
+  readonly operation: string;
+}
+
+/**
+ * Runs one apiserver call and records it exactly once in both metrics. Any
+ * error leaves as a KubeApiError, so the rules can rely on the port's contract.
+ */
+async function counted<T>(
+  { verb, resource, operation }: CallLabels,
+  call: () => Promise<T>,
+  outcomeOf: (result: T) => Outcome = () => "success",
+  log?: Logger,
+): Promise<T> {
+  const startedAt = performance.now();
+  let outcome: Outcome = "error";
+  try {
+    const result = await call();
+    outcome = outcomeOf(result);
+    return result;
+  } catch (error) {
+    outcome = error instanceof KubeApiTimeoutError ? "timeout" : "error";
+    throw error instanceof KubeApiError
+      ? error
+      : new KubeApiError(`${operation}: ${errorText(error)}`);
+  } finally {
+    const seconds = (performance.now() - startedAt) / 1000;
+    apiserverRequestDuration.observe({ verb, resource }, seconds);
+    apiserverRequestsTotal.inc({ verb, resource, outcome });
+    log?.debug({ operation, outcome, durationMs: seconds * 1000 }, "apiserver call");
+  }
 }

@@ -1,10 +1,7 @@
-import { cutShort } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { type ApiResource, collectionPath } from "../kube/api-resources";
-import { isDnsLabel } from "../kube/name-grammar";
 import { verifiedListPage } from "./answer-status";
-import { instrumented } from "./instrument";
 import type { ReadHold } from "./read-budget";
 import type { ApiserverTransport } from "./transport";
 
@@ -27,7 +24,7 @@ export const KEPT_LIST_BOUNDS = {
  * pods of 64 KiB, one decoded page well inside 256 MiB, and objects well past
  * the 150 000 pods of Kubernetes' largest cluster.
  */
-const STREAMED_LIST_BOUNDS = {
+export const STREAMED_LIST_BOUNDS = {
   maxPageBytes: 32 * 1024 * 1024,
   maxObjects: 1_000_000,
   maxTotalBytes: Number.POSITIVE_INFINITY,
@@ -104,37 +101,4 @@ export async function* listPages(
     `${operation}: the list did not end after ${maxPages} pages of ${pageSize}; ` +
       "refusing to read more",
   );
-}
-
-/** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
-export interface KubeLister {
-  /** Every object of `resource` in `namespace` (every namespace when undefined), page by verified page. */
-  pages(resource: ApiResource, namespace?: string): AsyncIterable<readonly JsonObject[]>;
-}
-
-/** Each page is one counted call within its own APISERVER_TIMEOUT. */
-export function kubeListerOver(
-  connected: (operation: string) => ApiserverTransport,
-  pageSize: number,
-): KubeLister {
-  return {
-    async *pages(resource, namespace) {
-      const scope = namespace === undefined ? "" : ` in ${cutShort(namespace)}`;
-      const operation = `LIST ${resource.plural}${scope}`;
-      if (namespace !== undefined && (!resource.namespaced || !isDnsLabel(namespace))) {
-        throw new KubeApiError(`${operation}: not a namespace a LIST can name`);
-      }
-      const pages = listPages(connected(operation), resource, namespace, {
-        operation,
-        pageSize,
-        ...STREAMED_LIST_BOUNDS,
-      });
-      for (;;) {
-        const labels = { verb: "list", resource: resource.plural, operation } as const;
-        const next = await instrumented(labels, () => pages.next());
-        if (next.done) return;
-        yield next.value;
-      }
-    },
-  };
 }
