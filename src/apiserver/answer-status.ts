@@ -120,21 +120,17 @@ export function verifiedListPage(
   // The apiserver leaves apiVersion and kind out of the items of built-in lists (the core group,
   // apps: no dot in the group); a custom resource's items always carry them.
   const itemsMayOmitKind = !resource.group.includes(".");
-  const strayIndex = items.findIndex(
-    (item) =>
-      !(itemsMayOmitKind && item.apiVersion === undefined && item.kind === undefined) &&
-      (item.apiVersion !== apiVersion || item.kind !== resource.kind),
-  );
-  const stray = items[strayIndex];
-  if (stray) {
-    throw untrusted(
-      operation,
-      answer,
-      `a ${listKind} whose items[${strayIndex}] is ${describeIdentity(stray)}, ` +
-        `not a ${apiVersion} ${resource.kind}`,
-    );
-  }
   for (const [index, item] of items.entries()) {
+    const kindOmitted =
+      itemsMayOmitKind && item.apiVersion === undefined && item.kind === undefined;
+    if (!kindOmitted && (item.apiVersion !== apiVersion || item.kind !== resource.kind)) {
+      throw untrusted(
+        operation,
+        answer,
+        `a ${listKind} whose items[${index}] is ${describeIdentity(item)}, ` +
+          `not a ${apiVersion} ${resource.kind}`,
+      );
+    }
     const checked = resource.fields(item);
     if (checked instanceof MalformedField) {
       throw new KubeApiError(
@@ -146,13 +142,18 @@ export function verifiedListPage(
   return { items, continueToken: page.metadata?.continue || undefined };
 }
 
+const STATUS_HINTS: Readonly<Record<number, string>> = {
+  401: " (check the bearer token or client certificate of the kubeconfig user)",
+  403: " (check the RBAC of the account this client runs as)",
+};
+
 /** The body of a direct 2xx as a JSON object, else a KubeApiError saying what came instead. */
 function decodedObject(operation: string, answer: RawAnswer): JsonObject {
   if (answer.status < 200 || answer.status >= 300) {
     const reason = STATUS_CODES[answer.status] ?? "";
     const quoted = bodyExcerpt(answer.body);
     throw new KubeApiError(
-      `${operation}: apiserver answered ${answer.status}${reason ? ` ${reason}` : ""}${quoted ? `: ${quoted}` : ""}${hintFor(answer.status)}`,
+      `${operation}: apiserver answered ${answer.status}${reason ? ` ${reason}` : ""}${quoted ? `: ${quoted}` : ""}${STATUS_HINTS[answer.status] ?? ""}`,
       answer.status,
     );
   }
@@ -170,13 +171,6 @@ function decodedObject(operation: string, answer: RawAnswer): JsonObject {
     );
   }
   return value;
-}
-
-function hintFor(status: number): string {
-  if (status === 401)
-    return " (check the bearer token or client certificate of the kubeconfig user)";
-  if (status === 403) return " (check the RBAC of the account this client runs as)";
-  return "";
 }
 
 function checkedFields<Fields extends JsonObject>(

@@ -179,8 +179,14 @@ function describeFailure(
       `${operation}: timed out after ${context.timeoutMs}ms waiting for the apiserver ${server}`,
     );
   }
-  const code = errorCode(error);
-  const detail = shortMessage(error);
+  const code =
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+      ? error.code
+      : undefined;
+  // Bun appends a hint about `verbose: true` that means nothing to an operator.
+  const detail = errorText(error)
+    .replace(/\s*For more information, pass `verbose: true`.*$/s, "")
+    .trim();
   if (code && TLS_ERROR_CODE.test(code)) {
     return new KubeApiError(
       `${operation}: TLS: unable to verify the certificate of the apiserver ${server}: ${detail} (${code}); ` +
@@ -190,16 +196,4 @@ function describeFailure(
   return new KubeApiError(
     `${operation}: cannot reach the apiserver ${server}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ""}`,
   );
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
-}
-
-/** Bun appends a hint about `verbose: true` that means nothing to an operator. */
-function shortMessage(error: unknown): string {
-  return errorText(error)
-    .replace(/\s*For more information, pass `verbose: true`.*$/s, "")
-    .trim();
 }
