@@ -66,12 +66,6 @@ function namesMissingObject(body: unknown, resource: ApiResource, name: string):
   );
 }
 
-export interface ListPage {
-  readonly items: readonly JsonObject[];
-  /** `metadata.continue`; undefined on the last page. */
-  readonly continueToken: string | undefined;
-}
-
 /** `items` may be `null` as well as `[]` (a Go nil slice): both mean none. */
 interface ListPageFields extends JsonObject {
   readonly items: readonly JsonObject[] | null;
@@ -86,16 +80,17 @@ const listPageFields: FieldsCheck<ListPageFields> = (object) =>
   (object as ListPageFields);
 
 /**
- * A page of a LIST of `resource` asked for with `?limit=pageSize`, trusted
- * only when it is a direct 2xx of its List kind, no longer than asked for,
- * every item of its kind with the field types the resource requires.
+ * The items of a page of a LIST of `resource` asked for with `?limit=pageSize`
+ * and its `metadata.continue` (undefined on the last page), trusted only when
+ * it is a direct 2xx of its List kind, no longer than asked for, every item of
+ * its kind with the field types the resource requires.
  */
 export function verifiedListPage(
   operation: string,
   answer: RawAnswer,
   resource: ApiResource,
   pageSize: number,
-): ListPage {
+) {
   const apiVersion = apiVersionOf(resource);
   const listKind = `${resource.kind}List`;
   const object = decodedObject(operation, answer);

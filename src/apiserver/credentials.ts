@@ -29,7 +29,7 @@ export function createCredentials(
   const tokenFile = access.tokenFile
     ? watchedFile(access.tokenFile, "bearer_token", watching)
     : undefined;
-  requireUsableCa(ca, cluster.caData);
+  ca(); // a CA file that cannot be used stops the start, naming it
   const authorization = authorizationSource(access, tokenFile);
 
   // Built again only when what goes into them changes (a rotated token or
@@ -93,6 +93,15 @@ function pemSource(
     return () => watched.read();
   }
   const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+  if (decoded !== undefined && file === "cluster_ca") {
+    try {
+      requireCertificateBundle(decoded);
+    } catch (error) {
+      throw new KubeApiError(
+        `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
+      );
+    }
+  }
   return () => decoded;
 }
 
@@ -155,26 +164,13 @@ function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Wat
   };
 }
 
-/**
- * An empty or garbled CA stops the start naming its file (later changes keep
- * the last good one): it would reach fetch as no CA, and fetch would then
- * trust the system's default store instead of the cluster's.
- */
-function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
-  const pem = ca();
-  if (pem === undefined || !inlineData) return;
-  try {
-    requireCertificateBundle(pem);
-  } catch (error) {
-    throw new KubeApiError(
-      `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
-    );
-  }
-}
-
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
-/** Throws unless `pem` is a bundle of one or more PEM certificates that all parse. */
+/**
+ * Throws unless `pem` is a bundle of one or more PEM certificates that all
+ * parse: an empty or garbled CA would reach fetch as no CA, and fetch would
+ * then trust the system's default store instead of the cluster's.
+ */
 function requireCertificateBundle(pem: string): void {
   if (pem.trim() === "") throw new Error("it is empty");
   const blocks = pem.match(PEM_CERTIFICATE);
