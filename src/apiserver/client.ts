@@ -5,12 +5,12 @@ import { type ApiResource, collectionPath } from "../kube/api-resources";
 import { invalidNameProblem, isDnsLabel } from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
-import { verifiedObject } from "./answer-status";
 import { type ClusterAccess, type ClusterAccessOptions, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
 import { KEPT_LIST_BOUNDS, LIST_PAGE_LIMIT, listPages, STREAMED_LIST_BOUNDS } from "./list-pages";
 import { createReadBudget, type ReadBudgetOptions, type ReadHold } from "./read-budget";
 import { type ApiserverTransport, createTransport, KubeApiTimeoutError } from "./transport";
+import { verifiedObject } from "./verified-answers";
 
 export interface KubeApiOptions extends ClusterAccessOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */

@@ -1,9 +1,9 @@
 import { KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
 import { type ApiResource, collectionPath } from "../kube/api-resources";
-import { verifiedListPage } from "./answer-status";
 import type { ReadHold } from "./read-budget";
 import type { ApiserverTransport } from "./transport";
+import { verifiedListPage } from "./verified-answers";
 
 /** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
 export const LIST_PAGE_LIMIT = 500;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { verifiedListPage, verifiedObject } from "../../src/apiserver/answer-status";
+import { verifiedListPage, verifiedObject } from "../../src/apiserver/verified-answers";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { KubeApiError } from "../../src/contract/reads";
 import { DEPLOYMENTS, NODES } from "../../src/kube/api-resources";
