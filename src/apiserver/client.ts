@@ -24,10 +24,8 @@ export interface KubeApiOptions extends ClusterAccessOptions {
 
 export interface KubeApiHandle {
   readonly api: KubeApi;
-  /** Whole collections page by page, for `cocoon-webhook audit`. */
   readonly lister: KubeLister;
   readonly source: ClusterAccess["source"] | "none";
-  /** The apiserver URL, when one is configured. */
   readonly server?: string;
 }
 
@@ -43,7 +41,13 @@ export const NO_KUBE_API_MESSAGE =
 /** An object is at most about 1.5 MiB (etcd's request limit); anything larger is not a real answer. */
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
 
-/** The apiserver port; without a cluster every call fails with a KubeApiError saying so. */
+/**
+ * The apiserver port; without a cluster every call fails with a KubeApiError
+ * saying so. Every read goes the same way: its names checked before a URL is
+ * built, a place in the read budget, one count, GETs over the transport
+ * (Bun's fetch with the cluster CA, no redirects, a capped body), and each
+ * answer verified before anything reads it.
+ */
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const { log, timeoutMs } = options;
   const access = loadClusterAccess(options);
