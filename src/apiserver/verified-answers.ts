@@ -191,7 +191,7 @@ function metadataOf(object: JsonObject): JsonObject {
   return isJsonObject(object.metadata) ? object.metadata : {};
 }
 
-/** `a v1 Status ("…")`, `apps/v1 Deployment default/other`, `an object without apiVersion/kind`. */
+/** `a v1 Status (…)`, `apps/v1 Deployment default/other`, `an object without apiVersion and kind`. */
 function describeIdentity(object: JsonObject): string {
   const { apiVersion, kind } = object;
   if (typeof apiVersion !== "string" || typeof kind !== "string") {
