@@ -1,191 +1,161 @@
-import { cutShort } from "../bounded-text";
-import { type KubeApi, KubeApiError, type ObjectRef } from "../contract/reads";
+import { cutShort, errorText } from "../bounded-text";
+import { type ApiserverRead, type KubeApi, KubeApiError } from "../contract/reads";
 import type { JsonObject } from "../json/read";
-import { type ApiResource, apiVersionOf, collectionPath } from "../kube/api-resources";
-import { invalidNameProblem } from "../kube/name-grammar";
+import { type ApiResource, collectionPath } from "../kube/api-resources";
+import { invalidNameProblem, isDnsLabel } from "../kube/name-grammar";
 import type { Logger } from "../observability/logger";
-import { type ExpectedObject, isVerifiedNotFound, verifiedObject } from "./answer-status";
-import { type ClusterAccess, type ClusterAccessSource, loadClusterAccess } from "./cluster-access";
+import { apiserverRequestDuration, apiserverRequestsTotal } from "../observability/metrics";
+import { type ClusterAccess, type ClusterAccessOptions, loadClusterAccess } from "./cluster-access";
 import { createCredentials } from "./credentials";
-import { instrumented } from "./instrument";
-import { expectedListOf, type KubeLister, kubeListerOver, listPages } from "./list-pages";
-import {
-  createReadBudget,
-  type ReadBudget,
-  type ReadBudgetOptions,
-  type ReadHold,
-} from "./read-budget";
-import { type ApiserverTransport, createTransport } from "./transport";
+import { KEPT_LIST_BOUNDS, LIST_PAGE_LIMIT, listPages, STREAMED_LIST_BOUNDS } from "./list-pages";
+import { createReadBudget, type ReadBudgetOptions, type ReadHold } from "./read-budget";
+import { type ApiserverTransport, createTransport, KubeApiTimeoutError } from "./transport";
+import { verifiedObject } from "./verified-answers";
 
-export interface KubeApiOptions {
+export interface KubeApiOptions extends ClusterAccessOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
   readonly timeoutMs: number;
-  /** The KUBECONFIG path; when unset, the in-cluster service account is tried. */
-  readonly kubeconfigPath?: string;
-  /** A context of that kubeconfig instead of its current-context. */
-  readonly context?: string;
-  /** Prefix for /var/run/secrets/kubernetes.io/serviceaccount (tests); default "". */
-  readonly inClusterRoot?: string;
-  /** APISERVER_LIST_PAGE_SIZE: objects asked for per LIST page; default LIST_PAGE_LIMIT. */
+  /** APISERVER_LIST_PAGE_SIZE; default LIST_PAGE_LIMIT. */
   readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
-  /** Bounds on the reads in flight and what their answers hold; read-budget.ts's unless given. */
   readonly readBudget?: ReadBudgetOptions;
-  readonly log?: Logger;
 }
 
 export interface KubeApiHandle {
   readonly api: KubeApi;
-  /** Whole collections page by page, for `cocoon-webhook audit`. */
   readonly lister: KubeLister;
-  readonly source: ClusterAccessSource | "none";
-  /** The apiserver URL, when one is configured. */
+  readonly source: ClusterAccess["source"] | "none";
   readonly server?: string;
+}
+
+/** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
+export interface KubeLister {
+  /** Every object of `resource` in `namespace` (every namespace when undefined), page by verified page. */
+  pages(resource: ApiResource, namespace?: string): AsyncIterable<readonly JsonObject[]>;
 }
 
 export const NO_KUBE_API_MESSAGE =
   "no Kubernetes API is configured: set KUBECONFIG or run in-cluster with a service account";
 
-/** The apiserver port; without a cluster every call fails with a KubeApiError saying so. */
-export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
-  const access = loadClusterAccess(options);
-  if (!access) {
-    options.log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
-    return {
-      api: kubeApiOver(undefined, options),
-      lister: kubeListerOver(connectedTo(undefined), options.listPageSize ?? LIST_PAGE_LIMIT),
-      source: "none",
-    };
-  }
-  warnAboutIgnoredSettings(access, options.log);
-  const transport = createTransport({
-    server: access.cluster.server,
-    credentials: createCredentials(access, { recheckMs: options.fileRecheckMs, log: options.log }),
-    timeoutMs: options.timeoutMs,
-    proxyUrl: access.cluster.proxyUrl,
-  });
-  options.log?.info(
-    { source: access.source, server: transport.server, user: access.user.name },
-    "apiserver client configured",
-  );
-  return {
-    api: kubeApiOver(transport, options),
-    lister: kubeListerOver(connectedTo(transport), options.listPageSize ?? LIST_PAGE_LIMIT),
-    source: access.source,
-    server: transport.server,
-  };
-}
+/** An object is at most about 1.5 MiB (etcd's request limit); anything larger is not a real answer. */
+export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /**
- * Caps on apiserver answers: an object is at most about 1.5 MiB (etcd's
- * request limit) and a LIST page LIST_PAGE_LIMIT CocoonHibernations of a
- * few hundred bytes; anything larger is not a real answer.
+ * The apiserver port; without a cluster every call fails with a KubeApiError
+ * saying so. Every read goes the same way: its names checked before a URL is
+ * built, a place in the read budget, one count, GETs over the transport
+ * (Bun's fetch with the cluster CA, no redirects, a capped body), and each
+ * answer verified before anything reads it.
  */
-export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
-const MAX_LIST_PAGE_BYTES = 8 * 1024 * 1024;
-/** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
-export const LIST_PAGE_LIMIT = 500;
-/** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
-export const MAX_LISTED_OBJECTS = 50_000;
-/** Bytes of the pages of one LIST together, whose items are all kept until it ends. */
-export const MAX_LIST_BYTES = 24 * 1024 * 1024;
-
-/** The transport, or a KubeApiError naming `operation` when no Kubernetes API is configured. */
-const connectedTo =
-  (transport: ApiserverTransport | undefined) =>
-  (operation: string): ApiserverTransport => {
+export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
+  const { log, timeoutMs } = options;
+  const access = loadClusterAccess(options);
+  const transport = access && connect(access, options);
+  if (!transport) log?.warn(`${NO_KUBE_API_MESSAGE}; apiserver-backed checks will fail closed`);
+  const connected = (operation: string): ApiserverTransport => {
     if (!transport) throw new KubeApiError(`${operation}: ${NO_KUBE_API_MESSAGE}`);
     return transport;
   };
+  const pageSize = options.listPageSize ?? LIST_PAGE_LIMIT;
+  const budget = createReadBudget(options.readBudget);
 
-function kubeApiOver(
-  transport: ApiserverTransport | undefined,
-  {
-    log,
-    listPageSize = LIST_PAGE_LIMIT,
-    readBudget,
-  }: Pick<KubeApiOptions, "log" | "listPageSize" | "readBudget">,
-): KubeApi {
-  const connected = connectedTo(transport);
-  const budget = createReadBudget(readBudget);
-  return {
-    /** The very object asked for, `undefined` on the apiserver's own NotFound for it. */
-    async get<Fields extends JsonObject>(
-      resource: ApiResource<Fields>,
-      { namespace, name }: ObjectRef,
-    ) {
+  /** A read a review waits on: refused unsent past the read budget, else counted once. */
+  async function read<T>(
+    call: CallLabels,
+    send: (hold: ReadHold) => Promise<T>,
+    outcomeOf?: (result: T) => Outcome,
+  ): Promise<T> {
+    const hold = budget.begin(call.operation);
+    try {
+      return await counted(call, () => send(hold), outcomeOf, log);
+    } finally {
+      hold.end();
+    }
+  }
+
+  const api: KubeApi = {
+    async get(resource, ref) {
+      const { namespace, name } = ref;
       const operation = `GET ${resource.plural} ${namespace === undefined ? cutShort(name) : `${cutShort(namespace)}/${cutShort(name)}`}`;
-      requireValidNames(operation, resource, { namespace, name });
-      return withinBudget(budget, operation, (hold) =>
-        instrumented(
-          { verb: "get", resource: resource.plural, operation },
-          async (): Promise<Fields | undefined> => {
-            const expected: ExpectedObject = {
-              apiVersion: apiVersionOf(resource),
-              kind: resource.kind,
-              resource: resource.plural,
-              name,
-              ...(namespace === undefined ? {} : { namespace }),
-            };
-            const answer = await connected(operation).get(
-              `${collectionPath(resource, namespace)}/${name}`,
-              { operation, maxBytes: MAX_OBJECT_ANSWER_BYTES, hold },
-            );
-            if (isVerifiedNotFound(operation, answer, expected)) return undefined;
-            return verifiedObject(operation, answer, expected, resource.fields);
-          },
-          (object) => (object === undefined ? "not_found" : "success"),
-          log,
-        ),
+      requireValidNames(operation, resource, ref);
+      const path = `${collectionPath(resource, namespace)}/${name}`;
+      return read(
+        { verb: "get", resource: resource.plural, operation },
+        async (hold) => {
+          const answer = await connected(operation).get(path, {
+            operation,
+            maxBytes: MAX_OBJECT_ANSWER_BYTES,
+            hold,
+          });
+          return verifiedObject(operation, answer, resource, ref);
+        },
+        (object) => (object === undefined ? "not_found" : "success"),
       );
     },
-    async list(resource: ApiResource, namespace: string) {
+    async list(resource, namespace) {
       const operation = `LIST ${resource.plural} in ${cutShort(namespace)}`;
       requireValidNames(operation, resource, { namespace });
-      return withinBudget(budget, operation, (hold) =>
-        instrumented(
-          { verb: "list", resource: resource.plural, operation },
-          async () => {
-            // All pages within one APISERVER_TIMEOUT, every item kept until the last page.
-            const pages = listPages(
-              connected(operation),
-              collectionPath(resource, namespace),
-              operation,
-              expectedListOf(resource),
-              {
-                pageSize: listPageSize,
-                hold,
-                maxPageBytes: MAX_LIST_PAGE_BYTES,
-                maxObjects: MAX_LISTED_OBJECTS,
-                maxTotalBytes: MAX_LIST_BYTES,
-                budget: "shared",
-              },
-            );
-            const items: JsonObject[] = [];
-            for await (const page of pages) for (const item of page) items.push(item);
-            return items;
-          },
-          () => "success",
-          log,
-        ),
-      );
+      return read({ verb: "list", resource: resource.plural, operation }, async (hold) => {
+        const items: JsonObject[] = [];
+        const pages = listPages(connected(operation), resource, namespace, {
+          operation,
+          pageSize,
+          ...KEPT_LIST_BOUNDS,
+          signal: AbortSignal.timeout(timeoutMs),
+          hold,
+        });
+        for await (const page of pages) items.push(...page);
+        return items;
+      });
     },
   };
+
+  const lister: KubeLister = {
+    /** Each page is one counted call within its own APISERVER_TIMEOUT, outside the read budget. */
+    async *pages(resource, namespace) {
+      const scope = namespace === undefined ? "" : ` in ${cutShort(namespace)}`;
+      const operation = `LIST ${resource.plural}${scope}`;
+      if (namespace !== undefined && (!resource.namespaced || !isDnsLabel(namespace))) {
+        throw new KubeApiError(`${operation}: not a namespace a LIST can name`);
+      }
+      const pages = listPages(connected(operation), resource, namespace, {
+        operation,
+        pageSize,
+        ...STREAMED_LIST_BOUNDS,
+      });
+      for (;;) {
+        const call = { verb: "list", resource: resource.plural, operation } as const;
+        const next = await counted(call, () => pages.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    },
+  };
+
+  return { api, lister, source: access?.source ?? "none", server: transport?.server };
 }
 
-/** One read a review waits on, held in the read budget until its caller has the answer. */
-async function withinBudget<T>(
-  budget: ReadBudget,
-  operation: string,
-  read: (hold: ReadHold) => Promise<T>,
-): Promise<T> {
-  const hold = budget.begin(operation);
-  try {
-    return await read(hold);
-  } finally {
-    hold.end();
+function connect(access: ClusterAccess, options: KubeApiOptions): ApiserverTransport {
+  const { source, cluster, user } = access;
+  const { log } = options;
+  if (cluster.skipTLSVerify) {
+    log?.warn(
+      { cluster: cluster.name },
+      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
+    );
   }
+  if (cluster.server.startsWith("http://")) {
+    log?.warn({ server: cluster.server }, "the apiserver is reached over plain HTTP, without TLS");
+  }
+  const transport = createTransport({
+    server: cluster.server,
+    credentials: createCredentials(access, { recheckMs: options.fileRecheckMs, log }),
+    timeoutMs: options.timeoutMs,
+    proxyUrl: cluster.proxyUrl,
+  });
+  log?.info({ source, server: transport.server, user: user.name }, "apiserver client configured");
+  return transport;
 }
 
 /** A name goes into a URL only once it is valid: `..` or `a/b` would name another path. */
@@ -203,17 +173,41 @@ function requireValidNames(
   if (problem) throw new KubeApiError(`${operation}: ${problem}, so the apiserver was not asked`);
 }
 
-function warnAboutIgnoredSettings(access: ClusterAccess, log: Logger | undefined): void {
-  if (access.cluster.skipTLSVerify) {
-    log?.warn(
-      { cluster: access.cluster.name },
-      "insecure-skip-tls-verify is ignored: the apiserver certificate is always verified",
-    );
-  }
-  if (access.cluster.server.startsWith("http://")) {
-    log?.warn(
-      { server: access.cluster.server },
-      "the apiserver is reached over plain HTTP, without TLS",
-    );
+type Outcome = "success" | "not_found" | "error" | "timeout";
+
+interface CallLabels {
+  readonly verb: ApiserverRead["verb"];
+  /** The resource's plural: `deployments`, `cocoonhibernations`. */
+  readonly resource: string;
+  /** `GET deployments default/web`: the prefix of every error message. */
+  readonly operation: string;
+}
+
+/**
+ * Runs one apiserver call and records it exactly once in both metrics. Any
+ * error leaves as a KubeApiError, so the rules can rely on the port's contract.
+ */
+async function counted<T>(
+  { verb, resource, operation }: CallLabels,
+  call: () => Promise<T>,
+  outcomeOf: (result: T) => Outcome = () => "success",
+  log?: Logger,
+): Promise<T> {
+  const startedAt = performance.now();
+  let outcome: Outcome = "error";
+  try {
+    const result = await call();
+    outcome = outcomeOf(result);
+    return result;
+  } catch (error) {
+    outcome = error instanceof KubeApiTimeoutError ? "timeout" : "error";
+    throw error instanceof KubeApiError
+      ? error
+      : new KubeApiError(`${operation}: ${errorText(error)}`);
+  } finally {
+    const seconds = (performance.now() - startedAt) / 1000;
+    apiserverRequestDuration.observe({ verb, resource }, seconds);
+    apiserverRequestsTotal.inc({ verb, resource, outcome });
+    log?.debug({ operation, outcome, durationMs: seconds * 1000 }, "apiserver call");
   }
 }

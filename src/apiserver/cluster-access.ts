@@ -7,13 +7,10 @@ import { errorText } from "../bounded-text";
 import type { Logger } from "../observability/logger";
 import { readRegularFile } from "../safe-file";
 
-/** Where the apiserver address and credentials came from. */
-export type ClusterAccessSource = "kubeconfig" | "in-cluster";
-
 /** The current context of a loaded KubeConfig, plus the token file client-node would not re-read. */
 export interface ClusterAccess {
-  readonly source: ClusterAccessSource;
-  /** The loaded KUBECONFIG, for exec plugins and auth providers; in-cluster needs none. */
+  readonly source: "kubeconfig" | "in-cluster";
+  /** For exec plugins and auth providers; in-cluster needs none. */
   readonly kubeConfig?: KubeConfig;
   readonly cluster: Cluster;
   readonly user: User;
@@ -22,10 +19,9 @@ export interface ClusterAccess {
 }
 
 /** Mirrors client-node's loadFromCluster(), which prefixes these paths with its pathPrefix. */
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface ClusterAccessOptions {
-  /** The KUBECONFIG path; wins over the in-cluster service account. */
   readonly kubeconfigPath?: string;
   /** A context of the kubeconfig to use instead of its current-context (`audit --context`). */
   readonly context?: string;
@@ -56,13 +52,16 @@ function loadKubeconfigFile(path: string, context: string | undefined): ClusterA
     require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
   const { parse: parseYaml } = require("yaml") as typeof import("yaml");
   const kubeConfig = new KubeConfig();
-  let text: string;
-  let raw: ReturnType<typeof rawKubeconfig.safeParse>;
+  let raw: z.infer<typeof rawKubeconfig> | undefined;
   try {
     // Read here, not by loadFromFile, so a FIFO or a device cannot hang start-up.
-    text = readRegularFile(path);
-    raw = rawKubeconfig.safeParse(parseYaml(text));
-    if (raw.success) checkInlineTokenFiles(raw.data);
+    const text = readRegularFile(path);
+    raw = rawKubeconfig.safeParse(parseYaml(text)).data;
+    // client-node reads a user's `token-file` with a plain blocking read while it parses.
+    for (const entry of raw?.users ?? []) {
+      const file = entry.user?.["token-file"];
+      if (file) readRegularFile(file);
+    }
     kubeConfig.loadFromString(text);
     kubeConfig.makePathsAbsolute(dirname(path));
   } catch (error) {
@@ -77,43 +76,24 @@ function loadKubeconfigFile(path: string, context: string | undefined): ClusterA
     }
     kubeConfig.setCurrentContext(context);
   }
-  const { cluster, user } = currentClusterAndUser(kubeConfig, `KUBECONFIG ${path}`);
-  const tokenFile = kubeconfigTokenFile(path, raw, user);
-  return {
-    source: "kubeconfig",
-    kubeConfig: authenticationOnly(cluster, user),
-    cluster,
-    user,
-    ...(tokenFile ? { tokenFile } : {}),
-  };
-}
-
-/**
- * client-node reads a user's `token-file` itself, with a plain blocking read,
- * while it parses the document; each one is checked with the safe reader first.
- */
-function checkInlineTokenFiles(document: z.infer<typeof rawKubeconfig>): void {
-  for (const entry of document.users ?? []) {
-    const file = entry.user?.["token-file"];
-    if (file) readRegularFile(file);
+  const cluster = kubeConfig.getCurrentCluster();
+  const user = kubeConfig.getCurrentUser();
+  const current = kubeConfig.getCurrentContext();
+  if (!cluster) {
+    throw new Error(
+      `KUBECONFIG ${path}: current context "${current}" names no cluster; set current-context`,
+    );
   }
-}
-
-/**
- * The KubeConfig handed to exec plugins and auth providers, without the CA and
- * client-certificate paths: client-node would re-read those files with plain
- * blocking reads on every request, while the webhook reads them itself,
- * through the safe reader, and passes them to fetch.
- */
-function authenticationOnly(cluster: Cluster, user: User): KubeConfig {
-  const { KubeConfig } =
-    require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
-  const authOnly = new KubeConfig();
-  authOnly.loadFromClusterAndUser(
+  if (!user) throw new Error(`KUBECONFIG ${path}: current context "${current}" names no user`);
+  // Without the CA and client-certificate paths, which client-node would re-read with plain
+  // blocking reads on every request: the webhook reads them itself, through the safe reader.
+  const authenticationOnly = new KubeConfig();
+  authenticationOnly.loadFromClusterAndUser(
     { ...cluster, caFile: undefined },
     { ...user, certFile: undefined, keyFile: undefined },
   );
-  return authOnly;
+  const tokenFile = kubeconfigTokenFile(path, raw, user);
+  return { source: "kubeconfig", kubeConfig: authenticationOnly, cluster, user, tokenFile };
 }
 
 function loadInCluster(root: string, log: Logger | undefined): ClusterAccess | undefined {
@@ -138,22 +118,6 @@ function loadInCluster(root: string, log: Logger | undefined): ClusterAccess | u
   return { source: "in-cluster", cluster, user: { name: "in-cluster" }, tokenFile };
 }
 
-function currentClusterAndUser(
-  kubeConfig: KubeConfig,
-  origin: string,
-): { cluster: Cluster; user: User } {
-  const cluster = kubeConfig.getCurrentCluster();
-  const user = kubeConfig.getCurrentUser();
-  const context = kubeConfig.getCurrentContext();
-  if (!cluster) {
-    throw new Error(
-      `${origin}: current context "${context}" names no cluster; set current-context`,
-    );
-  }
-  if (!user) throw new Error(`${origin}: current context "${context}" names no user`);
-  return { cluster, user };
-}
-
 const tokenFileFields = z.looseObject({
   tokenFile: z.string().min(1).optional(),
   "token-file": z.string().min(1).optional(),
@@ -175,13 +139,11 @@ const tokenFileAuthProvider = z.looseObject({
  */
 function kubeconfigTokenFile(
   kubeconfigPath: string,
-  raw: ReturnType<typeof rawKubeconfig.safeParse>,
+  raw: z.infer<typeof rawKubeconfig> | undefined,
   user: User,
 ): string | undefined {
   const fromAuthProvider = tokenFileAuthProvider.safeParse(user.authProvider);
-  const rawUser = raw.success
-    ? raw.data.users?.find((entry) => entry.name === user.name)
-    : undefined;
+  const rawUser = raw?.users?.find((entry) => entry.name === user.name);
   const path =
     rawUser?.user?.tokenFile ??
     rawUser?.user?.["token-file"] ??

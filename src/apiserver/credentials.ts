@@ -1,71 +1,35 @@
+import { X509Certificate } from "node:crypto";
 import type { RequestOptions } from "node:https";
 import { z } from "zod";
 import { errorText } from "../bounded-text";
 import { KubeApiError } from "../contract/reads";
 import type { Logger } from "../observability/logger";
 import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
-import { requireCertificateBundle } from "./certificate-bundle";
+import { fileFingerprint, readRegularFile } from "../safe-file";
 import type { ClusterAccess } from "./cluster-access";
-import { type WatchedFile, watchFile } from "./watched-file";
-
-/** How often rotated token, CA and client-certificate files are looked at, at most. */
-const DEFAULT_FILE_RECHECK_MS = 1000;
 
 /** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
-export interface ApiserverCredentials {
-  /** Authorization (and Impersonate-User) headers; throws KubeApiError when they cannot be made. */
-  headers(): Promise<Record<string, string>>;
-  /** TLS options for Bun's fetch; verification is always on. */
-  tls(): BunFetchRequestInitTLS;
-  /** After a 401 the token file may have just rotated: look at it on the next call. */
-  unauthorized(): void;
+export type ApiserverCredentials = ReturnType<typeof createCredentials>;
+
+interface Watching {
+  /** At most how often a rotating file is looked at: every second unless a test says otherwise. */
+  readonly recheckMs: number;
+  readonly log?: Logger;
 }
-
-const authorizationHeader = z.looseObject({ Authorization: z.string() });
-
-type PemSource = () => string | undefined;
 
 export function createCredentials(
   access: ClusterAccess,
   options: { recheckMs?: number; log?: Logger },
-): ApiserverCredentials {
-  const recheckMs = options.recheckMs ?? DEFAULT_FILE_RECHECK_MS;
-  const watch = (
-    path: string,
-    file: CredentialFile,
-    validate?: (content: string) => void,
-  ): WatchedFile =>
-    watchFile(path, {
-      recheckMs,
-      validate,
-      onError: (error) => {
-        apiserverFileReloadFailuresTotal.labels(file).inc();
-        options.log?.warn(
-          { path, error: errorText(error) },
-          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
-        );
-      },
-    });
-  const pem = (
-    file: CredentialFile,
-    path?: string,
-    base64Data?: string,
-    validate?: (content: string) => void,
-  ): PemSource => {
-    if (path) {
-      const watched = watch(path, file, validate);
-      return () => readOrThrow(watched, DESCRIPTIONS[file]);
-    }
-    const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
-    return () => decoded;
-  };
-
+) {
+  const watching: Watching = { recheckMs: options.recheckMs ?? 1000, log: options.log };
   const { cluster, user } = access;
-  const ca = pem("cluster_ca", cluster.caFile, cluster.caData, requireCertificateBundle);
-  const clientCert = pem("client_certificate", user.certFile, user.certData);
-  const clientKey = pem("client_key", user.keyFile, user.keyData);
-  const tokenFile = access.tokenFile ? watch(access.tokenFile, "bearer_token") : undefined;
-  requireUsableCa(ca, cluster.caData);
+  const ca = pemSource(cluster.caFile, cluster.caData, "cluster_ca", watching);
+  const clientCert = pemSource(user.certFile, user.certData, "client_certificate", watching);
+  const clientKey = pemSource(user.keyFile, user.keyData, "client_key", watching);
+  const tokenFile = access.tokenFile
+    ? watchedFile(access.tokenFile, "bearer_token", watching)
+    : undefined;
+  ca(); // a CA file that cannot be used stops the start, naming it
   const authorization = authorizationSource(access, tokenFile);
 
   // Built again only when what goes into them changes (a rotated token or
@@ -74,7 +38,8 @@ export function createCredentials(
   let tlsFor: { pems: readonly (string | undefined)[]; tls: BunFetchRequestInitTLS } | undefined;
 
   return {
-    async headers() {
+    /** Authorization (and Impersonate-User) headers; a KubeApiError when they cannot be made. */
+    async headers(): Promise<Record<string, string>> {
       const value = await authorization();
       if (headersFor && headersFor.value === value) return headersFor.headers;
       const headers: Record<string, string> = {};
@@ -83,7 +48,8 @@ export function createCredentials(
       headersFor = { value, headers };
       return headers;
     },
-    tls() {
+    /** TLS options for Bun's fetch; verification is always on. */
+    tls(): BunFetchRequestInitTLS {
       const pems = [ca(), clientCert(), clientKey()] as const;
       if (tlsFor?.pems.every((pem, i) => pem === pems[i])) return tlsFor.tls;
       const [caPem, certPem, keyPem] = pems;
@@ -96,7 +62,8 @@ export function createCredentials(
       tlsFor = { pems, tls };
       return tls;
     },
-    unauthorized() {
+    /** After a 401 the token file may have just rotated: look at it on the next call. */
+    unauthorized(): void {
       tokenFile?.recheckNow();
     },
   };
@@ -112,21 +79,112 @@ const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
   bearer_token: "bearer token file",
 };
 
+type PemSource = () => string | undefined;
+
+/** A PEM from its file, watched for rotation, or from the kubeconfig's inline base64 data. */
+function pemSource(
+  path: string | undefined,
+  base64Data: string | undefined,
+  file: CredentialFile,
+  watching: Watching,
+): PemSource {
+  if (path) {
+    const watched = watchedFile(path, file, watching);
+    return () => watched.read();
+  }
+  const decoded = base64Data ? Buffer.from(base64Data, "base64").toString("utf8") : undefined;
+  if (decoded !== undefined && file === "cluster_ca") {
+    try {
+      requireCertificateBundle(decoded);
+    } catch (error) {
+      throw new KubeApiError(
+        `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
+      );
+    }
+  }
+  return () => decoded;
+}
+
+type WatchedFile = ReturnType<typeof watchedFile>;
+
 /**
- * An empty or garbled CA stops the start naming its file (later changes keep
- * the last good one): with no CA, fetch would trust the system's store.
+ * A credential file as of its last usable change: re-read when its stat
+ * fingerprint changes, looked at at most every `recheckMs`. Content that
+ * cannot be read or used mid-rotation leaves the last good one in use,
+ * counted and logged once per change; a file never readable is a KubeApiError.
  */
-function requireUsableCa(ca: PemSource, inlineData: string | undefined): void {
-  const pem = ca();
-  if (pem === undefined || !inlineData) return;
-  try {
-    requireCertificateBundle(pem);
-  } catch (error) {
-    throw new KubeApiError(
-      `cannot use the cluster CA of the kubeconfig (certificate-authority-data): ${errorText(error)}`,
-    );
+function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Watching) {
+  let snapshot: { readonly fingerprint: string; readonly content: string } | undefined;
+  let refusedFingerprint: string | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+
+  const refresh = (previous: typeof snapshot) => {
+    let fingerprint: string | undefined;
+    try {
+      fingerprint = fileFingerprint(path);
+      if (previous?.fingerprint === fingerprint) return previous;
+      if (previous && fingerprint === refusedFingerprint) return previous;
+      const content = readRegularFile(path);
+      if (file === "cluster_ca") requireCertificateBundle(content);
+      return { fingerprint, content };
+    } catch (error) {
+      if (previous === undefined) {
+        throw new KubeApiError(
+          `cannot read the ${DESCRIPTIONS[file]} ${path}: ${errorText(error)}`,
+        );
+      }
+      // A file that cannot even be stat'ed is remembered as such, so it is reported once.
+      const refused = fingerprint ?? "(unreadable)";
+      if (refused !== refusedFingerprint) {
+        apiserverFileReloadFailuresTotal.labels(file).inc();
+        log?.warn(
+          { path, error: errorText(error) },
+          `cannot use the changed ${DESCRIPTIONS[file]}; keeping the previous one`,
+        );
+      }
+      refusedFingerprint = refused;
+      return previous;
+    }
+  };
+
+  return {
+    path,
+    read(): string {
+      const now = performance.now();
+      if (snapshot === undefined || now - checkedAt >= recheckMs) {
+        checkedAt = now;
+        snapshot = refresh(snapshot);
+      }
+      return snapshot.content;
+    },
+    /** Makes the next `read()` look at the file again, whatever `recheckMs` says. */
+    recheckNow(): void {
+      checkedAt = Number.NEGATIVE_INFINITY;
+    },
+  };
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * Throws unless `pem` is a bundle of one or more PEM certificates that all
+ * parse: an empty or garbled CA would reach fetch as no CA, and fetch would
+ * then trust the system's default store instead of the cluster's.
+ */
+function requireCertificateBundle(pem: string): void {
+  if (pem.trim() === "") throw new Error("it is empty");
+  const blocks = pem.match(PEM_CERTIFICATE);
+  if (!blocks) throw new Error("it holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  for (const [index, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw new Error(`its certificate #${index + 1} cannot be parsed`);
+    }
   }
 }
+
+const authorizationHeader = z.looseObject({ Authorization: z.string() });
 
 function authorizationSource(
   access: ClusterAccess,
@@ -135,7 +193,7 @@ function authorizationSource(
   const { user } = access;
   if (tokenFile) {
     return async () => {
-      const token = readOrThrow(tokenFile, DESCRIPTIONS.bearer_token).trim();
+      const token = tokenFile.read().trim();
       if (token === "") throw new KubeApiError(`bearer token file ${tokenFile.path} is empty`);
       return `Bearer ${token}`;
     };
@@ -159,12 +217,4 @@ function authorizationSource(
     return async () => `Basic ${basic}`;
   }
   return async () => undefined;
-}
-
-function readOrThrow(file: WatchedFile, what: string): string {
-  try {
-    return file.read();
-  } catch (error) {
-    throw new KubeApiError(`cannot read the ${what} ${file.path}: ${errorText(error)}`);
-  }
 }

@@ -26,13 +26,6 @@ export interface ReadHold {
   end(): void;
 }
 
-export interface ReadBudget {
-  /** Starts a read: a KubeApiError naming `operation` at once when MAX_READS_IN_FLIGHT are in flight. */
-  begin(operation: string): ReadHold;
-  readonly readsInFlight: number;
-  readonly heldBytes: number;
-}
-
 /** A read whose answers held this much is followed by a full collection, before the next is decoded on top. */
 export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
 
@@ -52,7 +45,7 @@ export function createReadBudget({
   maxReads = MAX_READS_IN_FLIGHT,
   budgetBytes = ANSWERS_BUDGET_BYTES,
   collect = () => Bun.gc(true),
-}: ReadBudgetOptions = {}): ReadBudget {
+}: ReadBudgetOptions = {}) {
   let reads = 0;
   let held = 0;
   let collecting = false;
@@ -66,7 +59,8 @@ export function createReadBudget({
     });
   };
   return {
-    begin(operation) {
+    /** Starts a read: a KubeApiError naming `operation` at once when `maxReads` are in flight. */
+    begin(operation: string): ReadHold {
       if (reads >= maxReads) {
         throw new KubeApiError(
           `${operation}: ${maxReads} apiserver reads are already waiting for answers, the most ` +
@@ -97,12 +91,6 @@ export function createReadBudget({
           if (mine >= COLLECT_AFTER_BYTES) collectSoon();
         },
       };
-    },
-    get readsInFlight() {
-      return reads;
-    },
-    get heldBytes() {
-      return held;
     },
   };
 }

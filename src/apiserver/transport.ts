@@ -18,29 +18,13 @@ export interface GetOptions {
   readonly operation: string;
   /** A body longer than this is a failed call; reading stops there. */
   readonly maxBytes: number;
-  /**
-   * The APISERVER_TIMEOUT budget this request spends; one budget can span
-   * several requests (the pages of a LIST). Default: a fresh one.
-   */
-  readonly budget?: AbortSignal;
+  /** The APISERVER_TIMEOUT this request spends, when several share one (the pages of a LIST). */
+  readonly signal?: AbortSignal;
   /** The read's hold on the answers' budget: the body's bytes and its decoding are charged to it. */
   readonly hold?: ReadHold;
 }
 
-export interface ApiserverTransport {
-  readonly server: string;
-  /** GET `path` with JSON accepted; throws KubeApiError when no trustworthy answer arrives in time. */
-  get(path: string, options: GetOptions): Promise<RawAnswer>;
-  /** A fresh APISERVER_TIMEOUT budget, to share among the requests of one call. */
-  budget(): AbortSignal;
-}
-
-export interface TransportOptions {
-  readonly server: string;
-  readonly credentials: ApiserverCredentials;
-  readonly timeoutMs: number;
-  readonly proxyUrl?: string;
-}
+export type ApiserverTransport = ReturnType<typeof createTransport>;
 
 /**
  * Bun's own fetch with `tls: { ca, cert, key }`: client-node hands its CA to
@@ -48,15 +32,22 @@ export interface TransportOptions {
  * followed: the apiserver sends none for these reads, and a 404 from
  * something in between must not decide a fail-closed check.
  */
-export function createTransport(options: TransportOptions): ApiserverTransport {
+export function createTransport(options: {
+  readonly server: string;
+  readonly credentials: ApiserverCredentials;
+  readonly timeoutMs: number;
+  readonly proxyUrl?: string;
+}) {
   const server = options.server.replace(/\/+$/, "");
-  const budget = () => AbortSignal.timeout(options.timeoutMs);
   return {
     server,
-    budget,
-    async get(path, { operation, maxBytes, budget: given, hold }) {
+    /** GET `path` with JSON accepted; a KubeApiError when no trustworthy answer arrives in time. */
+    async get(
+      path: string,
+      { operation, maxBytes, signal: shared, hold }: GetOptions,
+    ): Promise<RawAnswer> {
       // One signal for the auth headers, the response headers and the body.
-      const signal = given ?? budget();
+      const signal = shared ?? AbortSignal.timeout(options.timeoutMs);
       try {
         const auth = await untilAborted(signal, options.credentials.headers());
         const response = await fetch(`${server}${path}`, {
@@ -70,14 +61,10 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
           decompress: false,
           ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}),
         });
-        if (isRedirect(response.status)) {
+        const refusal = refusedUnread(operation, response);
+        if (refusal) {
           await response.body?.cancel();
-          throw redirectError(operation, response);
-        }
-        const encoding = contentEncoding(response);
-        if (encoding) {
-          await response.body?.cancel();
-          throw encodedAnswerError(operation, response, encoding);
+          throw refusal;
         }
         const body = await readCapped(response, { maxBytes, operation, hold });
         if (response.status === 401) options.credentials.unauthorized();
@@ -90,39 +77,34 @@ export function createTransport(options: TransportOptions): ApiserverTransport {
   };
 }
 
-function isRedirect(status: number): boolean {
-  return status >= 300 && status < 400;
-}
-
-function redirectError(operation: string, response: Response): KubeApiError {
-  const location = response.headers.get("location");
-  const target = location ? ` to ${JSON.stringify(cutShort(location, 200))}` : "";
-  return new KubeApiError(
-    `${operation}: apiserver answered ${response.status} (a redirect${target}); redirects are ` +
-      "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
-      "and any proxy in between",
-    response.status,
-  );
-}
-
-/** The answer's Content-Encoding, unless it is absent or `identity`. */
-function contentEncoding(response: Response): string | undefined {
-  const encoding = response.headers.get("content-encoding")?.trim();
-  return encoding && encoding.toLowerCase() !== "identity" ? encoding : undefined;
-}
-
 /**
- * An encoded answer is refused unread: a few hundred bytes of brotli can
- * stand for a gibibyte, and the apiserver encodes only when asked to.
+ * A redirect, never followed; or an encoded answer, refused unread: a few
+ * hundred bytes of brotli can stand for a gibibyte, and the apiserver
+ * encodes only when asked to.
  */
-function encodedAnswerError(operation: string, response: Response, encoding: string): KubeApiError {
-  return new KubeApiError(
-    `${operation}: apiserver answered ${response.status} with Content-Encoding ` +
-      `${JSON.stringify(cutShort(encoding))} although identity was asked for; an encoded answer ` +
-      "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
-      "and the apiserver",
-    response.status,
-  );
+function refusedUnread(operation: string, response: Response): KubeApiError | undefined {
+  const { status, headers } = response;
+  if (status >= 300 && status < 400) {
+    const location = headers.get("location");
+    const target = location ? ` to ${JSON.stringify(cutShort(location, 200))}` : "";
+    return new KubeApiError(
+      `${operation}: apiserver answered ${status} (a redirect${target}); redirects are ` +
+        "not followed, so the answer cannot be trusted: check the apiserver URL of the kubeconfig " +
+        "and any proxy in between",
+      status,
+    );
+  }
+  const encoding = headers.get("content-encoding")?.trim();
+  if (encoding && encoding.toLowerCase() !== "identity") {
+    return new KubeApiError(
+      `${operation}: apiserver answered ${status} with Content-Encoding ` +
+        `${JSON.stringify(cutShort(encoding))} although identity was asked for; an encoded answer ` +
+        "is refused unread, as its decoded size is unknown: check any proxy between the webhook " +
+        "and the apiserver",
+      status,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -197,8 +179,14 @@ function describeFailure(
       `${operation}: timed out after ${context.timeoutMs}ms waiting for the apiserver ${server}`,
     );
   }
-  const code = errorCode(error);
-  const detail = shortMessage(error);
+  const code =
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+      ? error.code
+      : undefined;
+  // Bun appends a hint about `verbose: true` that means nothing to an operator.
+  const detail = errorText(error)
+    .replace(/\s*For more information, pass `verbose: true`.*$/s, "")
+    .trim();
   if (code && TLS_ERROR_CODE.test(code)) {
     return new KubeApiError(
       `${operation}: TLS: unable to verify the certificate of the apiserver ${server}: ${detail} (${code}); ` +
@@ -208,16 +196,4 @@ function describeFailure(
   return new KubeApiError(
     `${operation}: cannot reach the apiserver ${server}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ""}`,
   );
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
-}
-
-/** Bun appends a hint about `verbose: true` that means nothing to an operator. */
-function shortMessage(error: unknown): string {
-  return errorText(error)
-    .replace(/\s*For more information, pass `verbose: true`.*$/s, "")
-    .trim();
 }

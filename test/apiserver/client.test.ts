@@ -1,12 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
+import { createKubeApi, MAX_OBJECT_ANSWER_BYTES } from "../../src/apiserver/client";
 import {
-  createKubeApi,
   LIST_PAGE_LIMIT,
   MAX_LIST_BYTES,
   MAX_LISTED_OBJECTS,
-  MAX_OBJECT_ANSWER_BYTES,
-} from "../../src/apiserver/client";
+} from "../../src/apiserver/list-pages";
 import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import type { KubeApi } from "../../src/contract/reads";
 import { DEPLOYMENTS, NODES, PODS, STATEFULSETS } from "../../src/kube/api-resources";

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi, MAX_LISTED_OBJECTS } from "../../src/apiserver/client";
-import type { KubeLister } from "../../src/apiserver/list-pages";
+import { createKubeApi, type KubeLister } from "../../src/apiserver/client";
+import { MAX_LISTED_OBJECTS } from "../../src/apiserver/list-pages";
 import { AUDITED_COCOONSETS, AUDITED_PODS } from "../../src/cli/audit/resources";
 import { KubeApiError } from "../../src/contract/reads";
 import { type FakeApiserver, startFakeApiserver } from "../support/fake-apiserver";

@@ -66,6 +66,15 @@ describe("choosing the cluster configuration", () => {
     );
   });
 
+  test("a user's token-file that is a FIFO stops start-up at once, naming it", () => {
+    const fifo = join(emptyRoot, "token.fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const kubeconfigPath = apiserver.writeKubeconfig({ user: { "token-file": fifo } });
+    expect(() => createKubeApi({ timeoutMs: 3000, kubeconfigPath })).toThrow(
+      `KUBECONFIG ${kubeconfigPath}: cannot load kubeconfig: ${fifo} is a FIFO, not a regular file`,
+    );
+  });
+
   test("a KUBECONFIG without a current context stops start-up", () => {
     const path = join(emptyRoot, "no-context.yaml");
     writeFileSync(path, "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n");

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createKubeApi, MAX_LIST_BYTES, MAX_OBJECT_ANSWER_BYTES } from "../../src/apiserver/client";
+import { createKubeApi, MAX_OBJECT_ANSWER_BYTES } from "../../src/apiserver/client";
+import { MAX_LIST_BYTES } from "../../src/apiserver/list-pages";
 import {
   ANSWERS_BUDGET_BYTES,
   COLLECT_AFTER_BYTES,
@@ -145,7 +146,11 @@ describe("what the answers hold", () => {
     first.end();
     first.end();
     second.end();
-    expect({ reads: budget.readsInFlight, held: budget.heldBytes }).toEqual({ reads: 0, held: 0 });
+    // Everything came back once, not twice: room for two reads and 100 bytes, and no more.
+    const [third, fourth] = [budget.begin("GET d"), budget.begin("GET e")];
+    third.charge(100);
+    expect(() => fourth.charge(1)).toThrow("GET e: its answer would take");
+    expect(() => budget.begin("GET f")).toThrow("GET f: 2 apiserver reads are already waiting");
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeLister } from "../../src/apiserver/list-pages";
+import type { KubeLister } from "../../src/apiserver/client";
 import {
   cocoonSetFindings,
   HibernationAudit,

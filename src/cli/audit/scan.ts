@@ -1,4 +1,4 @@
-import type { KubeLister } from "../../apiserver/list-pages";
+import type { KubeLister } from "../../apiserver/client";
 import { errorText } from "../../bounded-text";
 import { KubeApiError } from "../../contract/reads";
 import { ENDPOINTS } from "../../endpoints";

@@ -1,33 +1,22 @@
 import { describe, expect, test } from "bun:test";
-import {
-  type ExpectedObject,
-  isVerifiedNotFound,
-  statusError,
-  verifiedListPage,
-  verifiedObject,
-} from "../../src/apiserver/answer-status";
+import { verifiedListPage, verifiedObject } from "../../src/apiserver/verified-answers";
+import { COCOONHIBERNATIONS } from "../../src/cocoon/crd-resources";
 import { KubeApiError } from "../../src/contract/reads";
-import { workloadFields } from "../../src/kube/api-resources";
+import { DEPLOYMENTS, NODES } from "../../src/kube/api-resources";
 
 const list = "LIST cocoonhibernations in default";
 const get = "GET deployments default/web";
 const HIBERNATION_LIST = {
   apiVersion: "cocoonset.cocoonstack.io/v1",
   kind: "CocoonHibernationList",
-  itemKind: "CocoonHibernation",
 };
+const PAGE_SIZE = 500;
 const hibernationItem = (name: string) => ({
   apiVersion: "cocoonset.cocoonstack.io/v1",
   kind: "CocoonHibernation",
   metadata: { name },
 });
-const WEB: ExpectedObject = {
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  resource: "deployments",
-  name: "web",
-  namespace: "default",
-};
+const WEB = { namespace: "default", name: "web" };
 const web = (extra: Record<string, unknown> = {}) => ({
   apiVersion: "apps/v1",
   kind: "Deployment",
@@ -46,7 +35,7 @@ const hibernationList = (extra: Record<string, unknown> = {}) => ({
 describe("verifiedObject", () => {
   test("the object asked for, with its fields typed", () => {
     const deployment = web({ spec: { replicas: 3, template: { spec: { tolerations: [{}] } } } });
-    expect(verifiedObject(get, answer(deployment), WEB, workloadFields)).toEqual(deployment);
+    expect(verifiedObject(get, answer(deployment), DEPLOYMENTS, WEB)).toEqual(deployment);
   });
 
   test.each<[string, unknown, string]>([
@@ -100,7 +89,7 @@ describe("verifiedObject", () => {
   ])("%s is not trusted", (_name, body, expected) => {
     const error = (() => {
       try {
-        verifiedObject(get, answer(body), WEB, workloadFields);
+        verifiedObject(get, answer(body), DEPLOYMENTS, WEB);
       } catch (thrown) {
         return thrown;
       }
@@ -112,30 +101,23 @@ describe("verifiedObject", () => {
   });
 
   test("a cluster-scoped object must carry no namespace", () => {
-    const node: ExpectedObject = {
-      apiVersion: "v1",
-      kind: "Node",
-      resource: "nodes",
-      name: "vk-1",
-    };
+    const node = { name: "vk-1" };
     const body = { apiVersion: "v1", kind: "Node", metadata: { name: "vk-1" } };
-    expect(verifiedObject("GET nodes vk-1", answer(body), node, workloadFields)).toEqual(body);
+    expect(verifiedObject("GET nodes vk-1", answer(body), NODES, node)).toEqual(body);
     const namespaced = { ...body, metadata: { name: "vk-1", namespace: "default" } };
-    expect(() =>
-      verifiedObject("GET nodes vk-1", answer(namespaced), node, workloadFields),
-    ).toThrow("v1 Node default/vk-1 instead of the v1 Node vk-1 asked for");
+    expect(() => verifiedObject("GET nodes vk-1", answer(namespaced), NODES, node)).toThrow(
+      "v1 Node default/vk-1 instead of the v1 Node vk-1 asked for",
+    );
   });
 
   test("a non-2xx status is a status error, whatever the body", () => {
-    expect(() => verifiedObject(get, answer(web(), 500), WEB, workloadFields)).toThrow(
+    expect(() => verifiedObject(get, answer(web(), 500), DEPLOYMENTS, WEB)).toThrow(
       `${get}: apiserver answered 500 Internal Server Error`,
     );
   });
 
   test("a body that is not JSON is an error quoting its start", () => {
-    expect(() =>
-      verifiedObject(get, answer("<html>proxy error</html>"), WEB, workloadFields),
-    ).toThrow(
+    expect(() => verifiedObject(get, answer("<html>proxy error</html>"), DEPLOYMENTS, WEB)).toThrow(
       `${get}: apiserver answered 200 with a body that is not JSON: <html>proxy error</html>`,
     );
   });
@@ -158,34 +140,32 @@ const notFound = (details: Record<string, unknown>) =>
   );
 const WEB_NOT_FOUND = { name: "web", group: "apps", kind: "deployments" };
 
-describe("isVerifiedNotFound", () => {
+describe("verifiedObject on a 404", () => {
   test("the apiserver's NotFound Status naming the object asked for", () => {
-    expect(isVerifiedNotFound(get, notFound(WEB_NOT_FOUND), WEB)).toBeTrue();
+    expect(verifiedObject(get, notFound(WEB_NOT_FOUND), DEPLOYMENTS, WEB)).toBeUndefined();
   });
 
   test("a core-group object: the Status names no group", () => {
-    const node: ExpectedObject = {
-      apiVersion: "v1",
-      kind: "Node",
-      resource: "nodes",
-      name: "vk-1",
-    };
+    const node = { name: "vk-1" };
     expect(
-      isVerifiedNotFound("GET nodes vk-1", notFound({ name: "vk-1", kind: "nodes" }), node),
-    ).toBeTrue();
+      verifiedObject("GET nodes vk-1", notFound({ name: "vk-1", kind: "nodes" }), NODES, node),
+    ).toBeUndefined();
     const withGroup = (group: unknown) => notFound({ name: "vk-1", kind: "nodes", group });
-    expect(isVerifiedNotFound("GET nodes vk-1", withGroup(""), node)).toBeTrue();
+    expect(verifiedObject("GET nodes vk-1", withGroup(""), NODES, node)).toBeUndefined();
     // A null or mistyped group names no group at all, the core one included.
     for (const group of [null, 0]) {
-      expect(() => isVerifiedNotFound("GET nodes vk-1", withGroup(group), node)).toThrow(
+      expect(() => verifiedObject("GET nodes vk-1", withGroup(group), NODES, node)).toThrow(
         "without naming the v1 Node vk-1 asked for",
       );
     }
   });
 
-  test("any other status is not a not-found, and is left to the caller", () => {
-    expect(isVerifiedNotFound(get, answer(web()), WEB)).toBeFalse();
-    expect(isVerifiedNotFound(get, answer({}, 500), WEB)).toBeFalse();
+  test("a NotFound Status under any other status is not a missing object", () => {
+    for (const status of [200, 410, 500]) {
+      expect(() =>
+        verifiedObject(get, { ...notFound(WEB_NOT_FOUND), status }, DEPLOYMENTS, WEB),
+      ).toThrow(`${get}: apiserver answered ${status}`);
+    }
   });
 
   test.each<[string, ReturnType<typeof answer>]>([
@@ -205,7 +185,7 @@ describe("isVerifiedNotFound", () => {
   ])("a 404 with %s is an error, never a missing object", (_name, given) => {
     let thrown: unknown;
     try {
-      isVerifiedNotFound(get, given, WEB);
+      verifiedObject(get, given, DEPLOYMENTS, WEB);
     } catch (error) {
       thrown = error;
     }
@@ -227,21 +207,28 @@ describe("verifiedListPage", () => {
       verifiedListPage(
         list,
         answer(hibernationList({ metadata: { continue: "t1" }, items })),
-        HIBERNATION_LIST,
+        COCOONHIBERNATIONS,
+        PAGE_SIZE,
       ),
     ).toEqual({ items, continueToken: "t1" });
     expect(
       verifiedListPage(
         list,
         answer(hibernationList({ metadata: { continue: "" }, items })),
-        HIBERNATION_LIST,
+        COCOONHIBERNATIONS,
+        PAGE_SIZE,
       ),
     ).toEqual({ items, continueToken: undefined });
   });
 
   test("items: null reads as an empty list", () => {
     expect(
-      verifiedListPage(list, answer(hibernationList({ items: null })), HIBERNATION_LIST),
+      verifiedListPage(
+        list,
+        answer(hibernationList({ items: null })),
+        COCOONHIBERNATIONS,
+        PAGE_SIZE,
+      ),
     ).toEqual({
       items: [],
       continueToken: undefined,
@@ -294,13 +281,21 @@ describe("verifiedListPage", () => {
       "items[0] is an object without apiVersion and kind",
     ],
   ])("%s is not trusted", (_name, body, expected) => {
-    expect(() => verifiedListPage(list, answer(body), HIBERNATION_LIST)).toThrow(expected);
+    expect(() => verifiedListPage(list, answer(body), COCOONHIBERNATIONS, PAGE_SIZE)).toThrow(
+      expected,
+    );
   });
 });
 
 describe("status errors", () => {
   test("a status error quotes a non-Status body, shortened", () => {
-    const error = statusError(list, { status: 502, body: `bad gateway ${"x".repeat(500)}` });
+    const answer = { status: 502, body: `bad gateway ${"x".repeat(500)}` };
+    let error = new KubeApiError("not thrown");
+    try {
+      verifiedListPage(list, answer, COCOONHIBERNATIONS, PAGE_SIZE);
+    } catch (thrown) {
+      if (thrown instanceof KubeApiError) error = thrown;
+    }
     expect(error.status).toBe(502);
     expect(error.message).toStartWith(`${list}: apiserver answered 502 Bad Gateway: bad gateway x`);
     expect(error.message.length).toBeLessThan(300);
