@@ -24,7 +24,7 @@ import { HibernationsByPod } from "../hibernation-conflicts";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
-/** error: the webhook refuses this object today. warning: it may; --strict counts it. notice: for information. */
+/** error: the webhook refuses it today; warning: it may (--strict counts it); notice: info. */
 export type AuditSeverity = "error" | "warning" | "notice";
 
 interface ObjectIdentity {

@@ -57,7 +57,7 @@ exit status: 0 no error (warnings and notices allowed), 1 findings at error leve
              2 usage error, no cluster, or a kind that could not be listed and checked
 `;
 
-/** The whole audit's time limit unless --timeout says otherwise: 100 000 pods take minutes. */
+/** Room for a large cluster, whose every page may take up to APISERVER_TIMEOUT. */
 const DEFAULT_TIMEOUT = "30m";
 
 const PROGRESS_INTERVAL_MS = 250;

@@ -13,7 +13,7 @@ const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string
   notice: { result: "warn", severity: "info" },
 };
 
-/** One report per namespace checked, findings or not, so applying the List clears an earlier one. */
+/** One per namespace checked, findings or not, so applying the List clears an earlier report. */
 export function policyReports(report: AuditReport, now: Date): Record<string, unknown> {
   const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 };
   const byNamespace = Map.groupBy(report.findings, (finding) => finding.namespace);

@@ -24,7 +24,10 @@ const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
 export type Input = { readonly source: SourceText } | { readonly problem: InputProblem };
 
-/** A directory or glob that yields no file is a problem: a mistyped path must not pass CI. */
+/**
+ * Globs are for the ones a shell leaves unexpanded (quoted, or no match). A directory or glob that
+ * yields no file is a problem: a mistyped path must not pass CI as "0 files".
+ */
 export async function* readInputs(
   paths: readonly string[],
   readStdin: (maxBytes: number) => Promise<string>,

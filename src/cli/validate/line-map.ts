@@ -1,7 +1,7 @@
 import { isMap, isNode, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import type { PathSegments } from "../../json/path";
 
-/** An entry at its key; a missing field at its nearest ancestor (`spec.agent.image` at `agent:`). */
+/** An entry at its key, a missing field at its nearest ancestor: `spec.agent.image` at `agent:`. */
 function offsetOf(root: Node, segments: PathSegments): number {
   let node: unknown = root;
   let offset = startOf(root) ?? 0;
