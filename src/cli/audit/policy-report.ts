@@ -1,3 +1,4 @@
+import { located } from "../formats/view";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import type { AuditReport } from "./scan";
 
@@ -64,7 +65,7 @@ function result(finding: AuditFinding, timestamp: { seconds: number; nanos: numb
     source: POLICY,
     scored: true,
     timestamp,
-    message: finding.path ? `${finding.path}: ${finding.message}` : finding.message,
+    message: located(finding),
     resources: [{ apiVersion, kind, namespace, name, ...(uid ? { uid } : {}) }],
     properties: { path: finding.path },
   };
