@@ -3,7 +3,6 @@ import { z } from "zod";
 import { errorText } from "../bounded-text";
 import { closestMatch } from "./did-you-mean";
 
-/** A flag as people type it: `--output json`, `--output=json`, `-o json`, `-o=json`, `-ojson`. */
 export interface FlagSpec {
   readonly long: string;
   readonly short?: string;
@@ -16,11 +15,6 @@ export interface ParsedArgs {
   readonly positionals: readonly string[];
 }
 
-/**
- * Splits `args` by `specs`. `-` alone is a positional (stdin); after `--`
- * everything is. Throws an Error naming the flag for an unknown flag, a
- * missing value, or a value given to a flag that takes none.
- */
 export function parseArgs(args: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
   const options = Object.fromEntries(
     specs.map(({ long, short, takesValue }) => [
@@ -69,11 +63,7 @@ function unknownFlag(flag: string, specs: readonly FlagSpec[]): Error {
   return new Error(`unknown flag ${flag}${meant ? `; did you mean ${meant}?` : ""}`);
 }
 
-/**
- * `args` read through `schema`, whose keys are the long flags (one read as
- * `present` takes no value; `shorts` gives one-letter forms), or the first
- * problem: a flag `parseArgs` refuses, then `positionalProblem`, then the schema's.
- */
+/** The schema's keys are the long flags; one read as `present` takes no value. */
 export function readOptions<Schema extends z.ZodObject>(
   args: readonly string[],
   schema: Schema,
@@ -102,11 +92,10 @@ export function readOptions<Schema extends z.ZodObject>(
   return { options: options.data, positionals: parsed.positionals };
 }
 
-/** A flag's value as options read it: the last one given wins. */
+/** The last value given wins. */
 export const lastValue = z
   .array(z.string())
   .optional()
   .transform((values) => values?.at(-1));
 
-/** A flag without a value: whether it was given. */
 export const present = lastValue.transform((value) => value !== undefined);

@@ -1,8 +1,4 @@
-/**
- * The closest of `candidates` to a mistyped `word`, when it is close enough
- * to be a typo: the same letters in another case, or at most one edit
- * (insert, delete, replace, swap two neighbours) per four characters.
- */
+/** Close enough to be a typo: the same letters in another case, or one edit per four characters. */
 export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;

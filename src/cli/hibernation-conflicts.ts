@@ -4,14 +4,12 @@ import { checkNoOtherHibernation, type HibernationRuleId } from "../endpoints/hi
 type Seen = { readonly value: unknown; readonly where: string };
 
 /**
- * The one-per-pod rule over CocoonHibernations seen one at a time: a later one conflicts with the
- * one the webhook names first (the first live, else the first terminating), so only those two are
- * kept per pod (`namespace/pod`), as the fields the rule reads.
+ * A later CocoonHibernation conflicts with the one the webhook names first (the first live, else
+ * the first terminating), so only those two are kept per pod.
  */
 export class HibernationsByPod {
   readonly #firstByPod = new Map<string, { live?: Seen; terminating?: Seen }>();
 
-  /** The violations of this hibernation against those seen before it, each with where that one is. */
   add(
     key: string,
     podName: string,

@@ -7,19 +7,16 @@ export const EXIT_CLEAN = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_UNUSABLE = 2;
 
-/** Options as a subcommand parsed them, or why its arguments are unusable. */
 export type ParsedOptions<Options> = Options | { readonly error: string };
 
 type HelpAndVersion = { readonly help: boolean; readonly version: boolean };
 
-/** Whether the subcommand is to run: its arguments are usable and ask for neither help nor the version. */
 export function isRunnable<Options extends HelpAndVersion>(
   options: ParsedOptions<Options>,
 ): options is Options {
   return !("error" in options) && !options.help && !options.version;
 }
 
-/** What a subcommand that is not to run answers: its usage after an argument error, `--help`, `--version`. */
 export async function answerWithoutRunning<Options extends HelpAndVersion>(
   command: string,
   usage: string,
@@ -34,10 +31,9 @@ export async function answerWithoutRunning<Options extends HelpAndVersion>(
   return EXIT_CLEAN;
 }
 
-/** Past this size a command that reads piece by piece collects the pieces it no longer holds. */
+/** Bun collects lazily: past this resident size a long run collects what it no longer holds. */
 const SOFT_LIMIT_BYTES = 128 * 1024 * 1024;
 
-/** To call after each piece: every `checkEvery` calls, a full collection past SOFT_LIMIT_BYTES. */
 export function collectorPastSoftLimit(checkEvery = 1): () => void {
   let calls = 0;
   return () => {
@@ -46,11 +42,9 @@ export function collectorPastSoftLimit(checkEvery = 1): () => void {
   };
 }
 
-/** Where a command writes: its two streams, and whether they share a file. */
 export interface CliIo {
   readonly stdout: (text: string) => Promise<unknown>;
   readonly stderr: (text: string) => Promise<unknown>;
-  /** Whether what goes to stderr lands in stdout's file (see render). */
   readonly stderrSharesStdout: () => boolean;
 }
 
@@ -60,10 +54,7 @@ export const processCliIo: CliIo = {
   stderrSharesStdout,
 };
 
-/**
- * File descriptors 1 and 2 open the same file (`> f 2>&1`, `&> f`, `> f 2> f`,
- * `2>&1 | jq`) and it is not a terminal, where a person reads both.
- */
+// The same file (`> f 2>&1`, `2>&1 | jq`), and not a terminal, where a person reads both streams.
 function stderrSharesStdout(): boolean {
   try {
     const stdout = fstatSync(1, { bigint: true });
@@ -76,9 +67,9 @@ function stderrSharesStdout(): boolean {
 }
 
 /**
- * Resolves once the stream has taken every byte, as the process exits right
- * after. Not Bun.write: it preallocates a regular file, which with
- * `> report 2>&1` erases the report or, with `>>`, leaves NUL bytes.
+ * Resolves once the stream has taken every byte, as the process exits right after. Not Bun.write:
+ * it preallocates a regular file, which with `> report 2>&1` erases the report or, with `>>`,
+ * leaves NUL bytes.
  */
 function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
   if (text === "") return Promise.resolve();

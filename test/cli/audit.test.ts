@@ -507,6 +507,10 @@ describe("scanCluster", () => {
     expect(items[1].results[0]).toMatchObject({
       rule: "pod.not-owned",
       result: "fail",
+      message: expect.stringMatching(
+        /^metadata\.ownerReferences: the pod carries a cocoon marker /,
+      ),
+      properties: { path: "metadata.ownerReferences" },
       timestamp: { seconds: 1_700_000_000, nanos: 0 },
       resources: [{ apiVersion: "v1", kind: "Pod", namespace: "dirty", name: "p", uid: "uid-p" }],
     });

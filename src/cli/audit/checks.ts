@@ -24,16 +24,9 @@ import { HibernationsByPod } from "../hibernation-conflicts";
 import type { OwnerIndex } from "./owners";
 import type { AuditRuleId } from "./rules";
 
-/*
- * Each object as the webhook would judge it on CREATE, through the same rule
- * functions; what only a request carried (who made a pod) is said to be
- * unknown, not guessed.
- */
-
-/** error: the webhook refuses this object today. warning: it may; --strict counts it. notice: for information. */
+/** error: the webhook refuses it today; warning: it may (--strict counts it); notice: info. */
 export type AuditSeverity = "error" | "warning" | "notice";
 
-/** The object a finding is about, as its list item names it. */
 interface ObjectIdentity {
   readonly apiVersion: string;
   readonly kind: string;
@@ -62,14 +55,13 @@ const fromViolation = (
   { rule, path, message }: Violation<RuleId>,
 ): AuditFinding => ({ ...identity, severity: "error", rule, path, message });
 
-/** Every rule of /validate-cocoonset the set breaks, none left out, with its namespace in the name budget. */
+/** Uncapped, unlike the admission answer: every violation, each of them a finding. */
 export function cocoonSetFindings(apiVersion: string, set: JsonObject): AuditFinding[] {
   const identity = identityOf(apiVersion, "CocoonSet", set);
   const violations = cocoonSetViolations(set, identity.namespace) ?? [];
   return violations.map((violation) => fromViolation(identity, violation));
 }
 
-/** A CocoonHibernation kept for the one-per-pod check: only what that check reads. */
 interface KeptHibernation {
   readonly identity: ObjectIdentity;
   readonly createdAt: string;
@@ -77,10 +69,7 @@ interface KeptHibernation {
   readonly deletionTimestamp: unknown;
 }
 
-/**
- * CocoonHibernations, one by one: each object's own rules at once, and at the
- * end the one-per-pod rule in the order they were created.
- */
+/** Each object's own rules at once; the one-per-pod rule at the end, in creation order. */
 export class HibernationAudit {
   readonly #byPod = new Map<string, KeptHibernation[]>();
 
@@ -103,11 +92,7 @@ export class HibernationAudit {
     return violations.map((violation) => fromViolation(identity, violation));
   }
 
-  /**
-   * Each hibernation created after another for the same pod, as the webhook
-   * would have refused it: one finding per object, naming the one the webhook
-   * names, so the findings grow with the objects, not with their pairs.
-   */
+  /** One finding per later object, naming the one the webhook names: not one per pair. */
   conflicts(): AuditFinding[] {
     const findings: AuditFinding[] = [];
     const byPod = new HibernationsByPod();
@@ -128,7 +113,6 @@ export class HibernationAudit {
   }
 }
 
-/** The names of the VM nodes among `nodes`: tainted `virtual-kubelet.io/provider`. */
 export function vmNodeNames(nodes: readonly JsonObject[]): string[] {
   return nodes
     .filter((node) => readNodeKind(node) === "vm")
@@ -144,11 +128,6 @@ export interface PodContext {
 
 const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
 
-/**
- * A gated pod without an owner of a paired kind (not_owned), an unmarked pod
- * on a VM node; who made the pod is not stored, so its first field manager
- * is shown as a hint.
- */
 export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[] {
   const identity = identityOf("v1", "Pod", pod);
   const owners = pairedOwners(podOwnerKinds(pod), context.podCreators);
@@ -192,10 +171,6 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
   ];
 }
 
-/**
- * A marked pod's owner references of a paired kind that name no stored
- * object of that kind, name and uid: forged, or outliving their owner.
- */
 function forgedOwnerFindings(
   pod: JsonObject,
   identity: ObjectIdentity,
@@ -241,7 +216,7 @@ function hasKeylessExistsToleration(pod: JsonObject): boolean {
   );
 }
 
-/** `"kubectl-create" (Update, 2026-01-02T03:04:05Z)`: the managedFields entry with the earliest time. */
+/** `"kubectl-create" (Update, 2026-01-02T03:04:05Z)`, the earliest entry. */
 function firstManager(pod: JsonObject): string {
   const entries = valueAt(pod, ["metadata", "managedFields"]);
   const managers = (Array.isArray(entries) ? entries : [])
@@ -254,7 +229,6 @@ function firstManager(pod: JsonObject): string {
   return `${JSON.stringify(first.manager)}${details.length ? ` (${details.join(", ")})` : ""}`;
 }
 
-/** A cocoon-tolerated Deployment or StatefulSet: scale-guarded, and its pods would be refused. */
 export function workloadFindings(kind: string, workload: JsonObject): AuditFinding[] {
   if (!workloadIsCocoon(workload)) return [];
   return [

@@ -57,10 +57,9 @@ exit status: 0 no error (warnings and notices allowed), 1 findings at error leve
              2 usage error, no cluster, or a kind that could not be listed and checked
 `;
 
-/** The whole audit's time limit unless --timeout says otherwise: 100 000 pods take minutes. */
+/** Room for a large cluster, whose every page may take up to APISERVER_TIMEOUT. */
 const DEFAULT_TIMEOUT = "30m";
 
-/** How often the terminal's progress line is redrawn at most. */
 const PROGRESS_INTERVAL_MS = 250;
 
 const optionsSchema = z
@@ -114,7 +113,6 @@ const SHORT_FLAGS = {
 type AuditOptions = z.infer<typeof optionsSchema>;
 
 export interface AuditIo extends CliIo {
-  /** Whether stderr is a terminal: only then is a progress line drawn there. */
   readonly stderrIsTerminal: () => boolean;
   readonly env: Record<string, string | undefined>;
 }
@@ -125,7 +123,6 @@ const processIo: AuditIo = {
   env: process.env,
 };
 
-/** `cocoon-webhook audit …`; resolves to the exit status. */
 export async function runAudit(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if (!isRunnable(options)) return answerWithoutRunning("audit", AUDIT_USAGE, options, io);
@@ -168,7 +165,6 @@ function parseOptions(args: readonly string[]): ParsedOptions<AuditOptions> {
   return "error" in read ? read : read.options;
 }
 
-/** The webhook's apiserver client with --kubeconfig and --context on top; no cluster is a usage error. */
 function connect(
   options: AuditOptions,
   io: AuditIo,
@@ -203,7 +199,6 @@ function connect(
   }
 }
 
-/** `audit: 1200 Pods, 30 CocoonSets, … checked; 4 findings`, redrawn in place on the terminal. */
 function progressLine(io: AuditIo): { draw: (report: AuditReport) => void; clear: () => void } {
   let drawnAt = 0;
   return {

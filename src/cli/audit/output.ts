@@ -13,7 +13,6 @@ export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 
 const TOOL = "cocoon-webhook audit";
 
-/** What cannot be judged after the fact: said with every report. */
 export const AUDIT_NOTES = [
   "who created a pod is not stored in the cluster: a gated pod with an owner of a kind POD_CREATORS pairs with a creator is not judged by its creator, and the field manager shown for a pod is a hint, not proof",
   "Bindings and scale-downs are requests, not objects: an unmarked pod on a VM node is reported whoever placed it, and cocoon Deployments and StatefulSets are listed as what the scale-down guard protects",
@@ -25,7 +24,6 @@ export function errorCount(findings: readonly AuditFinding[], strict: boolean): 
   ).length;
 }
 
-/** The report for stdout, and what goes beside it on stderr, split as `validate` splits them. */
 export function renderAudit(
   format: AuditFormat,
   report: AuditReport,
@@ -71,11 +69,9 @@ export function summaryLine(report: AuditReport): string {
   return `${found}; ${checked}${skipped}${failed.length ? `; could not check ${failed.join(", ")}` : ""}`;
 }
 
-/** Where it looked: `namespace "team-a"` or `all namespaces`. */
 const scopeOf = ({ namespace }: AuditReport) =>
   namespace === undefined ? "all namespaces" : `namespace "${namespace}"`;
 
-/** One suite per kind: a case per object with findings, one passing case for the rest. */
 function junitSuites(report: AuditReport) {
   return AUDITED_KINDS.map((kind) => {
     const own = report.findings.filter((finding) => finding.kind === kind);

@@ -17,15 +17,11 @@ export class OwnerIndex {
     this.uids.set(OwnerIndex.key(kind, namespace, name), uid);
   }
 
-  /** Every object of `kind` has been added: its references can be judged. */
   listedAll(kind: OwnerKind): void {
     this.listed.push(kind);
   }
 
-  /**
-   * Whether a reference to `kind` `name` with `uid` in `namespace` resolves:
-   * `undefined` when `kind` was not listed to the end, so it cannot be told.
-   */
+  /** `undefined` until `kind` was listed to the end: a partial list cannot tell a forged reference. */
   resolves(kind: OwnerKind, namespace: string, name: unknown, uid: unknown): boolean | undefined {
     if (!this.listed.some((listed) => sameOwnerKind(listed, kind))) return undefined;
     if (typeof name !== "string" || typeof uid !== "string" || uid === "") return false;

@@ -1,27 +1,20 @@
+import { located } from "../formats/view";
 import type { AuditFinding, AuditSeverity } from "./checks";
 import type { AuditReport } from "./scan";
 
 /** The name of the PolicyReport audit writes in each namespace: applying it again replaces the last one. */
 export const POLICY_REPORT_NAME = "cocoon-webhook-audit";
 const POLICY = "cocoon-webhook";
-/**
- * What the run that wrote a report audited (`all-namespaces` or `namespace`):
- * the CronJob prunes stale reports only after an all-namespaces run.
- */
+/** The CronJob prunes stale reports only after an `all-namespaces` run. */
 const POLICY_REPORT_SCOPE_ANNOTATION = "audit.cocoon-webhook.cocoonstack.io/scope";
 
-/** How each severity reads in a PolicyReport result (wgpolicyk8s.io/v1alpha2). */
 const RESULTS: Record<AuditSeverity, { result: "fail" | "warn"; severity: string }> = {
   error: { result: "fail", severity: "high" },
   warning: { result: "warn", severity: "medium" },
   notice: { result: "warn", severity: "info" },
 };
 
-/**
- * A `v1` `List` of `wgpolicyk8s.io/v1alpha2` PolicyReports for `kubectl
- * apply -f`: one per namespace checked, findings or not, so applying it
- * clears an earlier report.
- */
+/** One per namespace checked, findings or not, so applying the List clears an earlier report. */
 export function policyReports(report: AuditReport, now: Date): Record<string, unknown> {
   const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 };
   const byNamespace = Map.groupBy(report.findings, (finding) => finding.namespace);
@@ -72,7 +65,7 @@ function result(finding: AuditFinding, timestamp: { seconds: number; nanos: numb
     source: POLICY,
     scored: true,
     timestamp,
-    message: finding.path ? `${finding.path}: ${finding.message}` : finding.message,
+    message: located(finding),
     resources: [{ apiVersion, kind, namespace, name, ...(uid ? { uid } : {}) }],
     properties: { path: finding.path },
   };

@@ -24,19 +24,11 @@ import {
   workloadFields,
 } from "../../kube/api-resources";
 
-/*
- * What audit lists, and the fields of each item it reads: a mistyped one
- * leaves the kind not checked. The cocoon resources' fields are the rules'
- * to judge, as in the webhook.
- */
-
-/** A name or namespace: a string that is not empty. */
 function readName(value: unknown): Read<string> {
   const name = readString(value);
   return name === "" ? MISTYPED : name;
 }
 
-/** Annotations: an object whose every value is a string. */
 function readStringMap(value: unknown): Read<JsonObject> {
   const map = readObject(value);
   if (map === undefined || map === MISTYPED) return map;
@@ -51,7 +43,7 @@ const identityProblem = (object: JsonObject, namespaced: boolean): MalformedFiel
   mistypedAt(object, ["metadata", "name"], readName, NAME, true) ??
   (namespaced ? mistypedAt(object, ["metadata", "namespace"], readName, NAME, true) : undefined);
 
-/** Only the identity is checked here; the rules read the rest. */
+/** The cocoon objects' other fields are the rules' to judge, as in the webhook. */
 const namespacedIdentity: FieldsCheck = (object) => identityProblem(object, true) ?? object;
 
 export const AUDITED_COCOONSETS = {
@@ -112,10 +104,7 @@ const workloadItem: FieldsCheck = (object) =>
 export const AUDITED_DEPLOYMENTS = { ...DEPLOYMENTS, fields: workloadItem } as const;
 export const AUDITED_STATEFULSETS = { ...STATEFULSETS, fields: workloadItem } as const;
 
-/**
- * What audit lists, in the order it lists them: nodes, CocoonSets and
- * Sandboxes before pods, whose checks need the VM nodes and the owners.
- */
+/** Nodes, CocoonSets and Sandboxes before pods, whose checks need the VM nodes and the owners. */
 export const AUDITED_RESOURCES = [
   AUDITED_NODES,
   AUDITED_COCOONSETS,

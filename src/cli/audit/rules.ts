@@ -1,9 +1,8 @@
 import { RULE_CATALOGUE } from "../../endpoints";
 
 /**
- * What only `audit` reports: the pod gate and the scale-down guard judge
- * requests, not objects, so the webhook's rule catalogue has no entry for
- * what they would refuse. These say it of objects already in the cluster.
+ * The pod gate and the scale guard judge requests, not objects, so the webhook's catalogue has no
+ * entry for what they would refuse; these say it of objects already in the cluster.
  */
 export const AUDIT_RULES = [
   {
@@ -26,7 +25,6 @@ export const AUDIT_RULES = [
 
 export type AuditRuleId = (typeof AUDIT_RULES)[number]["id"];
 
-/** Every rule an audit finding can name: the webhook's catalogue, then the audit-only ones. */
 export const AUDITED_RULES: readonly { readonly id: string; readonly text: string }[] = [
   ...RULE_CATALOGUE,
   ...AUDIT_RULES,

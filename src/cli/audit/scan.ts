@@ -38,7 +38,6 @@ export const AUDIT_ACCOUNT = {
   clusterRole: "cocoon-webhook-audit",
 } as const;
 
-/** What a 403 to audit's LIST of `plural` says to check, beside the apiserver's own message. */
 function forbiddenAdvice(plural: string): string {
   const { namespace, serviceAccount, clusterRole } = AUDIT_ACCOUNT;
   return (
@@ -47,11 +46,9 @@ function forbiddenAdvice(plural: string): string {
   );
 }
 
-/** The kinds audit checks, in the order it lists them. */
 export type AuditedKind = (typeof AUDITED_RESOURCES)[number]["kind"];
 export const AUDITED_KINDS: readonly AuditedKind[] = AUDITED_RESOURCES.map(({ kind }) => kind);
 
-/** The namespaces the pod gate's and the scale guard's registrations leave out: the webhook never sees them. */
 const UNGATED_NAMESPACES: ReadonlySet<string> = new Set(
   ENDPOINTS.podGate.registration.namespaceSelector.excluded,
 );
@@ -62,38 +59,25 @@ export interface AuditReport {
   readonly checked: Record<AuditedKind, number>;
   /** Namespaced objects checked per namespace: a PolicyReport for each. */
   readonly checkedByNamespace: Map<string, number>;
-  /** `could not check Pods: …` for each kind whose LIST failed: the audit is incomplete (exit 2). */
+  /** Each kind whose LIST failed or ran out of time: the audit is incomplete (exit 2). */
   readonly problems: { readonly kind: AuditedKind; readonly message: string }[];
-  /** Pods, Deployments and StatefulSets in namespaces the pod gate and scale guard leave out: not checked. */
+  /** Objects in namespaces the webhook's registrations leave out. */
   skipped: number;
-  /** The one namespace audited (`--namespace`), or undefined when every namespace was. */
   readonly namespace: string | undefined;
 }
 
 export interface ScanOptions {
   readonly lister: KubeLister;
   readonly podCreators: PodCreators;
-  /** One namespace, or every namespace when undefined. */
   readonly namespace?: string;
-  /** Called after each page with the report so far (the terminal's progress line). */
   readonly progress?: (report: AuditReport) => void;
-  /**
-   * The whole audit's time limit (`--timeout`), in milliseconds: checked
-   * before each page, so a run ends within it and one APISERVER_TIMEOUT.
-   */
+  /** Checked before each page: a run ends within it plus one APISERVER_TIMEOUT. */
   readonly timeLimitMs: number;
-  /** Milliseconds since some fixed point; performance.now unless given. */
   readonly now?: () => number;
 }
 
-/** Thrown between pages once the audit's time limit has passed. */
 class OutOfTime extends Error {}
 
-/**
- * Lists each kind page by page and checks every object as the webhook would
- * on CREATE. A kind whose LIST fails or runs past the time limit is reported
- * as not checked, so an unfinished run never reads as clean.
- */
 export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
   const report: AuditReport = {
     findings: [],
@@ -111,7 +95,6 @@ export async function scanCluster(options: ScanOptions): Promise<AuditReport> {
       `the audit did not finish within --timeout (${options.timeLimitMs} ms)${pages > 0 ? ` after ${pages} pages of this kind` : ""}; ` +
         "give it more time, or audit one namespace at a time (--namespace)",
     );
-  /** Checks every item of `resource`; "not_served" for a 404 of an `optional` kind. */
   const each = async (
     resource: (typeof AUDITED_RESOURCES)[number] | typeof AUDITED_SANDBOXES_V1ALPHA1,
     check: (item: JsonObject) => readonly AuditFinding[],

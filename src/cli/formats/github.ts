@@ -1,6 +1,5 @@
 import { type FileSpot, located, objectOf, type ReportView, repositoryPath } from "./view";
 
-/** GitHub Actions workflow commands: an annotation per finding and problem, the notes as `::notice`. */
 export function githubAnnotations({ findings, problems, notes }: ReportView): string {
   return [
     ...findings.map((finding) =>
@@ -26,7 +25,6 @@ function fileProperties(spot: FileSpot | object | undefined): Record<string, str
   };
 }
 
-/** `::NAME key=value,…::message` and its newline, one workflow command with its escapes. */
 function command(name: string, properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
@@ -34,12 +32,10 @@ function command(name: string, properties: Record<string, string>, message: stri
   return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}\n`;
 }
 
-/** The workflow-command escapes for a message. */
 function escapeData(text: string): string {
   return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
 }
 
-/** The workflow-command escapes for a property value: a message's, and `:` and `,`. */
 function escapeProperty(text: string): string {
   return escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
 }

@@ -1,7 +1,6 @@
 import { count } from "../plural";
 import { findingLine, located, type ReportedFinding, type ReportView } from "./view";
 
-/** A `testcase` element, and whether it fails or errors. */
 export interface JunitCase {
   readonly xml: string;
   readonly outcome?: "failure" | "error";
@@ -12,10 +11,7 @@ export interface JunitSuite {
   readonly cases: readonly JunitCase[];
 }
 
-/**
- * JUnit XML of `suites`, with the summary and notes as properties: those of
- * a lone suite, whose counts the document repeats, else of the document.
- */
+/** Summary and notes: in a lone suite, whose counts the document repeats; else in the document. */
 export function junitReport(view: ReportView, suites: readonly JunitSuite[]): string {
   const [lone] = suites.length === 1 ? suites : [];
   const indent = lone ? "    " : "  ";
@@ -49,10 +45,6 @@ function countsOf({ cases }: JunitSuite): string {
   return `tests="${cases.length}" failures="${outcomes("failure")}" errors="${outcomes("error")}" skipped="0"`;
 }
 
-/**
- * The case of one object: one failure for its errors (the first's message,
- * or how many), its other findings in `system-out`.
- */
 export function junitObjectCase(
   classname: string,
   name: string,
@@ -75,7 +67,6 @@ export function junitObjectCase(
   return { xml: testCase(classname, name, body, file), ...(first ? { outcome: "failure" } : {}) };
 }
 
-/** The case of what could not be checked: an `error` of `type`. */
 export function junitErrorCase(
   classname: string,
   name: string,

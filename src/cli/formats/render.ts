@@ -5,10 +5,8 @@ export const OUTPUT_FORMATS = ["text", "json", "junit", "sarif", "github"] as co
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
- * The report for stdout, and what goes to stderr. In the formats other than
- * text stdout is the document alone; the summary and notes go to stderr only
- * when it is not stdout's file (`sharedStream`: `> report 2>&1`), where they
- * would make the document unreadable.
+ * Beside a document the summary and notes go to stderr only when it is not stdout's file
+ * (`sharedStream`: `> report 2>&1`), where they would make the document unparsable.
  */
 export function renderReport(
   format: OutputFormat,

@@ -10,11 +10,6 @@ interface Rule {
   readonly text: string;
 }
 
-/**
- * SARIF 2.1.0 as GitHub code scanning reads it: each finding a result at its
- * place, the problems and notes as notifications. `describe` adds to a rule's
- * descriptor, `run` to the run.
- */
 export function sarifReport(
   view: ReportView,
   rules: readonly Rule[],
@@ -84,7 +79,6 @@ function physicalLocation({ file, line, column }: FileSpot) {
   };
 }
 
-/** A rule as SARIF describes it: id, readable name, first sentence and whole text. */
 function ruleDescriptor(rule: Rule) {
   return {
     id: rule.id,
@@ -94,13 +88,12 @@ function ruleDescriptor(rule: Rule) {
   };
 }
 
-/** The text up to its first full stop: a whole sentence, never cut at a `;`. */
+/** Up to the first full stop: a whole sentence, never cut at a `;`. */
 function firstSentence(text: string): string {
   const end = text.search(/\.(\s|$)/);
   return end < 0 ? text : text.slice(0, end + 1);
 }
 
-/** SARIF's human-readable rule name: `agent.image-required` → `AgentImageRequired`. */
 function ruleName(id: string): string {
   return id
     .split(/[.-]/)

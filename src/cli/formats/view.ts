@@ -1,6 +1,6 @@
 import { isAbsolute, relative, sep } from "node:path";
 
-/** A place in an input file; `line` and `column` are 1-based. */
+/** `line` and `column` are 1-based. */
 export interface FileSpot {
   readonly file: string;
   readonly line?: number;
@@ -21,19 +21,16 @@ export type ReportedFinding = {
   | { readonly apiVersion: string }
 );
 
-/** Something the run could not check: an unreadable input, a kind that could not be listed. */
 export interface ProblemView {
   /** The GitHub annotation's title. */
   readonly title: string;
   readonly message: string;
-  /** The problem in one line, without the tool's name. */
+  /** One line, without the tool's name. */
   readonly text: string;
   readonly spot?: FileSpot;
 }
 
-/** One run's report, as every format reads it. */
 export interface ReportView {
-  /** `cocoon-webhook validate`. */
   readonly tool: string;
   readonly findings: readonly ReportedFinding[];
   readonly problems: readonly ProblemView[];
@@ -41,11 +38,9 @@ export interface ReportView {
   readonly summary: string;
 }
 
-/** `PATH: message`, or the message alone for a finding about the whole object. */
 export const located = ({ path, message }: { path: string; message: string }) =>
   path ? `${path}: ${message}` : message;
 
-/** `KIND NAMESPACE/NAME`, or `KIND NAME` for a cluster-scoped object. */
 export const objectOf = ({ kind, namespace, name }: ReportedFinding) =>
   `${kind} ${namespace ? `${namespace}/` : ""}${name}`;
 
@@ -55,7 +50,7 @@ export function findingLine(finding: ReportedFinding): string {
   return `${at}${finding.severity}: ${objectOf(finding)}: ${located(finding)} [${finding.rule}]`;
 }
 
-/** A path as a repository-relative, slash-separated path (CI annotations and SARIF want that). */
+/** CI annotations and SARIF want repository-relative, slash-separated paths. */
 export function repositoryPath(file: string, cwd = process.cwd()): string {
   const path = isAbsolute(file) ? relative(cwd, file) : file;
   return path.split(sep).join("/");

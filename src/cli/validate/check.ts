@@ -29,7 +29,6 @@ type CheckedKind = typeof COCOONSET_KIND | typeof COCOONHIBERNATION_KIND;
 
 export type Severity = "error" | "warning";
 
-/** One finding about one object, located in its file. */
 export interface Finding {
   readonly file: string;
   readonly line: number;
@@ -45,15 +44,12 @@ export interface Finding {
 }
 
 export interface CheckOptions {
-  /** The namespace of objects without `metadata.namespace`. */
   readonly namespace: string;
-  /** Unknown fields and unknown cocoon objects are errors instead of warnings. */
   readonly strict: boolean;
-  /** Every checked object is listed in the summary (JUnit's one test case per object). */
+  /** For JUnit's one test case per object; otherwise only findings are kept. */
   readonly listChecked?: boolean;
 }
 
-/** An object that was checked (or reported as an unknown cocoon object), with its findings. */
 export interface CheckedObject {
   readonly file: string;
   readonly kind: string;
@@ -64,14 +60,12 @@ export interface CheckedObject {
 
 export interface CheckSummary {
   readonly findings: Finding[];
-  /** In input order; empty unless CheckOptions.listChecked. */
   readonly checked: CheckedObject[];
   readonly objects: number;
-  /** Objects with at least one finding. */
   readonly objectsWithFindings: number;
   /** Objects outside the cocoonstack.io groups, not checked. */
   readonly skipped: number;
-  /** CocoonHibernations checked: their one-per-pod rule only sees the given files. */
+  /** Counted for the note that the one-per-pod rule only sees the given files. */
   readonly hibernations: number;
 }
 
@@ -94,14 +88,7 @@ interface Problem {
   readonly severity: Severity;
 }
 
-/**
- * Runs the server's own rules over every CocoonSet and CocoonHibernation,
- * reports fields their CRD does not define and cocoonstack.io objects of an
- * apiVersion or kind this tool does not know; objects of other groups are
- * skipped. Two CocoonHibernations for one pod in one namespace conflict as
- * they would at the apiserver: the later one is denied. Objects come one at
- * a time and are not kept, so memory grows with the findings, not the input.
- */
+/** Objects come one at a time and are not kept: memory grows with the findings, not the input. */
 export function createObjectChecker(options: CheckOptions) {
   const findings: Finding[] = [];
   const checked: CheckedObject[] = [];
@@ -169,11 +156,6 @@ function isCocoonGroup(group: string): boolean {
   return group === COCOON_GROUP_DOMAIN || group.endsWith(`.${COCOON_GROUP_DOMAIN}`);
 }
 
-/**
- * An object that claims to be a cocoon object but that this tool cannot
- * check: a cocoonstack.io apiVersion with an unknown version or kind, or a
- * cocoon kind without an apiVersion. Undefined for anything else.
- */
 function unknownObjectProblem(object: SourceObject, severity: Severity): Problem | undefined {
   const { apiVersion, kind } = object;
   const kindText = typeof kind === "string" ? kind : "";

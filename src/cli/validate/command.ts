@@ -62,7 +62,6 @@ const optionsSchema = z.object({
 const SHORT_FLAGS = { filename: "f", namespace: "n", output: "o", version: "v", help: "h" };
 
 export interface ValidateIo extends CliIo {
-  /** Stdin as text; an error once it passes `maxBytes`. */
   readonly readStdin: (maxBytes: number) => Promise<string>;
 }
 
@@ -71,14 +70,11 @@ const processIo: ValidateIo = {
   readStdin: (maxBytes) => readCappedStream(Bun.stdin.stream(), STDIN_NAME, maxBytes),
 };
 
-/** Objects checked between two looks at the process's size. */
 const DOCUMENTS_BETWEEN_MEMORY_CHECKS = 1000;
 
-/** `cocoon-webhook validate …`; resolves to the exit status. */
 export async function runValidate(args: readonly string[], io = processIo): Promise<number> {
   const options = parseOptions(args);
   if (!isRunnable(options)) return answerWithoutRunning("validate", VALIDATE_USAGE, options, io);
-  // One input at a time, one document at a time: only findings are kept.
   const checker = createObjectChecker({ ...options, listChecked: options.output === "junit" });
   const collectPastSoftLimit = collectorPastSoftLimit(DOCUMENTS_BETWEEN_MEMORY_CHECKS);
   const check = (object: SourceObject) => {

@@ -5,11 +5,8 @@ import type { PathSegments } from "../../json/path";
 import { isJsonObject, valueAt } from "../../json/read";
 import type { ManifestRuleId } from "./manifest-rules";
 
-/*
- * What the CocoonSet CRD's own schema refuses and the webhook never sees
- * (the apiserver rejects it first), read from the embedded schema: checked
- * offline so `validate` agrees with the apiserver where it speaks.
- */
+// What the CRD's schema refuses never reaches the webhook: checked here so that validate agrees
+// with the apiserver.
 
 export interface SchemaProblem {
   readonly rule: ManifestRuleId;
@@ -21,7 +18,6 @@ const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
 const SNAPSHOT_CLASS = schemaAt(SPEC, ["snapshotCompatibilityClass"]);
 const SNAPSHOT_CLASS_PATTERN = new RegExp(SNAPSHOT_CLASS.pattern ?? "");
 
-/** Every CRD-schema problem of a CocoonSet object, in document order. */
 export function cocoonSetSchemaProblems(cocoonSet: unknown): SchemaProblem[] {
   const spec = valueAt(cocoonSet, ["spec"]);
   if (!isJsonObject(spec)) return [];
@@ -31,11 +27,8 @@ export function cocoonSetSchemaProblems(cocoonSet: unknown): SchemaProblem[] {
   return problems;
 }
 
-/*
- * Quantities, and integers bounded on both sides (in these CRDs the ports),
- * wherever the schema puts them; replicas' lower bound alone is the
- * webhook's own rule, so it is not reported twice.
- */
+// Of the integers only those with a maximum (the ports): replicas' minimum alone is the webhook's
+// own rule, not to be reported twice.
 function boundsProblems(
   value: unknown,
   node: SchemaNode,

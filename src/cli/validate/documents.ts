@@ -21,25 +21,20 @@ export interface SourceObject {
   /** Its own, or for an item of a typed list (`CocoonSetList`) that names none, the list's. */
   readonly apiVersion: unknown;
   readonly kind: unknown;
-  /** The 1-based line and column of a field, or of its nearest existing ancestor. */
   readonly positionOf: (segments: PathSegments) => SourcePosition;
 }
 
-/** The `yaml` package's view of one document, for line numbers. */
 interface SyntaxTree {
   readonly document: Document.Parsed | undefined;
   readonly lines: LineCounter;
-  /** Lines of the stream before the document's text. */
   readonly lineOffset: number;
 }
 
 const LIST_KIND_SUFFIX = "List";
 
 /**
- * Every object in a YAML (or JSON) text, List documents expanded, handed to
- * `each` one document at a time. The `yaml` package's slower syntax tree is
- * built only for a line number or a syntax error; a document that does not
- * parse ends the text with the problem.
+ * The `yaml` package's slower syntax tree is built only for a line number or a syntax error. A
+ * document that does not parse ends its text: the documents after it are not checked.
  */
 export function parseSource(
   { file, text }: SourceText,
@@ -69,7 +64,6 @@ function syntaxTreeOf({ text, firstLine }: DocumentText): SyntaxTree {
   return { document, lines, lineOffset: firstLine - 1 };
 }
 
-/** Where and why a document does not parse: the `yaml` package's first error, else Bun's. */
 function syntaxProblem(file: string, document: DocumentText, bunError: unknown): InputProblem {
   const tree = syntaxTreeOf(document);
   const [error] = tree.document?.errors ?? [];
@@ -130,7 +124,7 @@ function isListKind(kind: unknown): kind is string {
   return typeof kind === "string" && kind.endsWith(LIST_KIND_SUFFIX);
 }
 
-/** A top-level field as sent (null included); undefined when absent or `value` is not an object. */
+/** A top-level field as sent, `null` included. */
 function fieldOf(value: unknown, key: string): unknown {
   return absentIfMistyped(valueAt(value, [key]));
 }

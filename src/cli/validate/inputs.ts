@@ -3,13 +3,11 @@ import { extname, join } from "node:path";
 import { errorText } from "../../bounded-text";
 import { readRegularFile } from "../../safe-file";
 
-/** One input's text and the name findings show for it. */
 export interface SourceText {
   readonly file: string;
   readonly text: string;
 }
 
-/** Input that cannot be validated: unreadable, or not YAML/JSON. Exit code 2. */
 export interface InputProblem {
   readonly file: string;
   readonly line?: number;
@@ -24,15 +22,11 @@ const STDIN_PATH = "-";
 export const STDIN_NAME = "<stdin>";
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
-/** One input read, or why it could not be. */
 export type Input = { readonly source: SourceText } | { readonly problem: InputProblem };
 
 /**
- * The texts behind `paths`, one at a time: a file as named, a directory's
- * *.yaml, *.yml and *.json files in name order (hidden entries skipped), a
- * glob the shell left unexpanded, `-` as stdin; read as safe-file.ts reads.
- * A directory or glob that yields no file is a problem: a mistyped path must
- * not pass CI as "0 files".
+ * Globs are for the ones a shell leaves unexpanded (quoted, or no match). A directory or glob that
+ * yields no file is a problem: a mistyped path must not pass CI as "0 files".
  */
 export async function* readInputs(
   paths: readonly string[],
@@ -82,7 +76,6 @@ function filesUnder(path: string, problems: InputProblem[]): string[] {
 const GLOB_CHARACTERS = /[*?[{]/;
 const MANIFEST_NAMES = "*.yaml, *.yml or *.json";
 
-/** What a glob matches, in name order; a directory it matches counts as that directory. */
 function globMatches(pattern: string, problems: InputProblem[]): string[] {
   const segments = pattern.split("/");
   const literal = segments.findIndex((segment) => GLOB_CHARACTERS.test(segment));

@@ -1,10 +1,7 @@
 import { isMap, isNode, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import type { PathSegments } from "../../json/path";
 
-/**
- * The source offset of the node `segments` lead to, a map entry at its key;
- * a missing field at its nearest ancestor (`spec.agent.image` at `agent:`).
- */
+/** An entry at its key, a missing field at its nearest ancestor: `spec.agent.image` at `agent:`. */
 function offsetOf(root: Node, segments: PathSegments): number {
   let node: unknown = root;
   let offset = startOf(root) ?? 0;
@@ -17,13 +14,11 @@ function offsetOf(root: Node, segments: PathSegments): number {
   return offset;
 }
 
-/** A 1-based line and column in a source text. */
 export interface SourcePosition {
   readonly line: number;
   readonly column: number;
 }
 
-/** The 1-based line and column of `segments` in `root`; see {@link offsetOf}. */
 export function positionOf(root: Node, segments: PathSegments, lines: LineCounter): SourcePosition {
   const { line, col } = lines.linePos(offsetOf(root, segments));
   return { line, column: col };

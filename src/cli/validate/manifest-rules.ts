@@ -1,10 +1,8 @@
 import { RULE_CATALOGUE } from "../../endpoints";
 
 /**
- * What only the offline check reports: the apiserver and the operator's CRD
- * handle these in a cluster, so the webhook's rule catalogue does not list them.
- * The `manifest.crd-*` rules are what the CRD's schema refuses: errors
- * always, since the apiserver would refuse the object.
+ * In a cluster the apiserver handles these before the webhook, so its catalogue does not list them.
+ * `manifest.crd-*` are errors even without --strict: the apiserver would refuse the object.
  */
 export const MANIFEST_RULES = [
   {
@@ -39,7 +37,6 @@ export const MANIFEST_RULES = [
 
 export type ManifestRuleId = (typeof MANIFEST_RULES)[number]["id"];
 
-/** Every rule a finding can name: the webhook's catalogue, then the offline-only ones. */
 export const ALL_RULES: readonly { readonly id: string; readonly text: string }[] = [
   ...RULE_CATALOGUE,
   ...MANIFEST_RULES,

@@ -9,13 +9,10 @@ import { ALL_RULES } from "./manifest-rules";
 
 export interface RunReport {
   readonly summary: CheckSummary;
-  /** Inputs read (files and stdin). */
   readonly files: number;
-  /** Inputs that could not be read or parsed (exit code 2). */
   readonly problems: readonly InputProblem[];
 }
 
-/** Said once when CocoonHibernations were checked: the offline check cannot see the cluster. */
 export const DUPLICATES_NOTE =
   "CocoonHibernations are checked for a second one per pod within the given files only; validate never calls an apiserver, so ones already in the cluster are not seen";
 
@@ -51,7 +48,6 @@ const WARNING_RULES: ReadonlySet<string> = new Set([
   "manifest.unknown-object",
 ]);
 
-/** The report for stdout, and what goes to stderr (see renderReport). */
 export function render(
   format: OutputFormat,
   report: RunReport,
@@ -84,7 +80,6 @@ export function render(
   return renderReport(format, view, documents, sharedStream);
 }
 
-/** A test case per checked object (class name: its file) and per unreadable input. */
 function junitSuite(report: RunReport) {
   const cases = report.summary.checked.map(({ file, kind, namespace, name, findings }) =>
     junitObjectCase(file, `${kind} ${namespace}/${name}`, findings, file),

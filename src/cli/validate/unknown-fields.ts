@@ -3,7 +3,6 @@ import type { PathSegment, PathSegments } from "../../json/path";
 import { isJsonObject } from "../../json/read";
 import { closestMatch } from "../did-you-mean";
 
-/** A key the CRD does not define, and the defined sibling it most likely meant. */
 export interface UnknownField {
   readonly segments: PathSegments;
   readonly key: string;
@@ -47,15 +46,13 @@ const OBJECT_META = objectOf({
   ),
 });
 
-/** A CRD's schema with ObjectMeta's fields under `metadata`. */
 export function withObjectMeta(schema: SchemaNode): SchemaNode {
   return { ...schema, properties: { ...schema.properties, metadata: OBJECT_META } };
 }
 
 /**
- * Every key of `value` that `schema` does not define, in document order.
- * Keys inside maps (labels, resource limits) are the user's own and never
- * reported; a value of the wrong type is left to the rules that read it.
+ * Keys inside maps (labels, resource limits) are the user's own and never reported; a value of
+ * the wrong type is left to the rules that read it.
  */
 export function unknownFields(
   value: unknown,

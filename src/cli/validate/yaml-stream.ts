@@ -1,25 +1,21 @@
-/**
- * One reading of YAML: every value from Bun's native parser; the `yaml`
- * package only locates. Given a whole stream Bun returns one array, like a
- * single list document, so the stream is cut into documents first.
+/*
+ * Values come from Bun's native parser, which given a whole stream returns one array, like a
+ * single list document: so the stream is cut into documents first.
  */
 
-/** One document of a stream: its text (directives and markers included) and where it starts. */
+/** `text` keeps its directives and markers; `firstLine` is 1-based. */
 export interface DocumentText {
   readonly text: string;
-  /** The 1-based line of the stream on which `text` starts. */
   readonly firstLine: number;
 }
 
-// `---` and `...` at the start of a line, followed by a space or the line's
-// end, are document markers wherever they appear (YAML forbids them as
-// content there), so cutting at them needs no parser. One pattern finds
-// both in the order they come: a stream is cut without holding its cuts.
+// `---` and `...` at the start of a line, followed by a space or the line's end, are document
+// markers wherever they appear (YAML forbids them as content there), so cutting needs no parser.
+// One pattern finds both in order, so a stream is cut without holding its cuts.
 const MARKER = /^---(?=[ \t\r\n]|$)|^\.\.\.(?=[ \t\r\n]|$)[^\n]*(?:\n|$)/gm;
 const NOTHING = /^(?:[ \t]*(?:#.*)?(?:\r?\n|$))*$/;
 const DIRECTIVES_ONLY = /^(?:[ \t]*(?:#.*)?(?:\r?\n|$)|%[^\n]*(?:\n|$))*$/;
 
-/** Where the stream is cut, in increasing order: before each `---`, after each `...`, and its end. */
 function* cutsOf(stream: string): Generator<number> {
   let last = 0;
   for (const marker of stream.matchAll(MARKER)) {
@@ -31,7 +27,7 @@ function* cutsOf(stream: string): Generator<number> {
   if (stream.length > last) yield stream.length;
 }
 
-/** The stream's documents, one at a time: directives go with the next `---`, blank pieces are none. */
+/** Directives go with the next `---`; a blank piece is no document. */
 export function* documentTexts(stream: string): Generator<DocumentText> {
   const lineAt = lineCounter(stream);
   let directivesStart: number | undefined;
@@ -50,7 +46,7 @@ export function* documentTexts(stream: string): Generator<DocumentText> {
   }
 }
 
-/** The 1-based line of an offset, for offsets asked in increasing order. */
+/** The 1-based line of an offset; offsets must be asked in increasing order. */
 function lineCounter(text: string): (offset: number) => number {
   let line = 1;
   let counted = 0;
