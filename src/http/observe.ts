@@ -11,13 +11,8 @@ import {
 import { createRejectionLog } from "../observability/rejection-log";
 import { type CountedDecision, type ListenerEnv, REJECTION_STATUSES } from "./rejection";
 
-/*
- * What the admission listener observes of every request: its metrics, as
- * middleware registered with `app.use` ahead of the routes (Hono runs the
- * error path, the 404 and the 405 before it resumes, so it sees every
- * answer, 4xx included), and the warn line of each 4xx, from the Rejection
- * the answer was made of.
- */
+// Registered with `app.use` ahead of the routes: Hono runs the error path, the 404 and the 405
+// before it resumes, so every answer is seen, 4xx included.
 
 /** What `measureRequests` records, bound to the metrics by the app that uses it. */
 export interface RequestMeasures {
@@ -28,12 +23,7 @@ export interface RequestMeasures {
   countDecision(path: string, decision: CountedDecision): void;
 }
 
-/**
- * The one instrumenting wrapper of an app: in flight, response by path and
- * status, the decision a review kept on the context, an answered review's
- * duration, and the warn line of a 4xx. One middleware, as it is one concern
- * (docs/performance.md measures it against three).
- */
+/** In flight, response by path and status, the review's decision and duration, the warn line of a 4xx. */
 export function measureRequests(
   measures: RequestMeasures,
   warn: (c: Context<ListenerEnv>) => void = () => {},
@@ -57,12 +47,7 @@ export function measureRequests(
   };
 }
 
-/**
- * Every 4xx at warn, with what was wrong and who sent it (rate-limited and
- * bounded, see createRejectionLog): a misconfigured or version-skewed
- * apiserver then shows up in the logs. Every 4xx is a Rejection answered by
- * the app's error path, its 404 or its 405, which keep it on the context.
- */
+/** Every 4xx at warn (rate-limited), with what was wrong and who sent it: a misconfigured apiserver shows up. */
 export function warnOnRejection(log: Logger): (c: Context<ListenerEnv>) => void {
   const logRejection = createRejectionLog(log);
   return (c) => {
@@ -81,10 +66,9 @@ export function warnOnRejection(log: Logger): (c: Context<ListenerEnv>) => void 
 }
 
 /**
- * The admission listener's metrics as prom-client children bound once. Every
- * series the table can produce exists at 0 from the start: `increase()`
- * ignores a series' first sample, so a series born at 1 would hide its first
- * count from the alerts.
+ * Prom-client children bound once, every series the table can produce at 0
+ * from the start: `increase()` ignores a series' first sample, so a series
+ * born at 1 would hide its first count from the alerts.
  */
 export function admissionMeasures(): RequestMeasures {
   const responsesOf = childrenOf((label: string, status: number) =>

@@ -12,12 +12,7 @@ export interface Readiness {
 
 const PROBE_METHODS = ["GET", "HEAD"];
 
-/**
- * /healthz (alive while the process runs) and /readyz (503 once shutdown
- * began, or while the served certificate is outside its validity period, so
- * `kubectl get pods` shows the pod not ready; its 200 names the endpoints in
- * warn mode).
- */
+/** /readyz is 503 once shutdown began or while the served certificate is outside its validity. */
 export function mountProbes<E extends Env>(app: Hono<E>, readiness: Readiness): void {
   app.on(PROBE_METHODS, "/healthz", (c) => c.text("ok"));
   app.on(PROBE_METHODS, "/readyz", (c) => {

@@ -7,13 +7,7 @@ import type { Logger } from "../observability/logger";
 export const REJECTION_STATUSES = [400, 404, 405, 408, 413, 415] as const;
 type RejectionStatus = (typeof REJECTION_STATUSES)[number];
 
-/**
- * A request refused for what it is (path, method, size, type, envelope) or
- * for how its body arrived (too slowly, cut off).
- * Thrown by routes and middleware; `answerErrors` turns it into the small
- * JSON body every 4xx has, and the warn line of the observing middleware
- * reads `reason` from it.
- */
+/** A request refused for what it is or how its body arrived; every 4xx is one, answered by `answerErrors`. */
 export class Rejection extends HTTPException {
   override readonly name = "Rejection";
 
@@ -36,11 +30,7 @@ export interface CountedDecision {
   readonly reason: string;
 }
 
-/**
- * What a listener's app keeps per request for its observing middleware: the
- * Rejection it answered with (for the warn line), or the decision a review
- * answered with (for its count).
- */
+/** What the observing middleware reads back: the Rejection answered (its warn line), or the decision (its count). */
 export type ListenerEnv = {
   Variables: { rejection?: Rejection; reviewDecision?: CountedDecision };
 };
@@ -62,10 +52,7 @@ export function answerErrors(log: Logger): ErrorHandler<ListenerEnv> {
   };
 }
 
-/**
- * Hono's 405 for a path routed for other methods, with an Allow header,
- * answered as a Rejection; `app.use` it before the routes.
- */
+/** Hono's 405, with an Allow header, answered as a Rejection; `app.use` it before the routes. */
 export function refuseOtherMethods(app: Hono<ListenerEnv>): MiddlewareHandler<ListenerEnv> {
   return methodNotAllowed({
     app,

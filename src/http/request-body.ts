@@ -4,18 +4,9 @@ import { countContainers, MAX_DECODED_CONTAINERS } from "../json/containers";
 import { LARGE_REVIEW_BYTES, type LargeReviewGate, type ReviewTurn } from "./body-budget";
 import { Rejection } from "./rejection";
 
-/*
- * Reading a review's body: within MAX_REQUEST_BYTES, within the read
- * deadline, holding its bytes in the large-review gate's budget while it
- * arrives and while it is decoded, and within the decoding work one review
- * may cost. Every refusal is a bounded 4xx (a Rejection); the connection of
- * a body left unread is closed.
- */
-
 export interface RequestBodyOptions {
-  /** MAX_REQUEST_BYTES. */
+  /** MAX_REQUEST_BYTES and BODY_READ_TIMEOUT. */
   readonly maxBytes: number;
-  /** BODY_READ_TIMEOUT in milliseconds. */
   readonly readTimeoutMs: number;
 }
 
@@ -29,11 +20,7 @@ const tooLarge = (maxBytes: number) =>
     CLOSE,
   );
 
-/**
- * MAX_REQUEST_BYTES: a declared Content-Length past it is refused before any
- * byte of the body is read. Registered first, so an oversized body is a 413
- * whatever else is wrong with it.
- */
+/** Registered first, so an oversized body is a 413 whatever else is wrong with it, and is never read. */
 export function refuseDeclaredOversize(maxBytes: number): MiddlewareHandler {
   return (c, next) => {
     const declared = declaredLength(c);
@@ -43,12 +30,9 @@ export function refuseDeclaredOversize(maxBytes: number): MiddlewareHandler {
 }
 
 /**
- * The body, read in the gate: a small one at once, a large or chunked one
- * when the budget has room, its bytes held until the review is answered.
- * A chunked body is refused the moment it passes MAX_REQUEST_BYTES; a body
- * not complete within the read deadline is answered 408 and its bytes given
- * back; one the client aborts is a 400. A large body, read chunk by chunk, is
- * handed on in a new Request, as Hono's own bodyLimit hands on its request.
+ * The body, read in its turn of the budget and within the deadline (408),
+ * its bytes held until the review is answered. A large body, read chunk by
+ * chunk, is handed on in a new Request, as Hono's own bodyLimit does.
  */
 export function readReviewBody(
   gate: LargeReviewGate,
@@ -112,10 +96,9 @@ interface LargeRead {
 }
 
 /**
- * A large or chunked body, chunk by chunk: a chunked one grows its hold on
- * the budget before each chunk is kept and is refused once past `maxBytes`;
- * the whole read ends at the deadline, a growth still waiting included.
- * Then its containers are counted before anything decodes it.
+ * A chunked body grows its hold on the budget before each chunk is kept and
+ * is refused the moment it passes `maxBytes`; the deadline ends the read, a
+ * growth still waiting included. Its containers are counted before decoding.
  */
 async function readLargeBody(
   request: Request,
