@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIST_PAGE_LIMIT } from "./apiserver/list-pages";
 import { boundedProblems } from "./bounded-text";
 import { parseEnforcement } from "./endpoints/enforcement";
 import { DEFAULT_POD_CREATORS, parsePodCreators } from "./endpoints/pod-gate/creators";
@@ -97,7 +98,7 @@ const environmentSchema = z.object({
     DEFAULT_RUNTIME_IDENTITIES,
   ),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
-  APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
+  APISERVER_LIST_PAGE_SIZE: listPageSize.prefault(String(LIST_PAGE_LIMIT)),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
   MAX_REQUEST_BYTES: positiveInteger.prefault("5242880"),
   BODY_READ_TIMEOUT: duration({ positive: true }).prefault("2s"),

@@ -5,7 +5,7 @@ import type { ReadHold } from "./read-budget";
 import type { ApiserverTransport } from "./transport";
 import { verifiedListPage } from "./verified-answers";
 
-/** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
+/** Objects asked for per LIST page (`?limit=`): APISERVER_LIST_PAGE_SIZE's default. */
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
 export const MAX_LISTED_OBJECTS = 50_000;
