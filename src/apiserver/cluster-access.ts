@@ -76,6 +76,15 @@ function loadKubeconfigFile(path: string, context: string | undefined): ClusterA
     );
   }
   if (!user) throw new Error(`KUBECONFIG ${path}: current context "${current}" names no user`);
+  // The apiserver dropped basic authentication in Kubernetes 1.19: such a user can only get 401s.
+  if (user.username || user.password) {
+    throw new Error(
+      `KUBECONFIG ${path}: user "${user.name}" has a username and password (users[].user.username), ` +
+        "basic authentication, which the apiserver has not accepted since Kubernetes 1.19; " +
+        "give the user a token (token or tokenFile) or a client certificate " +
+        "(client-certificate and client-key) instead",
+    );
+  }
   // client-node would re-read the CA and client-certificate files with blocking reads on every
   // request: the webhook reads them itself, through the safe reader.
   const authenticationOnly = new KubeConfig();

@@ -202,9 +202,5 @@ function authorizationSource(
     const header = `Bearer ${user.token.trim()}`;
     return async () => header;
   }
-  if (user.username) {
-    const basic = Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64");
-    return async () => `Basic ${basic}`;
-  }
   return async () => undefined;
 }
