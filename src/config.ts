@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIST_PAGE_LIMIT } from "./apiserver/list-pages";
 import { boundedProblems } from "./bounded-text";
 import { parseEnforcement } from "./endpoints/enforcement";
 import { DEFAULT_POD_CREATORS, parsePodCreators } from "./endpoints/pod-gate/creators";
@@ -9,9 +10,10 @@ import {
 import { LOG_LEVELS } from "./observability/logger";
 
 /*
- * The grammar of each textual variable is a `.regex()` before its transform,
- * so the JSON Schema written from this schema (environmentJsonSchema, the
- * Helm chart's values.schema.json) refuses what start-up refuses. Patterns
+ * The grammar of each textual variable but the three lists (which have parsers
+ * of their own, and structured values in the chart) is a `.regex()` before its
+ * transform, so the JSON Schema written from this schema (environmentJsonSchema,
+ * the Helm chart's values.schema.json) refuses what start-up refuses. Patterns
  * stay within what both JavaScript and Go's RE2 read.
  */
 const DURATION_PART = String.raw`\d+(?:\.\d+)?(?:ms|s|m|h)`;
@@ -46,17 +48,24 @@ const duration = (options: { positive: boolean }) =>
     })
     .transform(durationMs);
 
+/** A port of one to five digits, at most 65535. */
+const PORT_PART = String.raw`\d{1,4}|[0-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]`;
+/** `[host]:port`: a bracketed IPv6 literal, a host without `:`, `[` or `]`, or none. */
+const LISTEN_ADDRESS_PATTERN = new RegExp(
+  String.raw`^\s*(?:\[([^\]]+)\]|([^:\[\]]*)):(${PORT_PART})\s*$`,
+);
+
 /** No hostname for `:port`: every address, IPv6 included, as Go's `:8443` means. */
-const listenAddress = z.string().transform((text, ctx) => {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
-  const port = Number(match?.[3]);
-  if (!match || !Number.isInteger(port) || port > 65535) {
-    ctx.addIssue({ code: "custom", message: `"${text}" is not [host]:port, e.g. :8443` });
-    return z.NEVER;
-  }
-  const hostname = match[1] ?? match[2] ?? "";
-  return hostname === "" ? { port } : { hostname, port };
-});
+const listenAddress = z
+  .string()
+  .regex(LISTEN_ADDRESS_PATTERN, {
+    error: (issue) => `"${String(issue.input)}" is not [host]:port, e.g. :8443`,
+  })
+  .transform((text) => {
+    const [, bracketed, plain, port] = LISTEN_ADDRESS_PATTERN.exec(text) ?? [];
+    const hostname = bracketed ?? plain ?? "";
+    return hostname === "" ? { port: Number(port) } : { hostname, port: Number(port) };
+  });
 export type ListenAddress = z.output<typeof listenAddress>;
 
 /** A variable read by its own parser, which names each malformed entry. */
@@ -97,7 +106,7 @@ const environmentSchema = z.object({
     DEFAULT_RUNTIME_IDENTITIES,
   ),
   APISERVER_TIMEOUT: duration({ positive: true }).prefault("3s"),
-  APISERVER_LIST_PAGE_SIZE: listPageSize.prefault("500"),
+  APISERVER_LIST_PAGE_SIZE: listPageSize.prefault(String(LIST_PAGE_LIMIT)),
   SHUTDOWN_TIMEOUT: duration({ positive: true }).prefault("15s"),
   MAX_REQUEST_BYTES: positiveInteger.prefault("5242880"),
   BODY_READ_TIMEOUT: duration({ positive: true }).prefault("2s"),

@@ -15,7 +15,6 @@ import { verifiedObject } from "./verified-answers";
 export interface KubeApiOptions extends ClusterAccessOptions {
   /** APISERVER_TIMEOUT: bound on each call, auth, headers and body included. */
   readonly timeoutMs: number;
-  /** APISERVER_LIST_PAGE_SIZE; default LIST_PAGE_LIMIT. */
   readonly listPageSize?: number;
   /** At most how often rotating files (token, CA, client cert) are looked at; default 1000 ms. */
   readonly fileRecheckMs?: number;
@@ -31,7 +30,6 @@ export interface KubeApiHandle {
 
 /** Whole collections page by page, for a reader that drops each page once checked (`audit`). */
 export interface KubeLister {
-  /** Every object of `resource` in `namespace` (every namespace when undefined), page by verified page. */
   pages(resource: ApiResource, namespace?: string): AsyncIterable<readonly JsonObject[]>;
 }
 
@@ -42,11 +40,9 @@ export const NO_KUBE_API_MESSAGE =
 export const MAX_OBJECT_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /**
- * The apiserver port; without a cluster every call fails with a KubeApiError
- * saying so. Every read goes the same way: its names checked before a URL is
- * built, a place in the read budget, one count, GETs over the transport
- * (Bun's fetch with the cluster CA, no redirects, a capped body), and each
- * answer verified before anything reads it.
+ * The apiserver port; without a cluster every call fails saying so. A read's
+ * names are checked before a URL is built, it takes a place in the read
+ * budget, and its answer is verified before anything reads it.
  */
 export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const { log, timeoutMs } = options;
@@ -60,7 +56,6 @@ export function createKubeApi(options: KubeApiOptions): KubeApiHandle {
   const pageSize = options.listPageSize ?? LIST_PAGE_LIMIT;
   const budget = createReadBudget(options.readBudget);
 
-  /** A read a review waits on: refused unsent past the read budget, else counted once. */
   async function read<T>(
     call: CallLabels,
     send: (hold: ReadHold) => Promise<T>,
@@ -177,16 +172,11 @@ type Outcome = "success" | "not_found" | "error" | "timeout";
 
 interface CallLabels {
   readonly verb: ApiserverRead["verb"];
-  /** The resource's plural: `deployments`, `cocoonhibernations`. */
   readonly resource: string;
-  /** `GET deployments default/web`: the prefix of every error message. */
   readonly operation: string;
 }
 
-/**
- * Runs one apiserver call and records it exactly once in both metrics. Any
- * error leaves as a KubeApiError, so the rules can rely on the port's contract.
- */
+/** One call, counted once in both metrics; any error leaves as the port's KubeApiError. */
 async function counted<T>(
   { verb, resource, operation }: CallLabels,
   call: () => Promise<T>,

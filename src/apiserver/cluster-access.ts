@@ -10,11 +10,9 @@ import { readRegularFile } from "../safe-file";
 /** The current context of a loaded KubeConfig, plus the token file client-node would not re-read. */
 export interface ClusterAccess {
   readonly source: "kubeconfig" | "in-cluster";
-  /** For exec plugins and auth providers; in-cluster needs none. */
   readonly kubeConfig?: KubeConfig;
   readonly cluster: Cluster;
   readonly user: User;
-  /** Absolute path of a bearer-token file to re-read on rotation, if the user has one. */
   readonly tokenFile?: string;
 }
 
@@ -30,11 +28,7 @@ export interface ClusterAccessOptions {
   readonly log?: Logger;
 }
 
-/**
- * Resolves the apiserver the webhook talks to: the KUBECONFIG file when
- * given, else the in-cluster service account, else `undefined`. A KUBECONFIG
- * that cannot be used throws: a typo must not silently fall back.
- */
+/** KUBECONFIG, else in-cluster, else none; a bad KUBECONFIG throws: a typo never falls back. */
 export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess | undefined {
   if (options.kubeconfigPath) return loadKubeconfigFile(options.kubeconfigPath, options.context);
   if (options.context !== undefined) {
@@ -43,10 +37,7 @@ export function loadClusterAccess(options: ClusterAccessOptions): ClusterAccess 
   return loadInCluster(options.inClusterRoot ?? "", options.log);
 }
 
-/**
- * client-node (most of start-up and a good part of memory) and the YAML
- * parser are loaded only for a KUBECONFIG; in-cluster reads three files itself.
- */
+/** client-node, most of start-up's time and memory, is loaded only for a KUBECONFIG. */
 function loadKubeconfigFile(path: string, context: string | undefined): ClusterAccess {
   const { KubeConfig } =
     require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
@@ -85,8 +76,17 @@ function loadKubeconfigFile(path: string, context: string | undefined): ClusterA
     );
   }
   if (!user) throw new Error(`KUBECONFIG ${path}: current context "${current}" names no user`);
-  // Without the CA and client-certificate paths, which client-node would re-read with plain
-  // blocking reads on every request: the webhook reads them itself, through the safe reader.
+  // The apiserver dropped basic authentication in Kubernetes 1.19: such a user can only get 401s.
+  if (user.username || user.password) {
+    throw new Error(
+      `KUBECONFIG ${path}: user "${user.name}" has a username and password (users[].user.username), ` +
+        "basic authentication, which the apiserver has not accepted since Kubernetes 1.19; " +
+        "give the user a token (token or tokenFile) or a client certificate " +
+        "(client-certificate and client-key) instead",
+    );
+  }
+  // client-node would re-read the CA and client-certificate files with blocking reads on every
+  // request: the webhook reads them itself, through the safe reader.
   const authenticationOnly = new KubeConfig();
   authenticationOnly.loadFromClusterAndUser(
     { ...cluster, caFile: undefined },
@@ -132,10 +132,8 @@ const tokenFileAuthProvider = z.looseObject({
 });
 
 /**
- * client-node drops client-go's `tokenFile` user field and reads its own
- * `token-file` spelling once at load, so the raw document is consulted for
- * that one field; everything else comes from KubeConfig. A relative path is
- * relative to the kubeconfig's folder, as in client-go.
+ * client-node drops client-go's `tokenFile` and reads its own `token-file` only once, so the
+ * raw document is asked; a relative path is relative to the kubeconfig's folder, as in client-go.
  */
 function kubeconfigTokenFile(
   kubeconfigPath: string,

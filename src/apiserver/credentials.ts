@@ -8,11 +8,9 @@ import { apiserverFileReloadFailuresTotal } from "../observability/metrics";
 import { fileFingerprint, readRegularFile } from "../safe-file";
 import type { ClusterAccess } from "./cluster-access";
 
-/** What each request to the apiserver carries: auth headers and the TLS material for Bun's fetch. */
 export type ApiserverCredentials = ReturnType<typeof createCredentials>;
 
 interface Watching {
-  /** At most how often a rotating file is looked at: every second unless a test says otherwise. */
   readonly recheckMs: number;
   readonly log?: Logger;
 }
@@ -32,13 +30,11 @@ export function createCredentials(
   ca(); // a CA file that cannot be used stops the start, naming it
   const authorization = authorizationSource(access, tokenFile);
 
-  // Built again only when what goes into them changes (a rotated token or
-  // PEM file): every call to the apiserver asks for both.
+  // Rebuilt only when a token or PEM changes: every apiserver call asks for both.
   let headersFor: { value: string | undefined; headers: Record<string, string> } | undefined;
   let tlsFor: { pems: readonly (string | undefined)[]; tls: BunFetchRequestInitTLS } | undefined;
 
   return {
-    /** Authorization (and Impersonate-User) headers; a KubeApiError when they cannot be made. */
     async headers(): Promise<Record<string, string>> {
       const value = await authorization();
       if (headersFor && headersFor.value === value) return headersFor.headers;
@@ -48,7 +44,6 @@ export function createCredentials(
       headersFor = { value, headers };
       return headers;
     },
-    /** TLS options for Bun's fetch; verification is always on. */
     tls(): BunFetchRequestInitTLS {
       const pems = [ca(), clientCert(), clientKey()] as const;
       if (tlsFor?.pems.every((pem, i) => pem === pems[i])) return tlsFor.tls;
@@ -69,7 +64,6 @@ export function createCredentials(
   };
 }
 
-/** Which file of the apiserver client a reload failure is counted under. */
 type CredentialFile = "cluster_ca" | "client_certificate" | "client_key" | "bearer_token";
 
 const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
@@ -81,7 +75,6 @@ const DESCRIPTIONS: Readonly<Record<CredentialFile, string>> = {
 
 type PemSource = () => string | undefined;
 
-/** A PEM from its file, watched for rotation, or from the kubeconfig's inline base64 data. */
 function pemSource(
   path: string | undefined,
   base64Data: string | undefined,
@@ -108,10 +101,9 @@ function pemSource(
 type WatchedFile = ReturnType<typeof watchedFile>;
 
 /**
- * A credential file as of its last usable change: re-read when its stat
- * fingerprint changes, looked at at most every `recheckMs`. Content that
- * cannot be read or used mid-rotation leaves the last good one in use,
- * counted and logged once per change; a file never readable is a KubeApiError.
+ * A credential file as of its last usable change, stat'ed at most every
+ * `recheckMs`. Content unusable mid-rotation keeps the last good one, counted
+ * and logged once per change; a file never readable is a KubeApiError.
  */
 function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Watching) {
   let snapshot: { readonly fingerprint: string; readonly content: string } | undefined;
@@ -157,7 +149,6 @@ function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Wat
       }
       return snapshot.content;
     },
-    /** Makes the next `read()` look at the file again, whatever `recheckMs` says. */
     recheckNow(): void {
       checkedAt = Number.NEGATIVE_INFINITY;
     },
@@ -167,9 +158,8 @@ function watchedFile(path: string, file: CredentialFile, { recheckMs, log }: Wat
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 /**
- * Throws unless `pem` is a bundle of one or more PEM certificates that all
- * parse: an empty or garbled CA would reach fetch as no CA, and fetch would
- * then trust the system's default store instead of the cluster's.
+ * An empty or garbled CA would reach fetch as no CA, and fetch would then
+ * trust the system's default store instead of the cluster's.
  */
 function requireCertificateBundle(pem: string): void {
   if (pem.trim() === "") throw new Error("it is empty");
@@ -211,10 +201,6 @@ function authorizationSource(
   if (user.token) {
     const header = `Bearer ${user.token.trim()}`;
     return async () => header;
-  }
-  if (user.username) {
-    const basic = Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64");
-    return async () => `Basic ${basic}`;
   }
   return async () => undefined;
 }

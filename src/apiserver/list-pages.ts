@@ -5,7 +5,7 @@ import type { ReadHold } from "./read-budget";
 import type { ApiserverTransport } from "./transport";
 import { verifiedListPage } from "./verified-answers";
 
-/** Objects asked for per LIST page (`?limit=`) unless APISERVER_LIST_PAGE_SIZE says otherwise. */
+/** Objects asked for per LIST page (`?limit=`): APISERVER_LIST_PAGE_SIZE's default. */
 export const LIST_PAGE_LIMIT = 500;
 /** Objects a LIST may hold before it is refused, whatever the page size: 100 pages of 500. */
 export const MAX_LISTED_OBJECTS = 50_000;
@@ -20,9 +20,8 @@ export const KEPT_LIST_BOUNDS = {
 };
 
 /**
- * audit's LIST, each page dropped once checked, so bounded per page only: 500
- * pods of 64 KiB, one decoded page well inside 256 MiB, and objects well past
- * the 150 000 pods of Kubernetes' largest cluster.
+ * audit's LIST drops each page once checked, so only a page is bounded: 500 pods of 64 KiB;
+ * the object count is well past the 150 000 pods of Kubernetes' largest cluster.
  */
 export const STREAMED_LIST_BOUNDS = {
   maxPageBytes: 32 * 1024 * 1024,
@@ -35,19 +34,16 @@ interface ListPagesOptions {
   /** `?limit=` of each page (APISERVER_LIST_PAGE_SIZE); a page with more items is refused. */
   readonly pageSize: number;
   readonly maxPageBytes: number;
-  /** Objects the whole list may hold before it is refused; with the page size it bounds the pages. */
   readonly maxObjects: number;
   readonly maxTotalBytes: number;
   /** One APISERVER_TIMEOUT for every page; without it, each page has its own. */
   readonly signal?: AbortSignal;
-  /** The read's hold on the answers' budget, for pages that are kept until the read ends. */
   readonly hold?: ReadHold;
 }
 
 /**
- * A LIST of `resource` page by page, following `metadata.continue`, each page
- * verified and held to the bounds before it is yielded; a continue token that
- * comes back is refused, as the list would go round forever.
+ * Follows `metadata.continue`, each page verified and bounded before it is
+ * yielded; a continue token that comes back is refused, as the list would never end.
  */
 export async function* listPages(
   transport: ApiserverTransport,

@@ -1,9 +1,8 @@
 import { KubeApiError } from "../contract/reads";
 
 /**
- * apiserver reads the webhook waits on at once; past it a review that needs
- * a read fails closed instead of queueing. With the apiserver slow, each
- * waiting review holds its body: eight hold at most half the room small
+ * Past this a review that needs a read fails closed instead of queueing: each
+ * waiting review holds its body, and eight hold at most half the room small
  * reviews share, so a review that needs no read never queues behind them.
  */
 export const MAX_READS_IN_FLIGHT = 8;
@@ -18,11 +17,9 @@ export function decodedCost(bytes: number, containers: number): number {
 
 const DECODED_CONTAINER_BYTES = 128;
 
-/** One read's hold on the budget, from its first request until its caller has its answer. */
 export interface ReadHold {
   /** Counts `bytes` more against the budget; a KubeApiError naming the read when past it. */
   charge(bytes: number): void;
-  /** Gives everything back; the read is no longer in flight. */
   end(): void;
 }
 
@@ -32,14 +29,12 @@ export const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
 export interface ReadBudgetOptions {
   readonly maxReads?: number;
   readonly budgetBytes?: number;
-  /** A full collection of the heap; `Bun.gc(true)` unless given. */
   readonly collect?: () => void;
 }
 
 /**
- * Bounds the reads in flight and the bytes their answers hold. A read past
- * either bound is refused, never queued: the review fails closed naming it,
- * and the client's retry (a controller's requeue) finds room.
+ * A read past either bound is refused, never queued: the review fails closed
+ * naming it, and the client's retry (a controller's requeue) finds room.
  */
 export function createReadBudget({
   maxReads = MAX_READS_IN_FLIGHT,
@@ -59,7 +54,6 @@ export function createReadBudget({
     });
   };
   return {
-    /** Starts a read: a KubeApiError naming `operation` at once when `maxReads` are in flight. */
     begin(operation: string): ReadHold {
       if (reads >= maxReads) {
         throw new KubeApiError(

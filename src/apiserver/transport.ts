@@ -7,7 +7,6 @@ import { decodedCost, type ReadHold } from "./read-budget";
 /** A call that ran out of APISERVER_TIMEOUT; counted as outcome `timeout`. */
 export class KubeApiTimeoutError extends KubeApiError {}
 
-/** A direct answer from the apiserver (never a redirect), its body read in full and below a cap. */
 export interface RawAnswer {
   readonly status: number;
   readonly body: string;
@@ -16,21 +15,18 @@ export interface RawAnswer {
 export interface GetOptions {
   /** `GET deployments default/web`: the prefix of every error message. */
   readonly operation: string;
-  /** A body longer than this is a failed call; reading stops there. */
   readonly maxBytes: number;
   /** The APISERVER_TIMEOUT this request spends, when several share one (the pages of a LIST). */
   readonly signal?: AbortSignal;
-  /** The read's hold on the answers' budget: the body's bytes and its decoding are charged to it. */
   readonly hold?: ReadHold;
 }
 
 export type ApiserverTransport = ReturnType<typeof createTransport>;
 
 /**
- * Bun's own fetch with `tls: { ca, cert, key }`: client-node hands its CA to
- * an undici dispatcher, which Bun's fetch ignores. Redirects are never
- * followed: the apiserver sends none for these reads, and a 404 from
- * something in between must not decide a fail-closed check.
+ * Bun's fetch with `tls`: client-node hands its CA to an undici dispatcher,
+ * which Bun ignores. No redirect is followed: the apiserver sends none for
+ * these reads, and a 404 from something in between must not decide a check.
  */
 export function createTransport(options: {
   readonly server: string;
@@ -41,7 +37,6 @@ export function createTransport(options: {
   const server = options.server.replace(/\/+$/, "");
   return {
     server,
-    /** GET `path` with JSON accepted; a KubeApiError when no trustworthy answer arrives in time. */
     async get(
       path: string,
       { operation, maxBytes, signal: shared, hold }: GetOptions,
@@ -77,11 +72,7 @@ export function createTransport(options: {
   };
 }
 
-/**
- * A redirect, never followed; or an encoded answer, refused unread: a few
- * hundred bytes of brotli can stand for a gibibyte, and the apiserver
- * encodes only when asked to.
- */
+/** An encoded answer is refused unread: a few hundred bytes of brotli can stand for a gibibyte. */
 function refusedUnread(operation: string, response: Response): KubeApiError | undefined {
   const { status, headers } = response;
   if (status >= 300 && status < 400) {
@@ -107,11 +98,7 @@ function refusedUnread(operation: string, response: Response): KubeApiError | un
   return undefined;
 }
 
-/**
- * The body as text, refused without reading the rest once it passes
- * `maxBytes` or MAX_DECODED_CONTAINERS; charged to the read's hold as it
- * arrives, and for its decoding once whole.
- */
+/** Refused without reading the rest once past `maxBytes` or MAX_DECODED_CONTAINERS. */
 async function readCapped(
   response: Response,
   { maxBytes, operation, hold }: { maxBytes: number; operation: string; hold?: ReadHold },

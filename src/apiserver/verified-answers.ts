@@ -9,10 +9,8 @@ import type { RawAnswer } from "./transport";
 const EXCERPT_CHARS = 200;
 
 /**
- * The object a GET asked for, with the field types its resource requires, or
- * `undefined` when the answer is the apiserver's own NotFound Status naming
- * it. Anything else — another status, another object, a 404 from a proxy or
- * a path not served — is a KubeApiError, so callers fail closed.
+ * `undefined` only for the apiserver's own NotFound naming the object; another
+ * object, a 404 from a proxy or a path not served is a KubeApiError, so callers fail closed.
  */
 export function verifiedObject<Fields extends JsonObject>(
   operation: string,
@@ -80,10 +78,8 @@ const listPageFields: FieldsCheck<ListPageFields> = (object) =>
   (object as ListPageFields);
 
 /**
- * The items of a page of a LIST of `resource` asked for with `?limit=pageSize`
- * and its `metadata.continue` (undefined on the last page), trusted only when
- * it is a direct 2xx of its List kind, no longer than asked for, every item of
- * its kind with the field types the resource requires.
+ * A page is trusted only as a direct 2xx of its List kind, no longer than
+ * asked for, every item of its kind with the field types the resource requires.
  */
 export function verifiedListPage(
   operation: string,
@@ -142,7 +138,6 @@ const STATUS_HINTS: Readonly<Record<number, string>> = {
   403: " (check the RBAC of the account this client runs as)",
 };
 
-/** The body of a direct 2xx as a JSON object, else a KubeApiError saying what came instead. */
 function decodedObject(operation: string, answer: RawAnswer): JsonObject {
   if (answer.status < 200 || answer.status >= 300) {
     const reason = STATUS_CODES[answer.status] ?? "";
@@ -191,7 +186,6 @@ function metadataOf(object: JsonObject): JsonObject {
   return isJsonObject(object.metadata) ? object.metadata : {};
 }
 
-/** `a v1 Status (…)`, `apps/v1 Deployment default/other`, `an object without apiVersion and kind`. */
 function describeIdentity(object: JsonObject): string {
   const { apiVersion, kind } = object;
   if (typeof apiVersion !== "string" || typeof kind !== "string") {
@@ -208,7 +202,6 @@ function describeIdentity(object: JsonObject): string {
   return excerpt(`${apiVersion} ${kind}${named ? ` ${named}` : ""}`);
 }
 
-/** The Status message when the body is a Kubernetes Status, else the start of the body. */
 function bodyExcerpt(body: string): string {
   return excerpt(stringAt(tryParseJson(body), ["message"]) ?? body);
 }

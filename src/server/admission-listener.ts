@@ -14,19 +14,13 @@ import { TLS12_CIPHERS, type TlsPair } from "./tls-pair";
 /** Longer than the apiserver client's 90 s, so the client closes idle connections, not us. */
 export const IDLE_TIMEOUT_SECONDS = 120;
 
-/**
- * Without steering: how long a replaced listener answers with `Connection:
- * close` before it stops, so keep-alive clients move over between requests.
- */
+/** Without steering: how long a replaced listener answers `Connection: close` before it stops. */
 const RETIRE_AFTER_MS = 1000;
 
 /** With steering: how long a replaced socket stays in its group, so a handshake begun on it is accepted. */
 const RELEASE_LISTENING_SOCKET_AFTER_MS = 1000;
 
-/**
- * With steering: how long a replaced server keeps its connections; past the
- * idle timeout, so none is closed under a client that sends on it.
- */
+/** With steering: past the idle timeout, so no retired connection closes under a sending client. */
 const KEEP_RETIRED_CONNECTIONS_MS = (IDLE_TIMEOUT_SECONDS + 5) * 1000;
 
 const QUEUE_RECHECK_MS = 10;
@@ -36,31 +30,25 @@ const NO_STEERING_INDEX = 0xffffffff;
 export interface AdmissionListenerOptions {
   readonly address: ListenAddress;
   readonly fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>;
-  /** TLS_ROTATION_STEERING: `off` rotates without steering from the start. */
   readonly steering?: "auto" | "off";
-  /** Binds the socket calls steering needs; throws SteeringUnavailable when it cannot. */
   readonly socketCalls?: () => SocketCalls;
   /** Called once, when steering cannot be used (at start or later); rotation then falls back. */
   readonly onSteeringUnavailable?: (problem: SteeringUnavailable) => void;
-  /** A rotation deferred until the old listener's accept queue emptied failed. */
   readonly onDeferredRotationFailed?: (error: unknown) => void;
 }
 
 interface Generation {
   readonly server: Server<undefined>;
-  /** This server's listening sockets, known while steering is on. */
   sockets: readonly ListeningSocket[];
   listening: boolean;
-  /** One cancel for each of its pending timers. */
   timers: (() => void)[];
 }
 
 /**
- * The HTTPS admission listener. Bun's `server.reload({ tls })` keeps the old
- * certificate, so a rotation starts a second server on the same port; the
- * apiserver does not retry an admission call on a connection reset, so new
- * connections are steered to the newest socket and the old one closes with
- * nothing queued (docs/reliability.md#certificate-rotation).
+ * Bun's `server.reload({ tls })` keeps the old certificate, so a rotation
+ * starts a second server on the same port; the apiserver does not retry an
+ * admission call on a connection reset, so new connections are steered to the
+ * newest socket and the old one closes with nothing queued (docs/reliability.md).
  */
 export class AdmissionListener {
   readonly #options: AdmissionListenerOptions;
@@ -91,9 +79,8 @@ export class AdmissionListener {
   }
 
   /**
-   * Serves `pair` from now on. Throws, leaving the old listener serving, if
-   * Bun rejects it. When the listener retired by the previous rotation still
-   * has connections queued, the rotation waits for them to be accepted.
+   * Throws, leaving the old listener serving, if Bun rejects `pair`; waits
+   * while the listener the previous rotation retired still has connections queued.
    */
   rotate(pair: TlsPair): void {
     clearTimeout(this.#deferred);
@@ -158,7 +145,6 @@ export class AdmissionListener {
     }
   }
 
-  /** Adds `generation`'s sockets, the ones not steered yet, to the group orders and points every group at them. */
   #steerTo(generation: Generation): void {
     const calls = this.#calls;
     if (!calls) return;
@@ -204,10 +190,9 @@ export class AdmissionListener {
   }
 
   /**
-   * Closes a retired server's listening sockets once nothing waits in their
-   * accept queues, keeping its connections; re-points the program in the same
-   * tick, since the close moved the last socket of the group. False when a
-   * connection is still queued (the server accepts it on its next turn).
+   * Closes a retired server's listening sockets once their accept queues are
+   * empty (false while one is not), keeping its connections; re-points the
+   * program in the same tick, as the close moved the group's last socket.
    */
   #releaseListening(generation: Generation): boolean {
     if (!generation.listening) return true;
@@ -284,7 +269,6 @@ export class AdmissionListener {
     return generation;
   }
 
-  /** The app's answer, told to close the connection when its server or the process is draining. */
   async #respond(request: Request, server: Server<undefined>): Promise<Response> {
     const response = await this.#options.fetch(request, server);
     if (this.#shuttingDown || this.#draining.has(server))

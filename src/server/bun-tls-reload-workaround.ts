@@ -2,18 +2,14 @@ import { readdirSync, readlinkSync } from "node:fs";
 import { errorText } from "../bounded-text";
 
 /*
- * The socket calls behind AdmissionListener's rotation, needed while Bun's
- * `server.reload({ tls })` keeps the old certificate. The day
- * test/server/tls-reload-canary.test.ts fails, `rotate` calls
- * `server.reload({ fetch, tls })`, and this module, the listener's
- * generations, TLS_ROTATION_STEERING and the two steering metrics go.
+ * Needed while Bun's `server.reload({ tls })` keeps the old certificate. The day
+ * test/server/tls-reload-canary.test.ts fails, `rotate` calls `server.reload({ fetch, tls })`,
+ * and this module, the listener's generations, TLS_ROTATION_STEERING and the steering metrics go.
  */
 
 /**
- * Removes `member` from the listener's copy of a SO_REUSEPORT group's order
- * as the kernel does: the last socket moves into the freed slot. A steering
- * program names a socket by its index in that order (a socket that starts
- * listening is appended), so the listener re-points it after every change.
+ * As the kernel removes a socket from a SO_REUSEPORT group: the last one moves
+ * into the freed slot. A steering program names a socket by that index.
  */
 export function removeFromReuseportGroup<T>(order: T[], member: T): void {
   const index = order.indexOf(member);
@@ -22,18 +18,13 @@ export function removeFromReuseportGroup<T>(order: T[], member: T): void {
   if (index < order.length) order[index] = last;
 }
 
-/** The few socket calls steering needs; `loadSocketCalls` binds them to libc. */
 export interface SocketCalls {
-  /** This process's listening TCP sockets on `port`, asked of each of its own socket fds. */
   listeningSockets(port: number): ListeningSocket[];
-  /** Makes every new connection to the socket's group go to the socket at `index`. */
   steerGroupTo(fd: number, index: number): void;
-  /** Connections the kernel has completed that the process has not accepted yet. */
   acceptQueueLength(fd: number): number;
   /**
-   * Closes the listening socket behind `fd` while the fd number stays taken
-   * by an unconnected placeholder socket: the server that owns the fd keeps
-   * its accepted connections and closes the placeholder when it stops.
+   * An unconnected placeholder takes the fd number, so the server that owns
+   * it keeps its accepted connections and closes the placeholder when it stops.
    */
   closeListeningSocket(fd: number): void;
 }
@@ -67,7 +58,6 @@ const O_CLOEXEC = 0o2000000;
 /** BPF_RET | BPF_K: the program returns the constant socket index. */
 const BPF_RET_K = 0x06;
 
-/** Binds the calls to the C library through bun:ffi. Throws SteeringUnavailable when it cannot. */
 export function loadSocketCalls(): SocketCalls {
   if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) {
     throw new SteeringUnavailable(
@@ -174,7 +164,6 @@ function openLibc(ffi: typeof import("bun:ffi")) {
   });
 }
 
-/** One listening socket of this process: its fd and the reuseport group it belongs to. */
 export interface ListeningSocket {
   readonly fd: number;
   readonly inode: string;
@@ -182,7 +171,6 @@ export interface ListeningSocket {
   readonly group: string;
 }
 
-/** The socket fds of a process and their inodes, from /proc/PID/fd. */
 export function socketFds(pid: number | "self"): { fd: number; inode: string }[] {
   const sockets: { fd: number; inode: string }[] = [];
   for (const name of readdirSync(`/proc/${pid}/fd`)) {

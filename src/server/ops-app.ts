@@ -9,7 +9,6 @@ import {
 import type { Logger } from "../observability/logger";
 import { cachedExposition, registry } from "../observability/metrics";
 
-/** The plain-HTTP ops app: Prometheus metrics plus probes. */
 export function createOpsApp(
   readiness: Readiness,
   log: Logger,

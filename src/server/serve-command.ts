@@ -24,7 +24,6 @@ exit status: 0 stopped by SIGTERM or SIGINT after draining, 1 could not start,
              2 invalid arguments or configuration, 128 + N a second signal N
 `;
 
-/** `words` joined by ", " into lines of at most `width` characters, each starting with `indent`. */
 function wrapped(words: readonly string[], indent: string, width: number): string {
   const lines: string[] = [];
   let line = "";
@@ -39,7 +38,6 @@ function wrapped(words: readonly string[], indent: string, width: number): strin
   return lines.join("\n");
 }
 
-/** `cocoon-webhook serve`: runs until SIGTERM/SIGINT and resolves with the exit code. */
 export async function runServe(args: readonly string[]): Promise<number> {
   if (args.length > 0) {
     const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h");

@@ -20,18 +20,13 @@ import { tlsFilesFingerprint, watchServedCertificate, watchTlsFiles } from "./tl
 /** A burst of rewrites becomes one rotation: applied once the files stayed the same 500 ms. */
 const TLS_WATCH_TIMING = { intervalMs: 250, settleMs: 500, maxDelayMs: 10_000 } as const;
 
-/** How often the served certificate's validity window is checked against the clock. */
 const CERTIFICATE_VALIDITY_CHECK_MS = 1000;
 
 function recordCertificate(pair: TlsPair): void {
   tlsCertificateExpiry.set(Math.floor(pair.notAfter.getTime() / 1000));
 }
 
-/**
- * Starts both listeners and the certificate watcher; throws if the first TLS
- * pair is unusable. The result shuts down and resolves true when in-flight
- * requests all finished in time.
- */
+/** Throws if the first TLS pair is unusable; the result shuts down (true: nothing was cut off). */
 export function startServer(
   config: Config,
   decisions: Decisions,

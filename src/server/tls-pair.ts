@@ -19,7 +19,6 @@ export const TLS12_CIPHERS = [
   "ECDHE-RSA-CHACHA20-POLY1305",
 ].join(":");
 
-/** Why `pair` must not be served at `now`: expired or not yet valid. */
 export function validityProblem(
   pair: TlsPair,
   subject = "the serving certificate",

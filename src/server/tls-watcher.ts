@@ -24,10 +24,8 @@ interface WatchTiming {
 }
 
 /**
- * Calls `onChange` once the certificate and key files differ from `loaded`
- * (taken before the serving pair was read) and have settled: a burst of
- * rewrites is one rotation. Polling, as inotify on the file misses a Secret
- * volume's symlink swap.
+ * A burst of rewrites is one rotation, applied once settled. Polling, as
+ * inotify on the file misses a Secret volume's symlink swap.
  */
 export function watchTlsFiles(
   paths: readonly string[],
@@ -61,10 +59,7 @@ export function watchTlsFiles(
   });
 }
 
-/**
- * Keeps `readiness.certificateProblem` in step with the served certificate:
- * one that is expired or not yet valid makes /readyz answer 503, logged once.
- */
+/** An expired or not yet valid served certificate makes /readyz answer 503, logged once. */
 export function watchServedCertificate(
   served: () => TlsPair,
   readiness: Readiness,

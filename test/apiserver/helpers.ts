@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { KubeApiError } from "../../src/contract/reads";
 import { apiserverRequestDuration, apiserverRequestsTotal } from "../../src/observability/metrics";
 
@@ -82,3 +84,15 @@ export async function withEnvironment<T>(
     apply(saved);
   }
 }
+
+/** A copy of the kubeconfig at `path` whose cluster has `fields` besides its own, written beside it. */
+export function kubeconfigWithCluster(path: string, fields: Record<string, unknown>): string {
+  const config = parseYaml(readFileSync(path, "utf8")) as {
+    clusters: { cluster: Record<string, unknown> }[];
+  };
+  for (const entry of config.clusters) entry.cluster = { ...entry.cluster, ...fields };
+  const changed = `${path}.${Object.keys(fields).join("-")}-${++kubeconfigCopies}.yaml`;
+  writeFileSync(changed, stringifyYaml(config));
+  return changed;
+}
+let kubeconfigCopies = 0;

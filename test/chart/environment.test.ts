@@ -8,11 +8,13 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Ajv from "ajv";
 import { environmentValuesSchema, FIXED_ENVIRONMENT } from "../../scripts/chart-environment";
 import { CHART_DIR } from "../../scripts/chart-files";
-import { ENVIRONMENT_VARIABLES } from "../../src/config";
+import { ENVIRONMENT_VARIABLES, environmentJsonSchema } from "../../src/config";
 import { ENDPOINT_KEYS } from "../../src/endpoints";
 import { ENFORCEMENT_ACTIONS, enforcementName } from "../../src/endpoints/enforcement";
+import { startupAccepts } from "./render";
 
 type Json = Record<string, unknown>;
 
@@ -48,6 +50,40 @@ describe("the chart's environment and start-up's", () => {
         .map(([name, each]) => [name, String(each.pattern)]),
     );
     expect(patterns).toEqual(expected);
+  });
+
+  describe("the listen addresses, which the chart writes from `ports`", () => {
+    const ajv = new Ajv({ strict: false });
+    const addresses = [
+      ...[":8443", "0.0.0.0:8443", "127.0.0.1:9090", "[::1]:9443", "[::]:1", " :80 ", ":0"],
+      ...[":65535", ":08443", "localhost:8443", "8443", ":", ":65536", ":99999", ":000001"],
+      ...["a:b:80", "[::1:80", "::1:80", ":8443x", ":-1", ":1.5", "[]:80", "host:"],
+    ];
+
+    test.each(["LISTEN_ADDR", "METRICS_ADDR"])(
+      "%s: start-up's JSON Schema accepts exactly the texts start-up accepts",
+      (name) => {
+        const { properties } = environmentJsonSchema() as { properties: Record<string, Json> };
+        const validate = ajv.compile({ ...properties[name], default: undefined });
+        const disagreements = addresses.filter(
+          (text) => validate(text) !== startupAccepts(name, text),
+        );
+        expect(disagreements).toEqual([]);
+      },
+    );
+
+    test.each([
+      ["admission", "LISTEN_ADDR"],
+      ["metrics", "METRICS_ADDR"],
+    ])("a ports.%s the schema accepts gives a %s start-up accepts", (port, name) => {
+      const validate = ajv.compile(schema.properties.ports?.properties[port] ?? {});
+      const candidates = [-1, 0, 1, 8443, 65535, 65536, 100_000, 1.5];
+      const accepted = candidates.filter((each) => validate(each));
+      expect(accepted).toEqual([1, 8443, 65535]);
+      for (const each of accepted) expect(startupAccepts(name, `:${each}`)).toBe(true);
+      for (const each of [65536, 100_000, 1.5])
+        expect(startupAccepts(name, `:${each}`)).toBe(false);
+    });
   });
 
   test("enforcement has the endpoint table's endpoints, each deny or warn, in its order", () => {

@@ -1,5 +1,6 @@
 import { CHART_DIR } from "../../scripts/chart-files";
 import { runTool, yamlObjects } from "../../scripts/tools";
+import { ConfigError, loadConfig } from "../../src/config";
 
 /* `helm template` of charts/cocoon-webhook and what the chart tests read from it. */
 
@@ -118,4 +119,15 @@ function configMapValue(objects: Json[], name: string, key: string): string {
   const value = (configMap?.data as Record<string, string> | undefined)?.[key];
   if (value === undefined) throw new Error(`no ConfigMap ${name} with ${key} is rendered`);
   return value;
+}
+
+/** Whether start-up accepts `text` as the variable `name`. */
+export function startupAccepts(name: string, text: string): boolean {
+  try {
+    loadConfig({ [name]: text });
+    return true;
+  } catch (error) {
+    if (error instanceof ConfigError) return false;
+    throw error;
+  }
 }
