@@ -1,4 +1,4 @@
-import { isJsonObject } from "../json/read";
+import { isJsonObject, type JsonPath, MISTYPED, readList, valueAt } from "../json/read";
 
 // The two markers that make a pod VM-backed; the CEL matchConditions spell them too.
 
@@ -12,13 +12,25 @@ export const VM_NAME_ANNOTATION = "vm.cocoonstack.io/name";
 export const VM_ANNOTATION_PREFIX = "vm.cocoonstack.io/";
 
 /**
- * Whether a toleration's key is the cocoon taint key, whatever its operator,
- * value or effect; a malformed entry cannot hide a cocoon toleration beside
- * it. A keyless `operator: Exists` toleration is deliberately not a marker
+ * Whether one toleration (or taint) is keyed like the cocoon taint, whatever its operator, value
+ * or effect. A keyless `operator: Exists` toleration is deliberately not a marker
  * (docs/behaviour.md, "Known limit").
  */
+export function isCocoonToleration(toleration: unknown): boolean {
+  return isJsonObject(toleration) && toleration.key === COCOON_TOLERATION_KEY;
+}
+
+/** Entry by entry, so a malformed entry cannot hide a cocoon toleration beside it. */
 export function hasCocoonToleration(tolerations: readonly unknown[]): boolean {
-  return tolerations.some(
-    (toleration) => isJsonObject(toleration) && toleration.key === COCOON_TOLERATION_KEY,
-  );
+  return tolerations.some(isCocoonToleration);
+}
+
+/**
+ * Whether the toleration or taint list at `path` holds a cocoon one; MISTYPED when that list cannot
+ * be read, for the caller to decide what an unreadable list means.
+ */
+export function hasCocoonTolerationAt(object: unknown, path: JsonPath): boolean | typeof MISTYPED {
+  const tolerations = readList(valueAt(object, path));
+  if (tolerations === MISTYPED) return MISTYPED;
+  return tolerations !== undefined && hasCocoonToleration(tolerations);
 }

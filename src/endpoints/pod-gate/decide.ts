@@ -2,7 +2,7 @@ import { cutShort } from "../../bounded-text";
 import { SCHEDULER_USERNAME } from "../../cocoon/identities";
 import {
   COCOON_TOLERATION_KEY,
-  hasCocoonToleration,
+  hasCocoonTolerationAt,
   VM_ANNOTATION_PREFIX,
   VM_NAME_ANNOTATION,
 } from "../../cocoon/markers";
@@ -321,10 +321,8 @@ function describePod(request: AdmissionRequest): string {
 export type PodMarkers = "gated" | "not_gated" | "undecodable";
 
 export function readPodMarkers(pod: unknown): PodMarkers {
-  const tolerations = readList(valueAt(pod, TOLERATIONS));
-  if (tolerations !== MISTYPED && tolerations !== undefined && hasCocoonToleration(tolerations)) {
-    return "gated";
-  }
+  const tolerated = hasCocoonTolerationAt(pod, TOLERATIONS);
+  if (tolerated === true) return "gated";
   const annotations = readObject(valueAt(pod, ANNOTATIONS));
   if (
     annotations !== MISTYPED &&
@@ -333,7 +331,7 @@ export function readPodMarkers(pod: unknown): PodMarkers {
   ) {
     return "gated";
   }
-  return tolerations === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
+  return tolerated === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
 }
 
 /** The gate predicate; the CEL matchConditions mirror it, and a property test keeps them in agreement. */
@@ -375,8 +373,7 @@ function bindingTargetNode(binding: unknown): unknown {
 
 /** `vm`: a taint keyed like the cocoon toleration; `unreadable`: `spec.taints` cannot be read. */
 export function readNodeKind(node: unknown): "vm" | "not_vm" | "unreadable" {
-  const taints = readList(valueAt(node, ["spec", "taints"]));
-  if (taints === MISTYPED) return "unreadable";
-  if (taints === undefined) return "not_vm";
-  return hasCocoonToleration(taints) ? "vm" : "not_vm";
+  const tainted = hasCocoonTolerationAt(node, ["spec", "taints"]);
+  if (tainted === MISTYPED) return "unreadable";
+  return tainted ? "vm" : "not_vm";
 }
