@@ -8,6 +8,12 @@ export const COCOON_TOLERATION_KEY = "virtual-kubelet.io/provider";
 /** Annotation the operator puts on every VM-backed pod. */
 export const VM_NAME_ANNOTATION = "vm.cocoonstack.io/name";
 
+/** How messages name the two markers, so an operator sees exactly what makes a pod VM-backed. */
+export const COCOON_MARKERS_TEXT = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
+
+/** How messages name a node whose taint makes every pod on it a VM. */
+export const VM_NODE_TEXT = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
+
 /** The prefix of every annotation the platform keeps on a VM-backed pod (name, id, IP, hibernate, …). */
 export const VM_ANNOTATION_PREFIX = "vm.cocoonstack.io/";
 
