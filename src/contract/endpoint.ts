@@ -20,9 +20,11 @@ export interface NamespaceSelector {
 
 export interface MatchCondition {
   readonly name: string;
+  /**
+   * The CEL broken into lines where a person reads it; the manifest writes it as a folded block,
+   * so the apiserver receives the lines joined with spaces.
+   */
   readonly expression: string;
-  /** `expression` broken where a person reads it: the lines join with spaces into it. */
-  readonly lines: readonly string[];
   /** Written above the condition in the manifest. */
   readonly comment?: string;
 }
