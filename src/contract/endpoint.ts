@@ -100,7 +100,8 @@ export interface EndpointModule<
   readonly registration: Registration;
   readonly reads: readonly ApiserverRead[];
   readonly reasons: R;
-  readonly rules: readonly Rule<RuleId, R["deny"][number]>[];
+  /** Left out by an endpoint whose denials name no rule (RuleId `never`). */
+  readonly rules?: readonly Rule<RuleId, R["deny"][number]>[];
   /** A warn-mode warning leads with its reason's remedy. */
   readonly remedies: Readonly<Record<RefusalReason<R>, string>>;
   decide(deps: Deps): Decide<R, RuleId>;

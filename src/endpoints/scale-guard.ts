@@ -209,7 +209,6 @@ export const scaleGuardEndpoint = {
   },
   reads: Object.values(WORKLOADS).map((resource) => ({ verb: "get", resource }) as const),
   reasons: SCALE_GUARD_REASONS,
-  rules: [],
   remedies: {
     scale_down: `keep the replicas; to suspend the VMs, create a ${COCOONHIBERNATION_KIND} (spec.desire: Hibernate) for each pod`,
     parent_fetch: retryOnceReachable("get", "deployments and statefulsets"),
