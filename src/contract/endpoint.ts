@@ -4,7 +4,6 @@ import type { Reasons, RefusalReason, Verdict } from "./verdict";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
-/** One rule of a webhook registration; subresources as `pods/binding`. */
 export interface RegistrationRule {
   readonly apiGroups: readonly string[];
   readonly apiVersions: readonly string[];
@@ -20,12 +19,8 @@ export interface NamespaceSelector {
 
 export interface MatchCondition {
   readonly name: string;
-  /**
-   * The CEL broken into lines where a person reads it; the manifest writes it as a folded block,
-   * so the apiserver receives the lines joined with spaces.
-   */
+  /** In lines as a person reads it; the manifest's folded block joins them with spaces. */
   readonly expression: string;
-  /** Written above the condition in the manifest. */
   readonly comment?: string;
 }
 
@@ -91,10 +86,8 @@ export interface EndpointModule<
   RuleId extends string = string,
   Deps extends DecisionDeps = DecisionDeps,
 > {
-  /**
-   * The `handler` label of the endpoint's metrics and log lines. The pod gate's and the scale
-   * guard's are the Go original's (`mutate`, `validate`), so its dashboards and alerts read on.
-   */
+  // The metrics' `handler` label: the pod gate and the scale guard keep the Go original's
+  // (`mutate`, `validate`), so its dashboards and alerts read on.
   readonly label: string;
   readonly path: `/${string}`;
   readonly registration: Registration;
