@@ -196,9 +196,9 @@ function webhook(endpoint: EndpointKey, celLines: (readonly string[])[]) {
       : {}),
     ...(matchConditions
       ? {
-          matchConditions: matchConditions.conditions.map(({ name, lines }) => ({
+          matchConditions: matchConditions.conditions.map(({ name, expression }) => ({
             name,
-            expression: `CEL_${celLines.push(lines) - 1}`,
+            expression: `CEL_${celLines.push(expression.split("\n")) - 1}`,
           })),
         }
       : {}),

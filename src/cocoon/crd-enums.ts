@@ -29,11 +29,9 @@ function crdDefault(schema: SchemaNode, path: readonly string[]): string {
 const AGENT = ["spec", "agent"];
 const TOOLBOX = ["spec", "toolboxes", "[]"];
 
-/** `spec.agent.mode`: clone restores a snapshot, run boots the image. */
 export const agentMode = crdEnum(COCOONSET_SCHEMA, [...AGENT, "mode"]);
 export const DEFAULT_AGENT_MODE = crdDefault(COCOONSET_SCHEMA, [...AGENT, "mode"]);
 
-/** `spec.toolboxes[].mode`: static attaches to an externally managed VM. */
 export const toolboxMode = crdEnum(COCOONSET_SCHEMA, [...TOOLBOX, "mode"]);
 export const DEFAULT_TOOLBOX_MODE = crdDefault(COCOONSET_SCHEMA, [...TOOLBOX, "mode"]);
 

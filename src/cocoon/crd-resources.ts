@@ -8,7 +8,6 @@ export const COCOONSET_KIND = "CocoonSet";
 export const COCOONHIBERNATION_KIND = "CocoonHibernation";
 export const COCOONHIBERNATION_PLURAL = "cocoonhibernations";
 
-/** What the CocoonHibernation rule lists from the apiserver. */
 export const COCOONHIBERNATIONS = {
   group: COCOON_GROUP,
   version: COCOON_VERSION,

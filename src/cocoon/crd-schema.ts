@@ -3,12 +3,8 @@ import cocoonSetCrd from "../../manifests/crds/cocoonset.cocoonstack.io_cocoonse
 import { isJsonObject, valueAt } from "../json/read";
 import { COCOON_VERSION } from "./crd-resources";
 
-/*
- * The openAPIV3Schema of the CRDs in manifests/crds/, embedded by Bun at build
- * time: the one statement of the cocoon resources' fields, enums, defaults and limits.
- */
+// The CRDs' openAPIV3Schema, embedded at build time: the one statement of their fields and limits.
 
-/** The part of an OpenAPI v3 schema node that the checks read. */
 export interface SchemaNode {
   readonly type?: string;
   readonly properties?: Readonly<Record<string, SchemaNode>>;

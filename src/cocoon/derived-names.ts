@@ -1,10 +1,7 @@
 import { DNS_LABEL_MAX_LENGTH } from "../kube/name-grammar";
 
-/*
- * The names the operator derives from a CocoonSet: one pod and one VM per
- * agent slot (0 … spec.agent.replicas) and per toolbox. The VM name is also
- * the snapshot repository and the guest hostname, so it is a DNS label too.
- */
+// The operator derives a pod and a VM name per slot and per toolbox; the VM name is also the
+// snapshot repository and the guest hostname, so it is a DNS label too.
 
 export const DERIVED_NAME_LIMIT = DNS_LABEL_MAX_LENGTH;
 
@@ -19,14 +16,12 @@ interface SetNaming {
   readonly generateName?: string | undefined;
 }
 
-/** `<set>` as the derived names will contain it, or undefined when neither name is set. */
 export function derivedSetName({ name, generateName }: SetNaming): string | undefined {
   if (name) return name;
   if (generateName) return generateName + GENERATED_NAME_PLACEHOLDER;
   return undefined;
 }
 
-/** A slot number or a toolbox name. */
 type SetMember = number | string;
 
 export const deriveName = {
@@ -53,7 +48,6 @@ export interface OverlongNames extends MemberRun {
   readonly length: number;
 }
 
-/** Slots 0 … replicas split into runs of equal decimal width: 0–9, 10–99, … */
 export function slotRunsByWidth(replicas: number): MemberRun[] {
   const runs: MemberRun[] = [];
   let first = 0;

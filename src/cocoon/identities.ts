@@ -10,11 +10,8 @@ export const SCHEDULER_USERNAME = "system:kube-scheduler";
 export const VK_COCOON_USERNAME = "system:serviceaccount:cocoon-system:vk-cocoon";
 export const VK_SANDBOX_USERNAME = "system:serviceaccount:sandbox-system:vk-sandbox";
 
-/**
- * The garbage collector removes owner references when it orphans a pod: its
- * own ServiceAccount under --use-service-account-credentials, the controller
- * manager's identity otherwise.
- */
+// The garbage collector orphans pods as its own ServiceAccount under
+// --use-service-account-credentials, as the controller manager otherwise.
 export const GARBAGE_COLLECTOR_USERNAMES = [
   "system:serviceaccount:kube-system:generic-garbage-collector",
   "system:kube-controller-manager",
@@ -26,7 +23,6 @@ export const NODE_USERNAME_PREFIX = "system:node:";
 // The lists are embedded in the matchConditions as CEL string literals and split on "," and "=".
 const UNSAFE_IDENTITY = /[\s,='"\\*\p{Cc}]/u;
 
-/** Why `identity` cannot be a username in these lists, if it cannot. */
 export function identityProblem(identity: string): string | undefined {
   return UNSAFE_IDENTITY.test(identity)
     ? "has a character no username here may hold (whitespace, a quote, a backslash, '*', ',', '=' or a control character)"

@@ -1,9 +1,6 @@
-/*
- * Image references as the cocoon VM runtimes read them. In clone mode the
- * snapshot pull resolves `repo[:tag]` under a fixed registry base, so only a
- * registry-relative reference (lowercase repository path, no registry port,
- * no digest) can be cloned.
- */
+// The clone snapshot pull resolves `repo[:tag]` under a fixed registry base, so only a
+// registry-relative reference (lowercase repository path, no registry port, no digest) can be
+// cloned.
 
 const REPO_COMPONENT = "[a-z0-9]+(?:(?:__|[._]|-+)[a-z0-9]+)*";
 const TAG = "[A-Za-z0-9_][A-Za-z0-9._-]{0,127}";
@@ -14,7 +11,6 @@ const REGISTRY_RELATIVE_REFERENCE = new RegExp(
 // URL schemes are case-insensitive, so `HTTPS://` is a URL as much as `https://`.
 const CLOUD_IMAGE_URL = /^https?:\/\//i;
 
-/** A cloud-image URL rather than an OCI reference. */
 export function isCloudImageUrl(image: string): boolean {
   return CLOUD_IMAGE_URL.test(image);
 }

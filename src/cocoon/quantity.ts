@@ -1,12 +1,8 @@
-/**
- * Kubernetes resource quantities (`1Gi`, `500m`, `1e3`) as exact rationals,
- * so that two spellings of the same amount compare equal.
- */
+// Quantities (`1Gi`, `500m`, `1e3`) as exact rationals, so two spellings of one amount are equal.
 
 const QUANTITY =
   /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 
-/** Each 1024 times the one before. */
 const BINARY_SUFFIXES = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 
 const DECIMAL_EXPONENTS: Readonly<Record<string, number>> = {
@@ -48,7 +44,6 @@ export function parseQuantity(text: string): QuantityValue | undefined {
   return { numerator, denominator };
 }
 
-/** Both are quantities of the same value (`1Gi` and `1024Mi`). */
 export function quantitiesEqual(left: string, right: string): boolean {
   const a = parseQuantity(left);
   const b = parseQuantity(right);

@@ -3,12 +3,10 @@ import { COCOONSET_SCHEMA, type SchemaNode, schemaAt } from "./crd-schema";
 import { quantitiesEqual } from "./quantity";
 
 /*
- * The operator writes its finalizer changes back through its Go types, so an
- * unchanged spec arrives re-encoded: omitempty zero values dropped,
- * `resources: {}` added, quantities canonical. Two specs are the same when
- * those types would hold the same values, field by field as the CRD schema
- * types them. A field the types do not know, or a mistyped value, compares as
- * sent (only `null` equals absent), so nothing outside the types hides a change.
+ * The operator writes its finalizers back through its Go types, re-encoding an unchanged spec
+ * (omitempty zeros dropped, `resources: {}` added, quantities canonical): specs are equal when
+ * those types would hold equal values. A field they do not know, or a mistyped value, compares
+ * as sent, so nothing outside the types hides a change.
  */
 
 /** What `encoding/json` reads into a Go value field from an absent or null one. */
@@ -22,9 +20,8 @@ const SPEC = schemaAt(COCOONSET_SCHEMA, ["spec"]);
 const ENV_FROM = ["agent", "envFrom", "[]"];
 
 /**
- * What the schema cannot say: the Go types' pointers, where absent differs
- * from the zero value. Quantities need no entry: `storage` is a pointer and a
- * resource list's values are never absent.
+ * The Go types' pointers, where absent differs from zero, which the schema cannot say. Quantities
+ * need none: `storage` is a pointer and a resource list's values are never absent.
  */
 const GO_POINTERS: ReadonlySet<SchemaNode> = new Set(
   [

@@ -1,9 +1,6 @@
 import { DEPLOYMENTS, STATEFULSETS } from "../kube/api-resources";
 
-/**
- * The workloads the scale guard protects, by their resource as
- * `request.resource.resource` names it on a `/scale` request.
- */
+/** The workloads the scale guard protects, keyed as `request.resource.resource` names them. */
 export const WORKLOADS = { deployments: DEPLOYMENTS, statefulsets: STATEFULSETS } as const;
 
 export type WorkloadResource = keyof typeof WORKLOADS;

@@ -3,10 +3,8 @@ import { z } from "zod";
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
 
-/**
- * Only the fields a decision or log line reads: a malformed field no one reads
- * must not turn into a 400 (under failurePolicy Fail, a rejected request).
- */
+// Only the fields a decision or log line reads: a malformed field no one reads must not turn into
+// a 400, which failurePolicy Fail makes a rejected request.
 export const admissionRequestSchema = z.object({
   uid: z.string().min(1, "request.uid must not be empty"),
   kind: z.object({ kind: z.string() }).optional(),

@@ -4,7 +4,6 @@ import type { Reasons, RefusalReason, Verdict } from "./verdict";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
-/** One rule of a webhook registration; subresources as `pods/binding`. */
 export interface RegistrationRule {
   readonly apiGroups: readonly string[];
   readonly apiVersions: readonly string[];
@@ -20,10 +19,8 @@ export interface NamespaceSelector {
 
 export interface MatchCondition {
   readonly name: string;
+  /** In lines as a person reads it; the manifest's folded block joins them with spaces. */
   readonly expression: string;
-  /** `expression` broken where a person reads it: the lines join with spaces into it. */
-  readonly lines: readonly string[];
-  /** Written above the condition in the manifest. */
   readonly comment?: string;
 }
 
@@ -89,16 +86,15 @@ export interface EndpointModule<
   RuleId extends string = string,
   Deps extends DecisionDeps = DecisionDeps,
 > {
-  /**
-   * The `handler` label of the endpoint's metrics and log lines. The pod gate's and the scale
-   * guard's are the Go original's (`mutate`, `validate`), so its dashboards and alerts read on.
-   */
+  // The metrics' `handler` label: the pod gate and the scale guard keep the Go original's
+  // (`mutate`, `validate`), so its dashboards and alerts read on.
   readonly label: string;
   readonly path: `/${string}`;
   readonly registration: Registration;
   readonly reads: readonly ApiserverRead[];
   readonly reasons: R;
-  readonly rules: readonly Rule<RuleId, R["deny"][number]>[];
+  /** Left out by an endpoint whose denials name no rule (RuleId `never`). */
+  readonly rules?: readonly Rule<RuleId, R["deny"][number]>[];
   /** A warn-mode warning leads with its reason's remedy. */
   readonly remedies: Readonly<Record<RefusalReason<R>, string>>;
   decide(deps: Deps): Decide<R, RuleId>;

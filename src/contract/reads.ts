@@ -8,9 +8,8 @@ export interface ApiserverRead {
 }
 
 /**
- * Every apiserver call without an answer the rules can trust (network error,
- * timeout, redirect, a non-2xx but a GET's 404, a body that is not the object
- * asked for or too large, an invalid name, no API configured): they fail closed on it.
+ * Any call without an answer the rules can trust (unreachable, redirected, not the object asked
+ * for, too large, an invalid name, no API configured): they fail closed on it.
  */
 export class KubeApiError extends Error {
   override readonly name = "KubeApiError";
@@ -42,10 +41,8 @@ export type ReadOutcome<T> =
   | { readonly ok: true; readonly answer: T }
   | { readonly ok: false; readonly failure: string };
 
-/**
- * One read a verdict depends on: a KubeApiError becomes a failure the handler
- * refuses the request over; anything else is a bug, answered as an internal error.
- */
+// A KubeApiError becomes a failure the decision refuses the request over; anything else is a bug,
+// answered as an internal error.
 export async function readApiserver<T>(read: () => Promise<T>): Promise<ReadOutcome<T>> {
   try {
     return { ok: true, answer: await read() };
@@ -63,10 +60,8 @@ export function retryOnceReachable(verb: "get" | "list", resource: string): stri
   );
 }
 
-/**
- * `kube` limited to the reads a module lists, which the generated RBAC role
- * grants: any other is a bug, answered as an internal error.
- */
+// Only the reads a module lists, which the generated RBAC role grants: any other is a bug,
+// answered as an internal error.
 export function grantedReadsOnly(
   label: string,
   reads: readonly ApiserverRead[],

@@ -38,7 +38,6 @@ export interface Denied<R extends string = string, Rule extends string = string>
   readonly reason: R;
   /** What is wrong and what to do instead, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
-  /** Empty for a denial that names no rule. */
   readonly violations: CollectedViolations<Rule>;
 }
 
@@ -62,18 +61,15 @@ export interface Warned<R extends Reasons = Reasons, Rule extends string = strin
   readonly allowed: true;
   readonly result: "warn";
   readonly reason: ReasonIn<R, "deny"> | ReasonIn<R, "error">;
-  /** What the refusal would have said, without the `cocoon-webhook: ` prefix. */
   readonly message: string;
   /** Its reason's remedy, which a warning leads with; a violation's leads with its rule's. */
   readonly remedy: string;
   readonly ruleRemedies: Readonly<Record<string, string>>;
-  /** None for a check that could not be made. */
   readonly violations: CollectedViolations<Rule>;
   /** What the endpoint answers under `deny`. */
   readonly refused: "deny" | "error";
 }
 
-/** The decision's verdict as the endpoint's enforcement makes it. */
 export type Decision<R extends Reasons = Reasons, Rule extends string = string> =
   | Verdict<R, Rule>
   | Warned<R, Rule>;

@@ -1,10 +1,6 @@
 import { formatPath, type PathSegments } from "../json/path";
 
-/**
- * One broken rule at one place in an object. `segments` locate it in the
- * source document (an offline linter maps them to a line); `path` is their
- * printed form, such as `spec.toolboxes[2].name`.
- */
+/** `segments` locate it in the source (the CLI maps them to a line); `path` prints them. */
 export interface Violation<Rule extends string = string> {
   readonly rule: Rule;
   readonly path: string;
@@ -13,11 +9,9 @@ export interface Violation<Rule extends string = string> {
 }
 
 /**
- * Reports one violation of `rule`. `build` runs only for a violation kept in
- * full: past the listing cap it is only counted, and a CocoonSet with a
- * million toolboxes must not pay for a million messages. A check run per
- * list entry passes the entry as `subject` to a builder that does not close
- * over it, so counting allocates nothing.
+ * `build` runs only for a violation listed in full: past the cap it is only counted, so a CocoonSet
+ * with a million toolboxes pays for no million messages. A per-entry check passes the entry as
+ * `subject` to a builder that does not close over it, so counting allocates nothing.
  */
 export interface ReportViolation<Rule extends string = string> {
   (rule: Rule, build: () => Violation<Rule>): void;
@@ -47,7 +41,6 @@ export interface CollectedViolations<Rule extends string = string> {
   readonly listed: readonly Violation<Rule>[];
   /** How many of each rule's violations `listed` left out, in order of first occurrence. */
   readonly unlistedByRule: ReadonlyMap<Rule, number>;
-  /** listed + unlisted. */
   readonly total: number;
 }
 
@@ -57,10 +50,7 @@ export const NO_VIOLATIONS: CollectedViolations<never> = Object.freeze({
   total: 0,
 });
 
-/**
- * What `check` reports: the first `limit` in full, the rest counted per rule
- * without building them. The offline CLI passes no limit and gets every finding.
- */
+/** The first `limit` in full, the rest counted per rule; the offline CLI passes no limit. */
 export function collectViolations<Rule extends string>(
   check: (report: ReportViolation<Rule>) => void,
   limit = Number.POSITIVE_INFINITY,
@@ -78,10 +68,7 @@ export function collectViolations<Rule extends string>(
   return { listed, unlistedByRule, total };
 }
 
-/**
- * The listed violations as `<path>: <message>; …`, then, when some were left
- * out, `… and N more (rule-id: count, …)`: bounded whatever the object.
- */
+/** `path: message; …`, then `… and N more (rule: count, …)`: bounded whatever the object. */
 export function describeViolations({ listed, unlistedByRule, total }: CollectedViolations): string {
   const shown = listed.map(({ path, message }) => `${path}: ${message}`).join("; ");
   const unlisted = total - listed.length;

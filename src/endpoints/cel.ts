@@ -11,9 +11,8 @@ import type { MatchCondition } from "../contract/endpoint";
 export const cel = (parts: TemplateStringsArray, ...pieces: (string | number)[]): string =>
   String.raw({ raw: parts.map((part) => part.replace(/\n\s*/g, "\n")) }, ...pieces).trim();
 
-export function condition(name: string, text: string, comment?: string): MatchCondition {
-  const lines = text.split("\n");
-  return { name, expression: lines.join(" "), lines, ...(comment ? { comment } : {}) };
+export function condition(name: string, expression: string, comment?: string): MatchCondition {
+  return { name, expression, ...(comment ? { comment } : {}) };
 }
 
 /** `path` of `object`, or `empty` where it or a parent on the way is absent or null. */

@@ -26,13 +26,19 @@ export const ENDPOINT_KEYS = Object.keys(ENDPOINTS) as EndpointKey[];
 
 type ReasonsOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["reasons"];
 
-export type RuleOf<E extends EndpointKey> = (typeof ENDPOINTS)[E]["rules"][number]["id"];
+/** Distributes over a union of modules; a module without `rules` names none. */
+type RuleIdsOf<Module> = Module extends { readonly rules: readonly Rule<infer Id>[] } ? Id : never;
+
+export type RuleOf<E extends EndpointKey> = RuleIdsOf<(typeof ENDPOINTS)[E]>;
 
 export type VerdictOf<E extends EndpointKey> = Verdict<ReasonsOf<E>, RuleOf<E>>;
 
 /** Every rule the endpoints enforce, as README.md lists them. */
 export const RULE_CATALOGUE: readonly Rule<RuleId>[] = ENDPOINT_KEYS.flatMap(
-  (endpoint): readonly Rule<RuleId>[] => ENDPOINTS[endpoint].rules,
+  (endpoint): readonly Rule<RuleId>[] => {
+    const module = ENDPOINTS[endpoint];
+    return "rules" in module ? module.rules : [];
+  },
 );
 
 export type RuleId = RuleOf<EndpointKey>;

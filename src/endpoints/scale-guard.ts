@@ -1,6 +1,10 @@
 import { cutShort } from "../bounded-text";
 import { COCOONHIBERNATION_KIND } from "../cocoon/crd-resources";
-import { COCOON_TOLERATION_KEY, hasCocoonToleration } from "../cocoon/markers";
+import {
+  COCOON_TOLERATION_KEY,
+  hasCocoonToleration,
+  hasCocoonTolerationAt,
+} from "../cocoon/markers";
 import {
   isWorkloadKind,
   isWorkloadResource,
@@ -22,7 +26,7 @@ import {
   retryOnceReachable,
 } from "../contract/reads";
 import { allowed, denied, errored, skipped, type Verdict } from "../contract/verdict";
-import { type JsonPath, MISTYPED, readInt, readList, valueAt } from "../json/read";
+import { type JsonPath, MISTYPED, readInt, valueAt } from "../json/read";
 import type { WorkloadFields } from "../kube/api-resources";
 import { cel, condition } from "./cel";
 import { RECOVERY_NAMESPACES } from "./recovery-namespaces";
@@ -131,8 +135,7 @@ function replicasOr(object: unknown, omitted: number): number | undefined {
 
 /** Whether the pod template carries the cocoon toleration (an unreadable one does not); the CEL mirrors it. */
 export function workloadIsCocoon(workload: unknown): boolean {
-  const tolerations = readList(valueAt(workload, TEMPLATE_TOLERATIONS));
-  return tolerations !== undefined && tolerations !== MISTYPED && hasCocoonToleration(tolerations);
+  return hasCocoonTolerationAt(workload, TEMPLATE_TOLERATIONS) === true;
 }
 
 /** replicasOr in CEL. */
@@ -206,7 +209,6 @@ export const scaleGuardEndpoint = {
   },
   reads: Object.values(WORKLOADS).map((resource) => ({ verb: "get", resource }) as const),
   reasons: SCALE_GUARD_REASONS,
-  rules: [],
   remedies: {
     scale_down: `keep the replicas; to suspend the VMs, create a ${COCOONHIBERNATION_KIND} (spec.desire: Hibernate) for each pod`,
     parent_fetch: retryOnceReachable("get", "deployments and statefulsets"),

@@ -150,10 +150,7 @@ async function readLargeBody(
   chunks.length = 0;
   // Each container opens with a byte of its own, so a body no longer than the cap cannot pass
   // it: the ≈1 MB reviews skip a scan that costs as much as their decoding.
-  if (
-    body.byteLength > MAX_DECODED_CONTAINERS &&
-    countContainers(body, MAX_DECODED_CONTAINERS) > MAX_DECODED_CONTAINERS
-  ) {
+  if (body.byteLength > MAX_DECODED_CONTAINERS && countContainers(body) > MAX_DECODED_CONTAINERS) {
     throw new Rejection(
       413,
       `request body holds more than ${MAX_DECODED_CONTAINERS} JSON objects and arrays, more than one ` +

@@ -39,7 +39,7 @@ export class ContainerCounter {
   }
 }
 
-/** Objects and arrays in a whole JSON text, up to `limit` + 1. */
-export function countContainers(json: Uint8Array, limit: number): number {
-  return new ContainerCounter().add(json, limit);
+/** Objects and arrays in a whole JSON text, up to MAX_DECODED_CONTAINERS + 1. */
+export function countContainers(json: Uint8Array): number {
+  return new ContainerCounter().add(json, MAX_DECODED_CONTAINERS);
 }

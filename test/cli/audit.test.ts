@@ -189,6 +189,9 @@ describe("pods: as the pod gate would judge them on CREATE", () => {
       'field manager "kubectl-create" (Update, 2026-01-01T00:00:00Z) (the requester itself is not stored',
     );
     expect(finding?.message).toContain("CocoonSet or Sandbox owner");
+    expect(finding?.message).toContain(
+      'the pod carries a cocoon marker (toleration "virtual-kubelet.io/provider" or annotation "vm.cocoonstack.io/name")',
+    );
     expect(podFindings(gated([]), context)[0]?.message).toContain(
       "(none recorded in metadata.managedFields)",
     );
@@ -208,6 +211,10 @@ describe("pods: as the pod gate would judge them on CREATE", () => {
     expect(rulesOf(unmarked({ nodeName: "vm-node" }))).toEqual([
       "error pod.unmarked-on-vm-node spec.nodeName",
     ]);
+    expect(unmarked({ nodeName: "vm-node" })[0]?.message).toContain(
+      'the pod carries no cocoon marker (toleration "virtual-kubelet.io/provider" or annotation ' +
+        '"vm.cocoonstack.io/name") but runs on "vm-node", a VM node (taint "virtual-kubelet.io/provider"), where',
+    );
     expect(rulesOf(unmarked({ nodeName: "vm-node" }, [COCOONSET_OWNER]))).toEqual([
       "warning pod.unmarked-on-vm-node spec.nodeName",
     ]);

@@ -136,6 +136,22 @@ describe("--output sarif", () => {
     }
   });
 
+  test("a rule's default level is its severity without --strict, which its text states", () => {
+    const rules: { id: string; defaultConfiguration: { level: string } }[] =
+      log.runs[0].tool.driver.rules;
+    const warnings = rules.filter((rule) => rule.defaultConfiguration.level === "warning");
+    expect(warnings.map((rule) => rule.id)).toEqual([
+      "manifest.unknown-field",
+      "manifest.unknown-object",
+    ]);
+    for (const rule of rules) {
+      const text = ALL_RULES.find((each) => each.id === rule.id)?.text ?? "";
+      const warning = rule.defaultConfiguration.level === "warning";
+      expect(rule.defaultConfiguration.level).toBe(warning ? "warning" : "error");
+      expect(text.endsWith(" A warning, an error with --strict.")).toBe(warning);
+    }
+  });
+
   test("rules have human names and whole descriptions", () => {
     const rules: {
       id: string;

@@ -1,17 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { COCOONSET_KIND } from "../../src/cocoon/crd-resources";
-import {
-  COCOON_TOLERATION_KEY,
-  hasCocoonToleration,
-  VM_NAME_ANNOTATION,
-} from "../../src/cocoon/markers";
+import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../src/cocoon/markers";
 import {
   type PodMarkers,
   podEntersCocoonGate,
   podOwnerKinds,
   readPodMarkers,
 } from "../../src/endpoints/pod-gate/decide";
-import { MISTYPED, readList } from "../../src/json/read";
 
 /** Turns `[name, input, expected]` rows into named cases, so a table stays one line per case. */
 const cases = <Input, Expected>(rows: readonly (readonly [string, Input, Expected])[]) =>
@@ -29,13 +24,6 @@ const cocoonSetOwner = {
 };
 const replicaSetOwner = { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-5d9", uid: "u2" };
 
-/** A tolerations list read as the gate reads it; throws when it does not read as a list. */
-function readTolerations(value: unknown): readonly unknown[] {
-  const tolerations = readList(value);
-  if (tolerations === undefined || tolerations === MISTYPED) throw new Error("not a list");
-  return tolerations;
-}
-
 /** A pod with only the marker fields set; `metadata`/`spec` override whole sections for malformed cases. */
 function pod(fields: { tolerations?: unknown; annotations?: unknown; ownerReferences?: unknown }) {
   return {
@@ -49,47 +37,6 @@ function pod(fields: { tolerations?: unknown; annotations?: unknown; ownerRefere
     spec: { containers: [{ name: "c", image: "busybox" }], tolerations: fields.tolerations },
   };
 }
-
-describe("hasCocoonToleration", () => {
-  test.each(
-    cases<unknown, boolean>([
-      ["cocoon key, Exists, no value", [{ key: COCOON_TOLERATION_KEY, operator: "Exists" }], true],
-      [
-        "cocoon key, Equal with value and effect",
-        [{ key: COCOON_TOLERATION_KEY, operator: "Equal", value: "cocoon", effect: "NoSchedule" }],
-        true,
-      ],
-      ["cocoon key, no operator", [{ key: COCOON_TOLERATION_KEY }], true],
-      ["cocoon key among others", [notReady, cocoonToleration], true],
-      ["keyless Exists is not a marker", [keylessExists], false],
-      [
-        "cocoon key as value only",
-        [{ key: "dedicated", operator: "Equal", value: COCOON_TOLERATION_KEY }],
-        false,
-      ],
-      ["key differs in case", [{ key: "Virtual-Kubelet.io/provider", operator: "Exists" }], false],
-      ["empty list", [], false],
-      ["malformed entries beside a cocoon one", [null, 7, "x", { key: 5 }, cocoonToleration], true],
-      ["only malformed entries", [null, { key: 5 }], false],
-    ]),
-  )("$name → $expected", ({ input: tolerations, expected }) => {
-    const decoded = readTolerations(tolerations);
-    expect(hasCocoonToleration(decoded)).toBe(expected);
-  });
-
-  test("decoding leaves the list as it is, uncopied", () => {
-    const tolerations = [cocoonToleration, null, { key: 5 }];
-    expect(readTolerations(tolerations)).toBe(tolerations);
-  });
-
-  test.each<[string, unknown]>([
-    ["an object", { key: COCOON_TOLERATION_KEY }],
-    ["a string", COCOON_TOLERATION_KEY],
-    ["a number", 1],
-  ])("a tolerations field that is %s is unreadable", (_name, tolerations) => {
-    expect(readList(tolerations)).toBe(MISTYPED);
-  });
-});
 
 describe("readPodMarkers and podEntersCocoonGate", () => {
   test.each(

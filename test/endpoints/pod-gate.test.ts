@@ -346,8 +346,7 @@ describe("podGate denial messages", () => {
         "default/demo-0",
         "metadata.ownerReferences",
         COCOONSET_KIND,
-        COCOON_TOLERATION_KEY,
-        VM_NAME_ANNOTATION,
+        'a cocoon marker (toleration "virtual-kubelet.io/provider" or annotation "vm.cocoonstack.io/name")',
       ],
     },
     {
@@ -760,9 +759,8 @@ describe("podGate: messages for pods bound by name and Bindings", () => {
         `"${ALICE}"`,
         "default/plain-0",
         "target.name",
-        VM_NODE,
-        "carries no cocoon marker",
-        VM_NAME_ANNOTATION,
+        `"${VM_NODE}" (target.name), a VM node (taint "virtual-kubelet.io/provider")`,
+        'carries no cocoon marker (toleration "virtual-kubelet.io/provider" or annotation "vm.cocoonstack.io/name")',
       ],
     ],
     [

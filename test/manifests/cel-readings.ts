@@ -25,6 +25,9 @@ import type { Json } from "./kustomize";
  * objects carry them (int64), not as doubles.
  */
 
+/** An expression as the apiserver reads it from the manifest's folded block: lines joined with spaces. */
+export const asFolded = (expression: string): string => expression.replaceAll("\n", " ");
+
 export type NullReading = "null-is-absent" | "null-is-present";
 export const NULL_READINGS: readonly NullReading[] = ["null-is-absent", "null-is-present"];
 

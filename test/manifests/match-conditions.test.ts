@@ -45,7 +45,7 @@ import {
 } from "../support/admission-review";
 import { FakeKube } from "../support/fake-kube";
 import { podCreators, runtimeIdentities } from "../support/handlers";
-import { compileCondition, NULL_READINGS } from "./cel-readings";
+import { asFolded, compileCondition, NULL_READINGS } from "./cel-readings";
 import type { Json } from "./kustomize";
 
 /*
@@ -71,7 +71,10 @@ function conditionsOf(endpoint: EndpointKey): readonly MatchCondition[] {
   const registration: Registration = ENDPOINTS[endpoint].registration;
   const conditions = registration.matchConditions?.conditions ?? [];
   if (conditions.length === 0) throw new Error(`${endpoint} has no matchConditions`);
-  return conditions;
+  return conditions.map((condition) => ({
+    ...condition,
+    expression: asFolded(condition.expression),
+  }));
 }
 
 function compile(endpoint: EndpointKey): Condition[] {

@@ -1,5 +1,5 @@
 import { cutShort } from "../../bounded-text";
-import { COCOON_TOLERATION_KEY, VM_NAME_ANNOTATION } from "../../cocoon/markers";
+import { COCOON_MARKERS_TEXT, COCOON_TOLERATION_KEY, VM_NODE_TEXT } from "../../cocoon/markers";
 import type { Violation } from "../../contract/violations";
 import type { RuleId } from "../../endpoints";
 import { cocoonSetViolations } from "../../endpoints/cocoonset/decide";
@@ -126,8 +126,6 @@ export interface PodContext {
   readonly owners: OwnerIndex;
 }
 
-const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
-
 export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[] {
   const identity = identityOf("v1", "Pod", pod);
   const owners = pairedOwners(podOwnerKinds(pod), context.podCreators);
@@ -141,7 +139,7 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
         rule: "pod.not-owned",
         path: "metadata.ownerReferences",
         message:
-          `the pod carries a cocoon marker (${MARKERS}) but has no ` +
+          `the pod carries a cocoon marker (${COCOON_MARKERS_TEXT}) but has no ` +
           `${describeTrustedOwners(context.podCreators)}, so the pod gate refuses it (not_owned); ` +
           `${creator}; VM-backed pods must be managed by their operator: delete it and create it ` +
           "through the owning resource (such as a CocoonSet)",
@@ -164,8 +162,8 @@ export function podFindings(pod: JsonObject, context: PodContext): AuditFinding[
       rule: "pod.unmarked-on-vm-node",
       path: "spec.nodeName",
       message:
-        `the pod carries no cocoon marker (${MARKERS}) but runs on "${nodeName}", a VM node ` +
-        `(taint "${COCOON_TOLERATION_KEY}"), where it becomes a VM outside any operator${explained}; ` +
+        `the pod carries no cocoon marker (${COCOON_MARKERS_TEXT}) but runs on "${nodeName}", ` +
+        `${VM_NODE_TEXT}, where it becomes a VM outside any operator${explained}; ` +
         `${creator}; move it off the VM node, or create it through a CocoonSet`,
     },
   ];
@@ -193,7 +191,7 @@ function forgedOwnerFindings(
       rule: "pod.forged-owner",
       path: `metadata.ownerReferences[${index}]`,
       message:
-        `the pod carries a cocoon marker (${MARKERS}) and names ${ownerKindText(ownerKind)} ` +
+        `the pod carries a cocoon marker (${COCOON_MARKERS_TEXT}) and names ${ownerKindText(ownerKind)} ` +
         `${JSON.stringify(cutShort(String(name)))} (uid ${JSON.stringify(cutShort(String(uid)))}) as its owner, ` +
         `but no ${kind} of that name and uid is stored in namespace "${identity.namespace}": an owner ` +
         "reference is written by the client, so this one was forged or outlived its owner; delete the " +

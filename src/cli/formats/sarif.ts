@@ -10,10 +10,10 @@ interface Rule {
   readonly text: string;
 }
 
-export function sarifReport(
+export function sarifReport<R extends Rule>(
   view: ReportView,
-  rules: readonly Rule[],
-  { describe = () => ({}), run = {} }: { describe?: (rule: Rule) => object; run?: object } = {},
+  rules: readonly R[],
+  { describe = () => ({}), run = {} }: { describe?: (rule: R) => object; run?: object } = {},
 ): string {
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
   const driver = {

@@ -22,12 +22,10 @@ import { closestMatch } from "../did-you-mean";
 import { HibernationsByPod } from "../hibernation-conflicts";
 import { cocoonSetSchemaProblems } from "./crd-schema";
 import type { SourceObject } from "./documents";
-import type { ManifestRuleId } from "./manifest-rules";
+import { type ManifestRuleId, type Severity, severityOf } from "./manifest-rules";
 import { unknownFields, withObjectMeta } from "./unknown-fields";
 
 type CheckedKind = typeof COCOONSET_KIND | typeof COCOONHIBERNATION_KIND;
-
-export type Severity = "error" | "warning";
 
 export interface Finding {
   readonly file: string;
@@ -93,7 +91,7 @@ export function createObjectChecker(options: CheckOptions) {
   const findings: Finding[] = [];
   const checked: CheckedObject[] = [];
   const hibernationsByPod = new HibernationsByPod();
-  const offlineSeverity: Severity = options.strict ? "error" : "warning";
+  const severity = (rule: ManifestRuleId) => severityOf(rule, options);
   let objects = 0;
   let objectsWithFindings = 0;
   let skipped = 0;
@@ -104,7 +102,7 @@ export function createObjectChecker(options: CheckOptions) {
     const kind = checkedKindOf(object);
     let problems: readonly Problem[];
     if (kind === undefined) {
-      const unknown = unknownObjectProblem(object, offlineSeverity);
+      const unknown = unknownObjectProblem(object, severity("manifest.unknown-object"));
       if (!unknown) {
         skipped++;
         return;
@@ -120,10 +118,10 @@ export function createObjectChecker(options: CheckOptions) {
       problems = violations
         ? [
             ...violations.map((each): Problem => ({ ...each, severity: "error" })),
-            ...schemaProblems.map((each): Problem => ({ ...each, severity: "error" })),
-            ...unknownFieldProblems(object.value, kind, offlineSeverity),
+            ...schemaProblems.map((each): Problem => ({ ...each, severity: severity(each.rule) })),
+            ...unknownFieldProblems(object.value, kind, severity("manifest.unknown-field")),
           ]
-        : [undecodable(kind)];
+        : [undecodable(kind, severity("decode"))];
     }
     const kindName = typeof object.kind === "string" ? object.kind : "<no kind>";
     const located = problems
@@ -222,11 +220,11 @@ function hibernationViolationsAcrossInput(
   ];
 }
 
-function undecodable(kind: CheckedKind): Problem {
+function undecodable(kind: CheckedKind, severity: Severity): Problem {
   return {
     rule: "decode",
     segments: [],
-    severity: "error",
+    severity,
     message: `is not a JSON object, so it cannot be a ${kind}; write it as a mapping with apiVersion, kind, metadata and spec`,
   };
 }

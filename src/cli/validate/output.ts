@@ -42,11 +42,6 @@ export function problemLine({ file, line, column, message }: InputProblem): stri
 }
 
 const TOOL = "cocoon-webhook validate";
-/** Warnings unless --strict makes them errors. */
-const WARNING_RULES: ReadonlySet<string> = new Set([
-  "manifest.unknown-field",
-  "manifest.unknown-object",
-]);
 
 export function render(
   format: OutputFormat,
@@ -72,7 +67,7 @@ export function render(
         describe: (rule) => ({
           help: { text: `${rule.text} Fix the manifest at the reported field.` },
           helpUri: `${INFORMATION_URI}#validation-rules`,
-          defaultConfiguration: { level: WARNING_RULES.has(rule.id) ? "warning" : "error" },
+          defaultConfiguration: { level: rule.severity },
         }),
         run: { columnKind: "utf16CodeUnits" },
       }),

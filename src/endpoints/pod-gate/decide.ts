@@ -1,10 +1,11 @@
 import { cutShort } from "../../bounded-text";
 import { SCHEDULER_USERNAME } from "../../cocoon/identities";
 import {
-  COCOON_TOLERATION_KEY,
-  hasCocoonToleration,
+  COCOON_MARKERS_TEXT,
+  hasCocoonTolerationAt,
   VM_ANNOTATION_PREFIX,
   VM_NAME_ANNOTATION,
+  VM_NODE_TEXT,
 } from "../../cocoon/markers";
 import type { AdmissionRequest } from "../../contract/admission-request";
 import type { DecisionDeps } from "../../contract/endpoint";
@@ -49,9 +50,6 @@ type PodGateVerdict = Verdict<typeof POD_GATE_REASONS, never>;
 
 export interface PodGateDeps extends PlatformIdentities, DecisionDeps {}
 
-const MARKERS = `toleration "${COCOON_TOLERATION_KEY}" or annotation "${VM_NAME_ANNOTATION}"`;
-const VM_NODE = `a VM node (taint "${COCOON_TOLERATION_KEY}")`;
-
 /** The pod gate as the endpoint table binds it, once per process: each review then runs in this file. */
 export const boundPodGate =
   (deps: PodGateDeps) =>
@@ -85,13 +83,13 @@ export async function podGate(
     pod,
     deps,
     (owners) =>
-      `${describePod(request)} carries a cocoon marker (${MARKERS}) but metadata.ownerReferences ` +
+      `${describePod(request)} carries a cocoon marker (${COCOON_MARKERS_TEXT}) but metadata.ownerReferences ` +
       `has no ${owners}: VM-backed pods must be managed by their operator; create or scale the ` +
       `owning resource (such as a CocoonSet) instead, or remove the marker`,
     (username, pairing) =>
       `user "${cutShort(username)}" may not ` +
       `${request.operation === "CREATE" ? "create" : "add a cocoon marker to"} ` +
-      `${describePod(request)}, which carries a cocoon marker (${MARKERS}): ${pairing}; an owner ` +
+      `${describePod(request)}, which carries a cocoon marker (${COCOON_MARKERS_TEXT}): ${pairing}; an owner ` +
       `reference is set by the client and is not proof that the owner's operator made the pod — ` +
       `let that operator create it`,
   );
@@ -111,7 +109,7 @@ function vmPodUpdateGate(
   return denied(
     "gate_field",
     `user "${cutShort(username)}" may not change ${describeChangedFields(changed)} of ` +
-      `${describePod(request)}, a VM-backed pod (${MARKERS}): only ` +
+      `${describePod(request)}, a VM-backed pod (${COCOON_MARKERS_TEXT}): only ` +
       `${describePlatformIdentities(deps)} may change its ${VM_ANNOTATION_PREFIX} annotations, ` +
       `cocoon toleration, owner references or node; to hibernate or wake the VM create a ` +
       `CocoonHibernation, to change or remove the VM change its CocoonSet`,
@@ -166,7 +164,7 @@ async function podBoundByNameGate(
   }
   const vmNode = await isVmNode(deps.kube, describePod(request), "spec.nodeName", nodeName);
   if (vmNode !== true) return vmNode || skipped("not_cocoon");
-  const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE}, which skips the taint that keeps unmarked pods off VM nodes`;
+  const subject = `${describePod(request)} sets spec.nodeName to "${nodeName}", ${VM_NODE_TEXT}, which skips the taint that keeps unmarked pods off VM nodes`;
   return markedPodChecks(
     request,
     request.object,
@@ -177,7 +175,7 @@ async function podBoundByNameGate(
       `the pod, or create the owning resource instead`,
     (username, pairing) =>
       `user "${cutShort(username)}" may not create ${describePod(request)} with spec.nodeName "${nodeName}", ` +
-      `${VM_NODE}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
+      `${VM_NODE_TEXT}: ${pairing}; remove spec.nodeName and let the scheduler place the pod, or let ` +
       `the owner's operator create it`,
   );
 }
@@ -215,7 +213,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
   if (!bound.ok) {
     const why = setsVmAnnotations
       ? `whose Binding copies ${VM_ANNOTATION_PREFIX} annotations onto it`
-      : `which a Binding places on "${nodeName}", ${VM_NODE}`;
+      : `which a Binding places on "${nodeName}", ${VM_NODE_TEXT}`;
     return errored(
       "pod_fetch",
       `cannot verify ${pod}, ${why}, so the Binding is refused (fail-closed): ${bound.failure}; ` +
@@ -229,10 +227,12 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     if (!annotated.allowed) return annotated;
   }
   if (!vmNode) return skipped("not_cocoon");
-  const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE}`;
+  const binding = `user "${cutShort(username)}" may not bind ${pod} to "${nodeName}" (target.name), ${VM_NODE_TEXT}`;
   if (boundPod === undefined || readPodMarkers(boundPod) !== "gated") {
     const state =
-      boundPod === undefined ? "does not exist" : `carries no cocoon marker (${MARKERS})`;
+      boundPod === undefined
+        ? "does not exist"
+        : `carries no cocoon marker (${COCOON_MARKERS_TEXT})`;
     return denied(
       "unmarked_binding",
       `${binding}: the pod ${state}, and only VM-backed pods made by the cocoon operator may run on ` +
@@ -244,7 +244,7 @@ async function bindingGate(request: AdmissionRequest, deps: PodGateDeps): Promis
     boundPod,
     deps,
     (owners) =>
-      `${binding}: the pod carries a cocoon marker (${MARKERS}) but its metadata.ownerReferences has ` +
+      `${binding}: the pod carries a cocoon marker (${COCOON_MARKERS_TEXT}) but its metadata.ownerReferences has ` +
       `no ${owners}; VM-backed pods must be managed by their operator`,
     (_username, pairing) =>
       `${binding}: ${pairing}, or bind them, and the scheduler (${SCHEDULER_USERNAME}) may place ` +
@@ -321,10 +321,8 @@ function describePod(request: AdmissionRequest): string {
 export type PodMarkers = "gated" | "not_gated" | "undecodable";
 
 export function readPodMarkers(pod: unknown): PodMarkers {
-  const tolerations = readList(valueAt(pod, TOLERATIONS));
-  if (tolerations !== MISTYPED && tolerations !== undefined && hasCocoonToleration(tolerations)) {
-    return "gated";
-  }
+  const tolerated = hasCocoonTolerationAt(pod, TOLERATIONS);
+  if (tolerated === true) return "gated";
   const annotations = readObject(valueAt(pod, ANNOTATIONS));
   if (
     annotations !== MISTYPED &&
@@ -333,7 +331,7 @@ export function readPodMarkers(pod: unknown): PodMarkers {
   ) {
     return "gated";
   }
-  return tolerations === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
+  return tolerated === MISTYPED && annotations === MISTYPED ? "undecodable" : "not_gated";
 }
 
 /** The gate predicate; the CEL matchConditions mirror it, and a property test keeps them in agreement. */
@@ -375,8 +373,7 @@ function bindingTargetNode(binding: unknown): unknown {
 
 /** `vm`: a taint keyed like the cocoon toleration; `unreadable`: `spec.taints` cannot be read. */
 export function readNodeKind(node: unknown): "vm" | "not_vm" | "unreadable" {
-  const taints = readList(valueAt(node, ["spec", "taints"]));
-  if (taints === MISTYPED) return "unreadable";
-  if (taints === undefined) return "not_vm";
-  return hasCocoonToleration(taints) ? "vm" : "not_vm";
+  const tainted = hasCocoonTolerationAt(node, ["spec", "taints"]);
+  if (tainted === MISTYPED) return "unreadable";
+  return tainted ? "vm" : "not_vm";
 }

@@ -1,5 +1,5 @@
 import { cutShort } from "../../bounded-text";
-import { COCOON_TOLERATION_KEY, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
+import { isCocoonToleration, VM_ANNOTATION_PREFIX } from "../../cocoon/markers";
 import { jsonEqual } from "../../json/equal";
 import {
   absentIfMistyped,
@@ -73,9 +73,7 @@ function changedVmAnnotations(stored: unknown, updated: unknown): string[] {
 function cocoonTolerations(pod: unknown): unknown {
   const tolerations = orEmpty(valueAt(pod, TOLERATIONS), []);
   if (!Array.isArray(tolerations)) return tolerations;
-  return tolerations.filter(
-    (toleration) => isJsonObject(toleration) && toleration.key === COCOON_TOLERATION_KEY,
-  );
+  return tolerations.filter(isCocoonToleration);
 }
 
 /**

@@ -41,7 +41,6 @@ export const podGateEndpoint = {
     { verb: "get", resource: PODS },
   ],
   reasons: POD_GATE_REASONS,
-  rules: [],
   remedies: {
     not_owned: `let the owning resource (such as a ${COCOONSET_KIND}) create the pod, or remove the cocoon marker`,
     creator: "let the operator of the pod's owner create it (POD_CREATORS names who may)",
