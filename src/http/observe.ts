@@ -9,6 +9,7 @@ import {
   requestsInFlight,
 } from "../observability/metrics";
 import { createRejectionLog } from "../observability/rejection-log";
+import type { Observer, Tally } from "../observability/tallied-metrics";
 import { type CountedDecision, type ListenerEnv, REJECTION_STATUSES } from "./rejection";
 
 // Registered with `app.use` ahead of the routes: Hono runs the error path, the 404 and the 405
@@ -66,21 +67,21 @@ export function warnOnRejection(log: Logger): (c: Context<ListenerEnv>) => void 
 }
 
 /**
- * Prom-client children bound once, every series the table can produce at 0
- * from the start: `increase()` ignores a series' first sample, so a series
- * born at 1 would hide its first count from the alerts.
+ * Tallies and histogram series bound once, every series the table can
+ * produce at 0 from the start: `increase()` ignores a series' first sample,
+ * so a series born at 1 would hide its first count from the alerts.
  */
 export function admissionMeasures(): RequestMeasures {
   const responsesOf = childrenOf((label: string, status: number) =>
-    startedAtZero(httpResponses.labels({ path: label, code: String(status) })),
+    httpResponses.tally({ path: label, code: String(status) }),
   );
-  const durations = new Map<string, { observe(seconds: number): void }>();
-  const decisions = new Map<string, (result: string, reason: string) => { inc(): void }>();
+  const durations = new Map<string, Observer>();
+  const decisions = new Map<string, (result: string, reason: string) => Tally>();
   for (const endpoint of ENDPOINT_KEYS) {
     const { path, label } = ENDPOINTS[endpoint];
-    durations.set(path, admissionDuration.labels({ handler: label }));
+    durations.set(path, admissionDuration.series({ handler: label }));
     const decisionOf = childrenOf((result: string, reason: string) =>
-      startedAtZero(admissionDecisions.labels({ handler: label, result, reason })),
+      admissionDecisions.tally({ handler: label, result, reason }),
     );
     for (const { result, reason } of resultReasons(endpoint)) decisionOf(result, reason);
     decisions.set(path, decisionOf);
@@ -88,26 +89,23 @@ export function admissionMeasures(): RequestMeasures {
   for (const label of [...ENDPOINT_KEYS.map((endpoint) => ENDPOINTS[endpoint].path), OTHER_PATH])
     for (const status of REJECTION_STATUSES) responsesOf(label, status);
   return {
-    inFlight: requestsInFlight,
+    inFlight: {
+      inc: () => requestsInFlight.count++,
+      dec: () => requestsInFlight.count--,
+    },
     // An endpoint's path, or `other`, so a scanner cannot grow the label set.
-    countResponse: (path, status) =>
-      responsesOf(durations.has(path) ? path : OTHER_PATH, status).inc(),
+    countResponse: (path, status) => {
+      responsesOf(durations.has(path) ? path : OTHER_PATH, status).count++;
+    },
     reviewDuration: (path) => durations.get(path),
-    countDecision: (path, { result, reason }) => decisions.get(path)?.(result, reason).inc(),
+    countDecision: (path, { result, reason }) => {
+      const tallyOf = decisions.get(path);
+      if (tallyOf) tallyOf(result, reason).count++;
+    },
   };
 }
 
-// Once per process: zero() empties a series that already has observations.
-for (const endpoint of ENDPOINT_KEYS)
-  admissionDuration.zero({ handler: ENDPOINTS[endpoint].label });
-
 const OTHER_PATH = "other";
-
-/** A counter's child whose series is exported at 0 before its first count. */
-function startedAtZero<Child extends { inc(value?: number): void }>(child: Child): Child {
-  child.inc(0);
-  return child;
-}
 
 /** `child(a, b)` made once per pair of label values and kept: the request path finds it by two map lookups. */
 function childrenOf<A, B, Child>(child: (a: A, b: B) => Child): (a: A, b: B) => Child {

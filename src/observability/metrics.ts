@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, register } from "prom-client";
 import { type Clock, systemClock } from "../clock";
 import { VERSION_INFO } from "../version";
+import { BucketHistogram, TalliedCounter, type Tally, talliedGauge } from "./tallied-metrics";
 
 /** prom-client's global registry, where every metric below registers itself; the ops listener's /metrics. */
 export const registry = register;
@@ -34,34 +35,48 @@ const buildInfo = new Gauge({
 });
 buildInfo.labels(VERSION_INFO.version, VERSION_INFO.revision).set(1);
 
-export const httpResponses = new Counter({
+// The series every review touches are tallied (tallied-metrics.ts); the rest are prom-client's own.
+
+export const httpResponses = new TalliedCounter({
   name: "cocoon_webhook_http_responses_total",
   help: "Responses of the admission listener, by path (one of the review routes, or other) and HTTP status code.",
   labelNames: ["path", "code"] as const,
 });
 
-export const requestsInFlight = new Gauge({
-  name: "cocoon_webhook_http_requests_in_flight",
-  help: "Requests the admission listener is working on right now.",
-});
+/** The admission listener's requests in flight: the request path adds and subtracts. */
+export const requestsInFlight: Tally = { count: 0 };
+
+talliedGauge(
+  {
+    name: "cocoon_webhook_http_requests_in_flight",
+    help: "Requests the admission listener is working on right now.",
+  },
+  requestsInFlight,
+);
 
 /** Sub-millisecond resolution at the bottom, the apiserver's 5 s webhook timeout at the top. */
 const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
-export const admissionDecisions = new Counter({
+export const admissionDecisions = new TalliedCounter({
   name: "cocoon_webhook_admission_total",
   help: "Admission requests decided, by handler, result (allow, skipped, deny, error, or warn: allowed in warn mode, with the reason it would have been refused for) and reason.",
   labelNames: ["handler", "result", "reason"] as const,
 });
 
-export const admissionDuration = new Histogram({
-  name: "cocoon_webhook_admission_duration_seconds",
-  help: "Time from reading an AdmissionReview to encoding its response, by handler.",
-  labelNames: ["handler"] as const,
-  buckets: LATENCY_BUCKETS,
-});
+/** Outside the registry: `exposition()` appends it to the registry's text. */
+export const admissionDuration = new BucketHistogram(
+  "cocoon_webhook_admission_duration_seconds",
+  "Time from reading an AdmissionReview to encoding its response, by handler.",
+  ["handler"] as const,
+  LATENCY_BUCKETS,
+);
+
+/** The metrics text of the process: the registry's families, then the admission duration histogram. */
+export async function exposition(): Promise<string> {
+  return `${await registry.metrics()}\n${admissionDuration.exposition()}`;
+}
 
 export const apiserverRequestsTotal = new Counter({
   name: "cocoon_webhook_apiserver_requests_total",

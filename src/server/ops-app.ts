@@ -7,7 +7,7 @@ import {
   refuseUnknownPath,
 } from "../http/rejection";
 import type { Logger } from "../observability/logger";
-import { cachedExposition, registry } from "../observability/metrics";
+import { cachedExposition, exposition, registry } from "../observability/metrics";
 
 export function createOpsApp(
   readiness: Readiness,
@@ -18,7 +18,7 @@ export function createOpsApp(
   app.onError(answerErrors(log));
   app.notFound(refuseUnknownPath);
   app.use(refuseOtherMethods(app));
-  const scrape = cachedExposition(() => registry.metrics(), metricsRenderIntervalMs);
+  const scrape = cachedExposition(exposition, metricsRenderIntervalMs);
   app.get("/metrics", async (c) =>
     c.body(await scrape(), 200, { "Content-Type": registry.contentType }),
   );

@@ -53,7 +53,7 @@ async function send(app: Hono<ListenerEnv>, body: unknown) {
 const review = (apiVersion?: string) => admissionReview({ apiVersion, uid: "uid-1" });
 
 async function samples(result: string, reason: string): Promise<number> {
-  const metric = await admissionDecisions.get();
+  const metric = await admissionDecisions.counter.get();
   return (
     metric.values.find(
       (value) =>
@@ -117,7 +117,7 @@ describe("the review routes", () => {
 
   test("every result and reason the table lists for the endpoint is a series from the start", async () => {
     appWith(async () => skipped("no_change"));
-    const series = (await admissionDecisions.get()).values
+    const series = (await admissionDecisions.counter.get()).values
       .filter((value) => value.labels.handler === "validate_cocoonset")
       .map((value) => `${value.labels.result}/${value.labels.reason}`);
     for (const { result, reason } of resultReasons("cocoonSet")) {

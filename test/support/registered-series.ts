@@ -4,7 +4,7 @@
  * alert, a dashboard panel, a promtool test's input) selects against them.
  */
 import { ENDPOINT_KEYS, ENDPOINTS, resultReasons, VERDICT_RESULTS } from "../../src/endpoints";
-import { registry, TLS_RELOAD_RESULTS } from "../../src/observability/metrics";
+import { admissionDuration, registry, TLS_RELOAD_RESULTS } from "../../src/observability/metrics";
 import {
   exposedSeriesNames,
   familyOfSeries,
@@ -13,16 +13,20 @@ import {
   SCRAPE_SERIES,
 } from "./promql";
 
-/** The registry's families. */
-const families: MetricFamily[] = (await registry.getMetricsAsJSON()).map((metric) => ({
-  name: metric.name,
-  type: String(metric.type),
-}));
+/** The registry's families, and the admission duration histogram rendered beside them. */
+const families: MetricFamily[] = [
+  ...(await registry.getMetricsAsJSON()).map((metric) => ({
+    name: metric.name,
+    type: String(metric.type),
+  })),
+  { name: admissionDuration.name, type: admissionDuration.type },
+];
 /** Every series name the webhook's metrics expose. */
 export const registeredSeries = exposedSeriesNames(families);
 
 /** Label names a metric family declares (prom-client keeps them on the metric object). */
 function labelNamesOf(family: MetricFamily): string[] {
+  if (family.name === admissionDuration.name) return [...admissionDuration.labelNames];
   const metric: unknown = registry.getSingleMetric(family.name);
   if (
     typeof metric === "object" &&
